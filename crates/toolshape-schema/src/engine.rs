@@ -1,0 +1,284 @@
+//! The engine: configuration, compilation and the compiled-schema cache.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use jsonschema::PatternOptions;
+use referencing::Registry;
+use serde_json::Value;
+
+use crate::budget::Runaways;
+use crate::cache::Cache;
+use crate::compiled::CompiledSchema;
+use crate::dialect::Dialect;
+use crate::error::{SchemaError, SchemaErrorKind};
+use crate::limits::Limits;
+use crate::network::NetworkPolicy;
+use crate::precheck::{self, PatternPolicy};
+use crate::report::excerpt;
+use crate::resolve::{self, Retriever};
+use crate::{cost, meta};
+
+/// Stack of the thread a schema is compiled on: hostile nesting cannot overflow it.
+const COMPILE_STACK: usize = 64 * 1024 * 1024;
+
+/// Whose schemas an engine compiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Trust {
+    /// Schemas this process wrote itself: validation runs inline, without a time budget.
+    Trusted,
+    /// Schemas a peer sent: large validations run on a worker under the time budget.
+    Untrusted,
+}
+
+/// Compiles schemas into reusable validators, within [`Limits`], and caches them
+/// by content. Cheap to clone; clones share the cache.
+///
+/// ```
+/// use serde_json::json;
+/// let engine = toolshape_schema::SchemaEngine::builder().build();
+/// let schema = engine.compile(&json!({"type": "array", "items": {"type": "integer"}}))?;
+/// assert!(schema.validate(&json!([1, 2])).is_ok());
+/// assert!(schema.validate(&json!(["x"])).is_err());
+/// # Ok::<(), toolshape_schema::SchemaError>(())
+/// ```
+#[derive(Clone)]
+pub struct SchemaEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    limits: Arc<Limits>,
+    trust: Trust,
+    validate_formats: bool,
+    patterns: Patterns,
+    documents: Result<Registry<'static>, SchemaError>,
+    retriever: Retriever,
+    cache: Cache,
+    runaways: Arc<Runaways>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Patterns {
+    Linear,
+    Backtracking { limit: usize },
+}
+
+impl std::fmt::Debug for SchemaEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaEngine")
+            .field("limits", &self.inner.limits)
+            .field("trust", &self.inner.trust)
+            .field("cached", &self.inner.cache.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for SchemaEngine {
+    fn default() -> Self {
+        SchemaEngine::builder().build()
+    }
+}
+
+impl SchemaEngine {
+    /// Starts configuring an engine: untrusted, default limits, formats asserted,
+    /// linear-time patterns only, no network.
+    pub fn builder() -> SchemaEngineBuilder {
+        SchemaEngineBuilder::default()
+    }
+
+    /// The limits this engine holds schemas and validations to.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// How many compiled schemas (and refusals) the cache holds.
+    pub fn cached(&self) -> usize {
+        self.inner.cache.len()
+    }
+
+    /// Compiles `schema`, or returns the cached result of compiling an equal one.
+    pub fn compile(&self, schema: &Value) -> Result<Arc<CompiledSchema>, SchemaError> {
+        let footprint = precheck::footprint(schema, self.inner.limits.max_schema_bytes)?;
+        if let Some(outcome) = self.inner.cache.get(footprint.hash, schema) {
+            return outcome;
+        }
+        let schema = Arc::new(schema.clone());
+        let outcome = self.compile_on_large_stack(&schema).map(Arc::new);
+        self.inner
+            .cache
+            .insert(footprint.hash, Arc::clone(&schema), outcome.clone());
+        outcome
+    }
+
+    fn compile_on_large_stack(&self, schema: &Arc<Value>) -> Result<CompiledSchema, SchemaError> {
+        std::thread::scope(|scope| {
+            let compiler = std::thread::Builder::new()
+                .name("toolshape-compile".into())
+                .stack_size(COMPILE_STACK)
+                .spawn_scoped(scope, || self.compile_uncached(schema))
+                .map_err(|e| {
+                    SchemaErrorKind::Compile(format!("cannot start the compiler thread: {e}"))
+                })?;
+            compiler.join().unwrap_or_else(|_| {
+                Err(
+                    SchemaErrorKind::Compile("the validator library failed on this schema".into())
+                        .into(),
+                )
+            })
+        })
+    }
+
+    fn compile_uncached(&self, schema: &Arc<Value>) -> Result<CompiledSchema, SchemaError> {
+        let inner = &*self.inner;
+        let documents = inner.documents.as_ref().map_err(Clone::clone)?;
+        let dialect = Dialect::of(schema)?;
+        let policy = match inner.patterns {
+            Patterns::Linear => PatternPolicy::LinearOnly,
+            Patterns::Backtracking { .. } => PatternPolicy::AllowBacktracking,
+        };
+        precheck::check_structure(schema, &inner.limits, policy)?;
+        meta::check(schema, dialect, &inner.limits)?;
+
+        let draft = dialect.draft();
+        let (registry, base) = resolve::prepare(documents, schema, draft, &inner.retriever)?;
+        let expansion = cost::estimate(
+            schema,
+            &registry.resolver(base),
+            draft,
+            inner.limits.max_instance_depth,
+            inner.limits.max_expansion,
+        )?;
+
+        let options = jsonschema::options()
+            .with_draft(draft)
+            .with_registry(documents)
+            .with_retriever(inner.retriever.clone())
+            .should_validate_formats(inner.validate_formats);
+        let options = match inner.patterns {
+            Patterns::Linear => options.with_pattern_options(PatternOptions::regex()),
+            Patterns::Backtracking { limit } => {
+                options.with_pattern_options(PatternOptions::fancy_regex().backtrack_limit(limit))
+            }
+        };
+        let validator = options.build(schema).map_err(|error| match error.kind() {
+            jsonschema::error::ValidationErrorKind::Referencing(e) => resolve::map_error(e),
+            _ => SchemaErrorKind::Compile(excerpt(&error.masked().to_string(), 300)).into(),
+        })?;
+
+        Ok(CompiledSchema {
+            validator: Arc::new(validator),
+            schema: Arc::clone(schema),
+            dialect,
+            expansion,
+            trust: inner.trust,
+            limits: Arc::clone(&inner.limits),
+            runaways: Arc::clone(&inner.runaways),
+            quarantined: AtomicBool::new(false),
+        })
+    }
+}
+
+/// Configures a [`SchemaEngine`].
+#[derive(Debug)]
+pub struct SchemaEngineBuilder {
+    limits: Limits,
+    trust: Trust,
+    validate_formats: bool,
+    patterns: Patterns,
+    documents: Vec<(String, Value)>,
+    network: Option<NetworkPolicy>,
+    cache_capacity: usize,
+}
+
+impl Default for SchemaEngineBuilder {
+    fn default() -> Self {
+        SchemaEngineBuilder {
+            limits: Limits::default(),
+            trust: Trust::Untrusted,
+            validate_formats: true,
+            patterns: Patterns::Linear,
+            documents: Vec::new(),
+            network: None,
+            cache_capacity: 1024,
+        }
+    }
+}
+
+impl SchemaEngineBuilder {
+    /// Sets the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets whose schemas these are (untrusted by default).
+    #[must_use]
+    pub fn trust(mut self, trust: Trust) -> Self {
+        self.trust = trust;
+        self
+    }
+
+    /// Asserts `format` (date, date-time, email, uri, ...) when true, the default.
+    #[must_use]
+    pub fn validate_formats(mut self, yes: bool) -> Self {
+        self.validate_formats = yes;
+        self
+    }
+
+    /// Accepts patterns that need backtracking, run with at most `limit` backtracking steps.
+    /// By default only linear-time patterns are accepted.
+    #[must_use]
+    pub fn allow_backtracking_patterns(mut self, limit: usize) -> Self {
+        self.patterns = Patterns::Backtracking { limit };
+        self
+    }
+
+    /// Registers a document under `uri`, for `$ref`s to resolve to. Nothing is fetched.
+    #[must_use]
+    pub fn document(mut self, uri: impl Into<String>, document: Value) -> Self {
+        self.documents.push((uri.into(), document));
+        self
+    }
+
+    /// Lets remote references be fetched under `policy`. Off by default.
+    #[must_use]
+    pub fn network(mut self, policy: NetworkPolicy) -> Self {
+        self.network = Some(policy);
+        self
+    }
+
+    /// Sets how many compiled schemas the cache keeps (1024 by default; 0 turns it off).
+    #[must_use]
+    pub fn cache_capacity(mut self, capacity: usize) -> Self {
+        self.cache_capacity = capacity;
+        self
+    }
+
+    /// Builds the engine, or says which registered document is unusable.
+    pub fn try_build(self) -> Result<SchemaEngine, SchemaError> {
+        let engine = self.build();
+        match &engine.inner.documents {
+            Ok(_) => Ok(engine),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
+    /// Builds the engine. If a registered document is unusable, every compile
+    /// reports why; [`SchemaEngineBuilder::try_build`] reports it at once.
+    pub fn build(self) -> SchemaEngine {
+        SchemaEngine {
+            inner: Arc::new(Inner {
+                limits: Arc::new(self.limits),
+                trust: self.trust,
+                validate_formats: self.validate_formats,
+                patterns: self.patterns,
+                documents: resolve::documents(self.documents),
+                retriever: Retriever::new(self.network.map(Arc::new)),
+                cache: Cache::new(self.cache_capacity),
+                runaways: Arc::default(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Errors: why a schema would not compile, and why an instance did not validate.
+
+use std::fmt;
+
+/// Why a schema was refused. The message says where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct SchemaError {
+    kind: SchemaErrorKind,
+}
+
+/// What kind of refusal a [`SchemaError`] is, for callers that branch on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaErrorKind {
+    /// `$schema` names a dialect the engine does not know.
+    #[error(
+        "unknown JSON Schema dialect {0:?}: expected 2020-12, 2019-09, draft-07, draft-06 or draft-04"
+    )]
+    UnknownDialect(String),
+    /// A `$ref` leads outside the document and the registered documents; nothing was fetched.
+    #[error(
+        "reference to {uri:?} refused: only same-document and registered references resolve, and nothing is fetched"
+    )]
+    RemoteReference {
+        /// The URI that was refused.
+        uri: String,
+    },
+    /// A reference that cannot resolve (bad pointer, unknown anchor, bad URI).
+    #[error("unresolvable reference: {0}")]
+    Unresolvable(String),
+    /// The schema is larger than [`crate::Limits::max_schema_bytes`].
+    #[error("schema is larger than {limit} bytes")]
+    TooLarge {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// The schema nests deeper than [`crate::Limits::max_schema_depth`].
+    #[error("schema nests deeper than {limit} levels at {at}")]
+    TooDeep {
+        /// The limit that was exceeded.
+        limit: usize,
+        /// JSON Pointer to where the limit was crossed.
+        at: String,
+    },
+    /// The schema holds more subschemas than [`crate::Limits::max_subschemas`].
+    #[error("schema has more than {limit} subschemas")]
+    TooManySubschemas {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// The worst-case evaluation cost exceeds [`crate::Limits::max_expansion`].
+    #[error(
+        "schema expands to more than {limit} subschema evaluations per instance location (exponential anyOf/oneOf/allOf through $ref?) at {at}"
+    )]
+    ExpansionTooCostly {
+        /// The limit that was exceeded.
+        limit: u64,
+        /// JSON Pointer to the subschema whose cost crossed the limit.
+        at: String,
+    },
+    /// A `$ref` cycle that never descends into the instance: it would recurse forever.
+    #[error("reference cycle at {at} applies to the same instance location forever")]
+    ReferenceCycle {
+        /// JSON Pointer to a subschema on the cycle.
+        at: String,
+    },
+    /// A pattern needs a backtracking regex engine (look-around, back-references).
+    #[error(
+        "pattern {pattern:?} at {at} needs backtracking (look-around or back-references); only linear-time patterns are accepted"
+    )]
+    BacktrackingPattern {
+        /// The pattern, shortened.
+        pattern: String,
+        /// JSON Pointer to the pattern.
+        at: String,
+    },
+    /// A pattern is not a valid regular expression.
+    #[error("invalid regular expression {pattern:?} at {at}")]
+    InvalidPattern {
+        /// The pattern, shortened.
+        pattern: String,
+        /// JSON Pointer to the pattern.
+        at: String,
+    },
+    /// The schema does not conform to its dialect's meta-schema.
+    #[error("schema is not a valid {dialect} schema: {violations}")]
+    Invalid {
+        /// The dialect checked against.
+        dialect: String,
+        /// Where and why, `; `-separated.
+        violations: String,
+    },
+    /// The validator library refused the schema for another reason.
+    #[error("schema could not be compiled: {0}")]
+    Compile(String),
+}
+
+impl SchemaError {
+    /// What kind of refusal this is.
+    pub fn kind(&self) -> &SchemaErrorKind {
+        &self.kind
+    }
+
+    pub(crate) fn unknown_dialect(uri: &str) -> Self {
+        SchemaErrorKind::UnknownDialect(crate::report::excerpt(uri, 120)).into()
+    }
+}
+
+impl From<SchemaErrorKind> for SchemaError {
+    fn from(kind: SchemaErrorKind) -> Self {
+        SchemaError { kind }
+    }
+}
+
+/// One way an instance fails its schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON Pointer into the instance.
+    pub instance_path: String,
+    /// The schema keyword that failed (`type`, `required`, ...).
+    pub keyword: String,
+    /// JSON Pointer into the schema, through any `$ref`s taken.
+    pub schema_path: String,
+    /// A readable message that quotes at most a short excerpt of the instance.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.instance_path.is_empty() {
+            "/"
+        } else {
+            &self.instance_path
+        };
+        write!(f, "at {at}: {}", self.message)
+    }
+}
+
+/// Why an instance did not validate.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{kind}")]
+pub struct ValidationError {
+    kind: ValidationErrorKind,
+}
+
+/// What kind of validation failure a [`ValidationError`] is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValidationErrorKind {
+    /// The instance does not match the schema.
+    #[error("{}", Violations(.violations, *.truncated))]
+    Mismatch {
+        /// The violations found, capped at [`crate::Limits::max_violations`].
+        violations: Vec<Violation>,
+        /// Whether more violations were left out.
+        truncated: bool,
+    },
+    /// The instance nests deeper than [`crate::Limits::max_instance_depth`].
+    #[error("instance nests deeper than {limit} levels")]
+    InstanceTooDeep {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
+    /// Validation took longer than [`crate::Limits::validation_budget`]; the schema is now quarantined.
+    #[error("validation exceeded its time budget of {budget_ms} ms; the schema is quarantined")]
+    BudgetExceeded {
+        /// The budget, in milliseconds.
+        budget_ms: u128,
+    },
+    /// The schema overran its budget before and is no longer run.
+    #[error("schema is quarantined after overrunning its validation budget")]
+    Quarantined,
+    /// Too many overrunning validations are still running; this one was not started.
+    #[error("too many validations are over budget and still running; try again later")]
+    Overloaded,
+}
+
+impl ValidationError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> &ValidationErrorKind {
+        &self.kind
+    }
+
+    /// The violations, when the instance simply does not match.
+    pub fn violations(&self) -> &[Violation] {
+        match &self.kind {
+            ValidationErrorKind::Mismatch { violations, .. } => violations,
+            _ => &[],
+        }
+    }
+}
+
+impl From<ValidationErrorKind> for ValidationError {
+    fn from(kind: ValidationErrorKind) -> Self {
+        ValidationError { kind }
+    }
+}
+
+struct Violations<'a>(&'a [Violation], bool);
+
+impl fmt::Display for Violations<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, violation) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{violation}")?;
+        }
+        if self.1 {
+            f.write_str("; (more violations left out)")?;
+        }
+        Ok(())
+    }
+}

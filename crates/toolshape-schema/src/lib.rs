@@ -1,0 +1,45 @@
+//! Safe, bounded JSON Schema for MCP tool schemas.
+//!
+//! A [`SchemaEngine`] compiles a schema, whether a server's own or one a remote
+//! peer sent, into a reusable [`CompiledSchema`]:
+//!
+//! - the dialect comes from `$schema` (2020-12 when absent; 2019-09, draft-07,
+//!   draft-06 and draft-04 too); an unknown `$schema` is an error;
+//! - `$ref` resolves within the document, its anchors and embedded resources, and
+//!   documents registered ahead of time; any other reference is refused, naming
+//!   its URI, and nothing is fetched unless a [`NetworkPolicy`] allows it;
+//! - size, depth, subschema count, worst-case expansion and patterns are checked
+//!   against [`Limits`] before anything is compiled, and the schema against its
+//!   meta-schema;
+//! - validation takes the fast path first and builds a capped, short report only
+//!   for a failing instance; untrusted schemas run under a time budget on a
+//!   worker thread and are quarantined when they overrun it;
+//! - compiled schemas are cached by content.
+//!
+//! [`mcp`] holds MCP's rules on tool schemas and the wrapping of non-object
+//! outputs for older revisions; [`lint`] warns about what other validators
+//! mishandle.
+
+mod budget;
+mod cache;
+mod compiled;
+mod cost;
+mod dialect;
+mod engine;
+mod error;
+mod limits;
+pub mod lint;
+pub mod mcp;
+mod meta;
+mod network;
+mod precheck;
+mod report;
+mod resolve;
+mod walk;
+
+pub use compiled::CompiledSchema;
+pub use dialect::Dialect;
+pub use engine::{SchemaEngine, SchemaEngineBuilder, Trust};
+pub use error::{SchemaError, SchemaErrorKind, ValidationError, ValidationErrorKind, Violation};
+pub use limits::Limits;
+pub use network::NetworkPolicy;

@@ -1,0 +1,94 @@
+//! Reference resolution: registered documents, and a retriever that fetches
+//! nothing unless an explicit network policy allows it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use referencing::{Draft, Registry, ResourceRef, Retrieve, Uri};
+use serde_json::Value;
+
+use crate::error::{SchemaError, SchemaErrorKind};
+use crate::network::NetworkPolicy;
+use crate::report::excerpt;
+
+/// The base URI of a document that declares none, as the validator uses it.
+pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
+
+/// The error a refused retrieval carries, recognised by type when mapping errors.
+#[derive(Debug)]
+pub(crate) struct Refused;
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("fetching references is not allowed")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Resolves references the registry does not hold: refuses them, or fetches
+/// them under the network policy when one is configured.
+#[derive(Clone)]
+pub(crate) struct Retriever {
+    network: Option<Arc<NetworkPolicy>>,
+}
+
+impl Retriever {
+    pub(crate) fn new(network: Option<Arc<NetworkPolicy>>) -> Self {
+        Retriever { network }
+    }
+}
+
+impl Retrieve for Retriever {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        match &self.network {
+            Some(policy) if policy.allows(uri) => policy.fetch(uri),
+            _ => Err(Box::new(Refused)),
+        }
+    }
+}
+
+/// Maps a resolution error to a schema error; refusals name their URI.
+pub(crate) fn map_error(error: &referencing::Error) -> SchemaError {
+    match error {
+        referencing::Error::Unretrievable { uri, source }
+            if source.downcast_ref::<Refused>().is_some() =>
+        {
+            SchemaErrorKind::RemoteReference {
+                uri: excerpt(uri, 300),
+            }
+            .into()
+        }
+        other => SchemaErrorKind::Unresolvable(excerpt(&other.to_string(), 300)).into(),
+    }
+}
+
+/// Registers `schema` on top of the `documents` registered ahead of time, so that
+/// every reference it makes is resolved (and every remote one refused) now.
+pub(crate) fn prepare<'a>(
+    documents: &'a Registry<'static>,
+    schema: &'a Value,
+    draft: Draft,
+    retriever: &Retriever,
+) -> Result<(Registry<'a>, Uri<String>), SchemaError> {
+    let resource = ResourceRef::new(schema, draft);
+    let base = resource.id().unwrap_or(DEFAULT_BASE);
+    let base = referencing::uri::from_str(base).map_err(|e| map_error(&e))?;
+    let registry = documents
+        .add(base.as_str(), resource)
+        .and_then(|builder| builder.retriever(retriever.clone()).draft(draft).prepare())
+        .map_err(|e| map_error(&e))?;
+    Ok((registry, base))
+}
+
+/// Builds the registry of documents registered ahead of time. Nothing is fetched.
+pub(crate) fn documents(documents: Vec<(String, Value)>) -> Result<Registry<'static>, SchemaError> {
+    let mut builder = Registry::new().retriever(Retriever::new(None));
+    for (uri, document) in documents {
+        builder = builder.add(uri, document).map_err(|e| map_error(&e))?;
+    }
+    builder.prepare().map_err(|e| map_error(&e))
+}
