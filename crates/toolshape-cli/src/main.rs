@@ -1,1 +1,45 @@
-fn main() {}
+//! `toolshape`: serve the built-in workspace toolset over MCP.
+
+mod commands;
+mod logging;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// MCP tools whose outputs have a shape you can trust.
+#[derive(Debug, Parser)]
+#[command(name = "toolshape", version, about)]
+struct Cli {
+    /// More logging on stderr (-v, -vv). `RUST_LOG` overrides it.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built-in read-only workspace toolset over stdio (MCP).
+    Serve(commands::serve::ServeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("toolshape: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => commands::serve::run(args).await,
+        }
+    })
+}

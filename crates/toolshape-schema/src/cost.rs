@@ -38,15 +38,44 @@ pub(crate) fn estimate(
         frames: 0,
         pointer: String::new(),
     };
-    estimator.cost(root, resolver, draft, instance_depth)
+    Ok(estimator
+        .cost(root, resolver, draft, instance_depth)?
+        .total())
 }
 
 struct Estimator {
-    memo: HashMap<(usize, usize), u64>,
+    memo: HashMap<(usize, usize), Cost>,
     on_stack: HashSet<(usize, usize)>,
     limit: u64,
     frames: usize,
     pointer: String,
+}
+
+/// The cost of applying one subschema at one instance location.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cost {
+    /// Evaluations at this location itself.
+    here: u64,
+    /// The worst a single property of an object instance costs.
+    object_child: u64,
+    /// The worst a single item of an array instance costs.
+    array_child: u64,
+}
+
+impl Cost {
+    /// The worst case for a chain-shaped instance: this location and its worst child.
+    /// A location is either an object or an array, never both.
+    fn total(self) -> u64 {
+        self.here
+            .saturating_add(self.object_child.max(self.array_child))
+    }
+
+    /// Adds a subschema applied at the same location: its children apply to the same children.
+    fn add_in_place(&mut self, other: Cost) {
+        self.here = self.here.saturating_add(other.here);
+        self.object_child = self.object_child.saturating_add(other.object_child);
+        self.array_child = self.array_child.saturating_add(other.array_child);
+    }
 }
 
 #[derive(Default)]
@@ -73,14 +102,16 @@ impl ChildCosts {
         }
     }
 
-    /// The most one child of the instance can cost: it is either a property or an item.
-    fn worst_child(&self) -> u64 {
-        let property = self
-            .property
+    /// The most one property of an object instance costs.
+    fn object_child(&self) -> u64 {
+        self.property
             .saturating_add(self.pattern_properties)
-            .saturating_add(self.other_properties);
-        let item = self.item.saturating_add(self.other_items);
-        property.max(item)
+            .saturating_add(self.other_properties)
+    }
+
+    /// The most one item of an array instance costs.
+    fn array_child(&self) -> u64 {
+        self.item.saturating_add(self.other_items)
     }
 }
 
@@ -91,9 +122,12 @@ impl Estimator {
         resolver: &Resolver<'_>,
         draft: Draft,
         depth: usize,
-    ) -> Result<u64, SchemaError> {
+    ) -> Result<Cost, SchemaError> {
         let Value::Object(map) = node else {
-            return Ok(1);
+            return Ok(Cost {
+                here: 1,
+                ..Cost::default()
+            });
         };
         let key = (std::ptr::from_ref(node) as usize, depth);
         if let Some(cost) = self.memo.get(&key) {
@@ -126,7 +160,10 @@ impl Estimator {
             resolver
         };
 
-        let mut total: u64 = 1;
+        let mut cost = Cost {
+            here: 1,
+            ..Cost::default()
+        };
         for (keyword, reference) in walk::references(map) {
             // Unresolvable references are reported by the compiler proper.
             let Ok(resolved) = resolver.lookup(reference) else {
@@ -135,9 +172,9 @@ impl Estimator {
             let (target, target_resolver, target_draft) = resolved.into_inner();
             let len = self.pointer.len();
             push_segment(&mut self.pointer, keyword);
-            let cost = self.cost(target, &target_resolver, target_draft, depth)?;
+            let target_cost = self.cost(target, &target_resolver, target_draft, depth)?;
             self.pointer.truncate(len);
-            total = total.saturating_add(cost);
+            cost.add_in_place(target_cost);
         }
 
         let mut children = ChildCosts::default();
@@ -150,12 +187,12 @@ impl Estimator {
             edge.push_pointer(&mut self.pointer);
             match edge.applies {
                 Applies::InPlace => match self.cost(edge.schema, resolver, draft, depth) {
-                    Ok(cost) => total = total.saturating_add(cost),
+                    Ok(child) => cost.add_in_place(child),
                     Err(e) => result = Err(e),
                 },
                 Applies::Child(group) if depth > 0 => {
                     match self.cost(edge.schema, resolver, draft, depth - 1) {
-                        Ok(cost) => children.add(group, cost),
+                        Ok(child) => children.add(group, child.total()),
                         Err(e) => result = Err(e),
                     }
                 }
@@ -164,11 +201,12 @@ impl Estimator {
             self.pointer.truncate(len);
         });
         result?;
-        total = total.saturating_add(children.worst_child());
+        cost.object_child = cost.object_child.saturating_add(children.object_child());
+        cost.array_child = cost.array_child.saturating_add(children.array_child());
 
         self.frames -= 1;
         self.on_stack.remove(&key);
-        if total > self.limit {
+        if cost.total() > self.limit {
             return Err(SchemaErrorKind::ExpansionTooCostly {
                 limit: self.limit,
                 at: excerpt(
@@ -182,7 +220,7 @@ impl Estimator {
             }
             .into());
         }
-        self.memo.insert(key, total);
-        Ok(total)
+        self.memo.insert(key, cost);
+        Ok(cost)
     }
 }

@@ -355,3 +355,36 @@ fn unknown_dialect_and_invalid_schema_say_why() {
         "{error}"
     );
 }
+
+#[test]
+fn legitimate_recursive_schemas_compile_under_default_limits() {
+    let engine = SchemaEngine::default();
+    // Any JSON value, as MCP's schema.json defines it: linear in the instance, not exponential.
+    let json_value = json!({
+        "$defs": {"JSONValue": {"anyOf": [
+            {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+            {"type": "array", "items": {"$ref": "#/$defs/JSONValue"}},
+            {"type": "object", "additionalProperties": {"$ref": "#/$defs/JSONValue"}}
+        ]}},
+        "$ref": "#/$defs/JSONValue"
+    });
+    let compiled = engine.compile(&json_value).unwrap();
+    assert!(compiled.validate(&json!({"a": [1, {"b": null}]})).is_ok());
+    // A tree whose children are trees.
+    let tree = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}},
+        "required": ["name"]
+    });
+    let compiled = engine.compile(&tree).unwrap();
+    assert!(
+        compiled
+            .validate(&json!({"name": "a", "children": [{"name": "b", "children": []}]}))
+            .is_ok()
+    );
+    assert!(
+        compiled
+            .validate(&json!({"name": "a", "children": [{"children": []}]}))
+            .is_err()
+    );
+}

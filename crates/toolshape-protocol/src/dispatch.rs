@@ -1,0 +1,117 @@
+//! Typed views of requests and notifications whose methods this crate
+//! models, for routing by method.
+
+use crate::error::ErrorObject;
+use crate::jsonrpc::{Notification, ParamsError, Request, parse_raw_params};
+use crate::lifecycle::{InitializeParams, RequestParams};
+use crate::methods;
+use crate::notifications::{
+    CancelledNotificationParams, LoggingMessageNotificationParams, NotificationParams,
+    ProgressNotificationParams,
+};
+use crate::tools::{CallToolParams, ListToolsParams};
+
+/// A request with a method this crate models, params parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KnownRequest {
+    /// `initialize` (legacy; boxed, it is by far the largest variant).
+    Initialize(Box<InitializeParams>),
+    /// `server/discover` (2026-07-28).
+    Discover(RequestParams),
+    /// `ping` (legacy).
+    Ping(RequestParams),
+    /// `tools/list`.
+    ListTools(ListToolsParams),
+    /// `tools/call`.
+    CallTool(CallToolParams),
+}
+
+/// A notification with a method this crate models, params parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KnownNotification {
+    /// `notifications/initialized` (legacy).
+    Initialized(NotificationParams),
+    /// `notifications/cancelled`.
+    Cancelled(CancelledNotificationParams),
+    /// `notifications/progress`.
+    Progress(ProgressNotificationParams),
+    /// `notifications/tools/list_changed`.
+    ToolListChanged(NotificationParams),
+    /// `notifications/message`.
+    LoggingMessage(LoggingMessageNotificationParams),
+}
+
+/// Why a message could not be turned into a known request or notification.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// The method is not one this crate models (the caller may still
+    /// handle it; otherwise answer `-32601`).
+    #[error("unknown method {0:?}")]
+    UnknownMethod(String),
+    /// The method is known but its params are malformed (`-32602`).
+    #[error(transparent)]
+    InvalidParams(#[from] ParamsError),
+}
+
+impl DispatchError {
+    /// The error to send back: `-32601 Method not found` or
+    /// `-32602 Invalid params`.
+    pub fn to_error_object(&self) -> ErrorObject {
+        match self {
+            Self::UnknownMethod(method) => ErrorObject::method_not_found(method),
+            Self::InvalidParams(error) => error.to_error_object(),
+        }
+    }
+}
+
+impl KnownRequest {
+    /// Parses `request`'s params according to its method.
+    pub fn from_request(request: &Request) -> Result<Self, DispatchError> {
+        let params = request.params.as_deref();
+        Ok(match request.method.as_str() {
+            methods::INITIALIZE => Self::Initialize(Box::new(parse_raw_params(params)?)),
+            methods::SERVER_DISCOVER => Self::Discover(parse_raw_params(params)?),
+            methods::PING => Self::Ping(parse_raw_params(params)?),
+            methods::TOOLS_LIST => Self::ListTools(parse_raw_params(params)?),
+            methods::TOOLS_CALL => Self::CallTool(parse_raw_params(params)?),
+            other => return Err(DispatchError::UnknownMethod(other.to_owned())),
+        })
+    }
+
+    /// The method name of this request.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Initialize(_) => methods::INITIALIZE,
+            Self::Discover(_) => methods::SERVER_DISCOVER,
+            Self::Ping(_) => methods::PING,
+            Self::ListTools(_) => methods::TOOLS_LIST,
+            Self::CallTool(_) => methods::TOOLS_CALL,
+        }
+    }
+}
+
+impl KnownNotification {
+    /// Parses `notification`'s params according to its method.
+    pub fn from_notification(notification: &Notification) -> Result<Self, DispatchError> {
+        let params = notification.params.as_deref();
+        Ok(match notification.method.as_str() {
+            methods::INITIALIZED => Self::Initialized(parse_raw_params(params)?),
+            methods::CANCELLED => Self::Cancelled(parse_raw_params(params)?),
+            methods::PROGRESS => Self::Progress(parse_raw_params(params)?),
+            methods::TOOLS_LIST_CHANGED => Self::ToolListChanged(parse_raw_params(params)?),
+            methods::LOGGING_MESSAGE => Self::LoggingMessage(parse_raw_params(params)?),
+            other => return Err(DispatchError::UnknownMethod(other.to_owned())),
+        })
+    }
+
+    /// The method name of this notification.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Initialized(_) => methods::INITIALIZED,
+            Self::Cancelled(_) => methods::CANCELLED,
+            Self::Progress(_) => methods::PROGRESS,
+            Self::ToolListChanged(_) => methods::TOOLS_LIST_CHANGED,
+            Self::LoggingMessage(_) => methods::LOGGING_MESSAGE,
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! JSON-RPC 2.0 messages as MCP uses them.
+//!
+//! MCP narrows JSON-RPC 2.0: request ids are strings or integers (never
+//! `null`), `params` are objects, and batches are not allowed since
+//! 2025-06-18.
+
+mod classify;
+mod id;
+mod message;
+mod write;
+
+pub use classify::{Incoming, classify};
+pub use id::{ProgressToken, RequestId};
+pub(crate) use message::parse_raw_params;
+pub use message::{JSONRPC_VERSION, Notification, ParamsError, Request, Response, ResultError};
+pub use write::{write_error, write_message, write_notification, write_request, write_result};

@@ -1,0 +1,125 @@
+//! Writing messages straight to a byte buffer, without building a
+//! `serde_json::Value` first.
+//!
+//! Every function appends one compact JSON object (no trailing newline: add
+//! `b'\n'` yourself for the stdio transport; serde_json never emits raw
+//! newlines, though raw `params`/`result` text is written as it was
+//! received). If serialization fails (a custom `Serialize` impl returning an
+//! error, a map with non-string keys), the buffer is restored to its
+//! previous length.
+
+use serde::Serialize;
+
+use super::id::RequestId;
+use super::message::JSONRPC_VERSION;
+use crate::error::ErrorObject;
+
+#[derive(Serialize)]
+struct ResultEnvelope<'a, R: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a R,
+}
+
+#[derive(Serialize)]
+struct ErrorEnvelope<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a ErrorObject,
+}
+
+#[derive(Serialize)]
+struct RequestEnvelope<'a, P: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a P,
+}
+
+#[derive(Serialize)]
+struct NotificationEnvelope<'a, P: ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a P,
+}
+
+/// Appends `message` (any [`Serialize`] value, e.g. a
+/// [`Request`](super::Request), [`Notification`](super::Notification) or
+/// [`Response`](super::Response)) to `out`.
+pub fn write_message<M: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    message: &M,
+) -> Result<(), serde_json::Error> {
+    let start = out.len();
+    serde_json::to_writer(&mut *out, message).inspect_err(|_| out.truncate(start))
+}
+
+/// Appends a success response `{"jsonrpc":"2.0","id":…,"result":…}`.
+pub fn write_result<R: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    result: &R,
+) -> Result<(), serde_json::Error> {
+    write_message(
+        out,
+        &ResultEnvelope {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            result,
+        },
+    )
+}
+
+/// Appends an error response `{"jsonrpc":"2.0","id":…,"error":…}`; a
+/// missing id is written as `null`, as JSON-RPC 2.0 requires.
+pub fn write_error(
+    out: &mut Vec<u8>,
+    id: Option<&RequestId>,
+    error: &ErrorObject,
+) -> Result<(), serde_json::Error> {
+    write_message(
+        out,
+        &ErrorEnvelope {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            error,
+        },
+    )
+}
+
+/// Appends a request `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`.
+pub fn write_request<P: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    method: &str,
+    params: &P,
+) -> Result<(), serde_json::Error> {
+    write_message(
+        out,
+        &RequestEnvelope {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            method,
+            params,
+        },
+    )
+}
+
+/// Appends a notification `{"jsonrpc":"2.0","method":…,"params":…}`. For a
+/// notification without params, write
+/// [`Notification::without_params`](super::Notification::without_params)
+/// with [`write_message`].
+pub fn write_notification<P: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    method: &str,
+    params: &P,
+) -> Result<(), serde_json::Error> {
+    write_message(
+        out,
+        &NotificationEnvelope {
+            jsonrpc: JSONRPC_VERSION,
+            method,
+            params,
+        },
+    )
+}

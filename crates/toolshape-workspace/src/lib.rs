@@ -1,0 +1,76 @@
+//! The logic of the read-only workspace toolset served by `toolshape serve`.
+//!
+//! A [`Workspace`] is opened on a root directory and offers one synchronous
+//! method per tool (run them on a blocking thread from async code). Every
+//! tool's input and output type derives `serde` and `schemars::JsonSchema`,
+//! so the derived schemas can be served as the tools' `inputSchema` and
+//! `outputSchema`; [`catalog`] holds their names and descriptions.
+//!
+//! All tools are read-only and confined to the root: see [`WorkspaceError`]
+//! for what is refused, and [`limits`] for every bound they enforce.
+//!
+//! | tool | input | output root |
+//! | --- | --- | --- |
+//! | [`list_directory`](Workspace::list_directory) | object | array of [`DirEntry`] |
+//! | [`file_info`](Workspace::file_info) | object | object [`FileInfo`] |
+//! | [`read_text`](Workspace::read_text) | object | string (sent as text, no output schema) |
+//! | [`count_lines`](Workspace::count_lines) | object | integer |
+//! | [`find`](Workspace::find) | `oneOf` two objects | object [`FindOutput`] |
+//! | [`analyze_project`](Workspace::analyze_project) | object | object [`ProjectAnalysis`] |
+//! | [`analyze_dataset`](Workspace::analyze_dataset) | object | object [`DatasetAnalysis`] with `allOf`/`if`/`then` |
+
+pub mod catalog;
+mod error;
+mod fsutil;
+pub mod limits;
+pub mod mcp;
+mod paths;
+mod text;
+mod time;
+mod tools;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub use error::{MAX_ECHO_CHARS, WorkspaceError};
+pub use fsutil::EntryKind;
+pub use tools::analyze_dataset::{
+    AnalysisType, AnalyzeDatasetInput, ColumnStatistics, Correlation, DatasetAnalysis,
+    DatasetSummary,
+};
+pub use tools::analyze_project::{
+    AnalyzeProjectInput, Dependencies, Language, Metrics, Project, ProjectAnalysis,
+};
+pub use tools::count_lines::CountLinesInput;
+pub use tools::file_info::{DirectorySummary, FileInfo, FileInfoInput, Permissions, TextInfo};
+pub use tools::find::{FindInput, FindMatch, FindOutput};
+pub use tools::list_directory::{DirEntry, ListDirectoryInput};
+pub use tools::read_text::ReadTextInput;
+
+/// A directory tree the tools may read, and nothing outside it.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// Canonical (absolute, symlink-free) root directory.
+    root: PathBuf,
+}
+
+impl Workspace {
+    /// Opens the workspace rooted at `root`, which is canonicalized (made
+    /// absolute, symbolic links resolved) and must be a directory.
+    pub fn open(root: impl AsRef<Path>) -> io::Result<Self> {
+        let root = fs::canonicalize(root)?;
+        if !fs::metadata(&root)?.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "the workspace root is not a directory",
+            ));
+        }
+        Ok(Self { root })
+    }
+
+    /// The canonical root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}

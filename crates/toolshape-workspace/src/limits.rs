@@ -1,0 +1,65 @@
+//! Every bound the tools enforce, in one place.
+//!
+//! The tools are read-only, but a workspace can hold anything: these limits
+//! keep one call's time, memory and output size bounded whatever is on disk.
+
+/// `list_directory`: a directory with more entries than this is refused
+/// (use `find` with a glob to narrow it down).
+pub const LIST_MAX_ENTRIES: u64 = 10_000;
+
+/// `read_text`: bytes returned when `maxBytes` is not given (64 KiB).
+pub const READ_DEFAULT_BYTES: u64 = 64 * 1024;
+
+/// `read_text`: the largest `maxBytes` honoured (1 MiB); larger values are
+/// lowered to this.
+pub const READ_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Bytes at the start of a file searched for a NUL byte to tell binary
+/// files from text (8 KiB).
+pub const SNIFF_BYTES: u64 = 8 * 1024;
+
+/// `count_lines` refuses larger files; `file_info` only counts the lines of
+/// files up to this size (64 MiB).
+pub const TEXT_SCAN_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `find`: the most matches returned; more set `truncated`.
+pub const FIND_MAX_MATCHES: usize = 1_000;
+
+/// `find`: the most entries (files, directories, links) looked at in one
+/// glob walk; reaching it sets `truncated`.
+pub const FIND_MAX_VISITED: usize = 100_000;
+
+/// `find`: how many directory levels below the glob's fixed prefix are
+/// walked.
+pub const FIND_MAX_DEPTH: usize = 32;
+
+/// `analyze_project`: the most regular files looked at; the rest are not
+/// counted.
+pub const PROJECT_MAX_FILES: usize = 20_000;
+
+/// `analyze_project`: how many directory levels are walked.
+pub const PROJECT_MAX_DEPTH: usize = 32;
+
+/// `analyze_project`: source files larger than this (4 MiB) count towards
+/// their language but not towards `linesOfCode` (they are usually generated).
+pub const PROJECT_LOC_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// `analyze_project`: manifests (`Cargo.toml`, `package.json`,
+/// `pyproject.toml`) larger than this (1 MiB) are ignored.
+pub const MANIFEST_MAX_BYTES: u64 = 1024 * 1024;
+
+/// `analyze_dataset`: CSV files larger than this (16 MiB) are refused.
+pub const DATASET_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// `analyze_dataset`: CSV files with more data rows than this are refused.
+pub const DATASET_MAX_ROWS: u64 = 200_000;
+
+/// `analyze_dataset`: CSV files with more columns than this are refused.
+pub const DATASET_MAX_COLUMNS: u64 = 1_000;
+
+/// `analyze_dataset`: correlation analysis is refused when more columns than
+/// this are numeric (the output would hold n·(n−1)/2 pairs).
+pub const DATASET_MAX_CORRELATION_COLUMNS: u64 = 50;
+
+/// Longest path accepted from a caller, in bytes.
+pub const MAX_PATH_BYTES: usize = 4_096;

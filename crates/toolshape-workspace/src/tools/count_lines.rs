@@ -1,0 +1,34 @@
+//! `count_lines`: the line count of a text file, as a bare JSON integer.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::WorkspaceError;
+use crate::limits::TEXT_SCAN_MAX_BYTES;
+use crate::paths;
+use crate::text;
+use crate::{Workspace, fsutil};
+
+/// Input of `count_lines`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountLinesInput {
+    /// Text file whose lines to count, relative to the workspace root.
+    pub path: String,
+}
+
+impl Workspace {
+    /// Counts newline characters in the file, plus one when the last line
+    /// has none; refuses binary files and files over
+    /// [`TEXT_SCAN_MAX_BYTES`].
+    pub fn count_lines(&self, input: CountLinesInput) -> Result<u64, WorkspaceError> {
+        let user = input.path.as_str();
+        let target = paths::resolve(&self.root, user)?;
+        let (file, _) = fsutil::open_regular(&target, user, Some(TEXT_SCAN_MAX_BYTES))?;
+        let scan = text::scan(file).map_err(|err| WorkspaceError::io(user, err))?;
+        if scan.binary {
+            return Err(WorkspaceError::binary(user, "contains a NUL byte"));
+        }
+        Ok(scan.lines)
+    }
+}

@@ -1,0 +1,43 @@
+//! How a server serves: page size, time limits, bounds.
+
+use std::time::Duration;
+
+use toolshape_protocol::CacheScope;
+
+/// Server settings; every field has a sensible default.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// Tools per `tools/list` page.
+    pub page_size: usize,
+    /// The longest one tool call may run.
+    pub call_timeout: Option<Duration>,
+    /// Most tool calls running at once on one connection; past it, reading pauses.
+    pub max_in_flight: usize,
+    /// Longest message accepted, in bytes; a longer one gets an error and is skipped.
+    pub max_message_bytes: usize,
+    /// Whether 2026-07-28 peers also get the text block that repeats the structured
+    /// content (older revisions always get it).
+    pub text_block_for_modern: bool,
+    /// `ttlMs` on 2026-07-28 `tools/list` and `server/discover` results.
+    pub list_ttl_ms: i64,
+    /// `cacheScope` on those results.
+    pub cache_scope: CacheScope,
+    /// Guidance for the model about this server.
+    pub instructions: Option<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            page_size: 100,
+            call_timeout: Some(Duration::from_secs(60)),
+            max_in_flight: 128,
+            max_message_bytes: 16 * 1024 * 1024,
+            text_block_for_modern: true,
+            list_ttl_ms: 0,
+            cache_scope: CacheScope::Public,
+            instructions: None,
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Which revision each request is served under.
+//!
+//! A request whose `_meta` names a protocol version is served statelessly
+//! under it (2026-07-28). Otherwise the connection's `initialize` handshake
+//! decides (2024-11-05 through 2025-11-25).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::Value;
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{ErrorObject, Meta, ProtocolVersion};
+
+/// Every revision this server speaks: the handshake ones through `initialize`,
+/// 2026-07-28 per request.
+pub(crate) const SUPPORTED: [ProtocolVersion; 5] = ProtocolVersion::ALL;
+
+/// What one connection negotiated.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    handshake: Mutex<Option<ProtocolVersion>>,
+    initialized: AtomicBool,
+}
+
+impl Session {
+    pub(crate) fn set_handshake(&self, version: ProtocolVersion) {
+        *self
+            .handshake
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(version);
+    }
+
+    pub(crate) fn handshake(&self) -> Option<ProtocolVersion> {
+        *self
+            .handshake
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Release);
+    }
+
+    /// Whether the peer finished the handshake (and so takes notifications).
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire) && self.handshake().is_some()
+    }
+
+    /// The revision to serve a request under, from its `_meta` or the handshake.
+    pub(crate) fn revision(&self, meta: Option<&Meta>) -> Result<ProtocolVersion, ErrorObject> {
+        let requested = meta.and_then(|meta| meta.get(keys::PROTOCOL_VERSION));
+        match requested {
+            Some(Value::String(requested)) => match ProtocolVersion::parse(requested) {
+                Some(version) if version.is_stateless() => Ok(version),
+                Some(version) if self.handshake() == Some(version) => Ok(version),
+                _ => Err(ErrorObject::unsupported_protocol_version(requested, &supported_strings())),
+            },
+            Some(_) => Err(ErrorObject::invalid_params(format!(
+                "Invalid params: `_meta.{}` must be a string",
+                keys::PROTOCOL_VERSION
+            ))),
+            None => self.handshake().ok_or_else(|| {
+                ErrorObject::invalid_request(format!(
+                    "Invalid Request: no protocol version: send `initialize` first, or put `{}` in `_meta`",
+                    keys::PROTOCOL_VERSION
+                ))
+            }),
+        }
+    }
+}
+
+pub(crate) fn supported_strings() -> Vec<&'static str> {
+    SUPPORTED
+        .iter()
+        .rev()
+        .map(|version| version.as_str())
+        .collect()
+}

@@ -1,0 +1,74 @@
+//! Shaping a call's outcome for the revision the peer speaks.
+//!
+//! - 2026-07-28: `structuredContent` goes as is, whatever JSON it is (SEP-2106).
+//! - 2025-06-18 and 2025-11-25: an object goes as is; anything else goes as
+//!   `{"result": value}`, marked in `_meta` so our client can unwrap it.
+//! - 2025-03-26 and older: no `structuredContent`; the JSON goes as text.
+//!
+//! A text block with the serialized JSON accompanies every `structuredContent`
+//! (optional for 2026-07-28 peers).
+
+use serde_json::{Map, Value};
+use toolshape_protocol::{CallToolResult, ContentBlock, Meta, ProtocolVersion, ResultType};
+use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
+
+use crate::tool::{RegisteredTool, ToolFailure, ToolOutput, WRAPPED_OUTPUT_META_KEY};
+
+/// The wire result of a successful call.
+pub(crate) fn success(
+    output: ToolOutput,
+    tool: &RegisteredTool,
+    version: ProtocolVersion,
+    text_block_for_modern: bool,
+) -> CallToolResult {
+    let ToolOutput {
+        structured,
+        mut content,
+    } = output;
+    let mut result = CallToolResult::new(Vec::new());
+    if let Some(value) = structured {
+        let native = !version.supports_structured_output()
+            || version.allows_any_structured_content()
+            || (value.is_object() && tool.output_object_rooted);
+        let (value, wrapped) = if native {
+            (value, false)
+        } else {
+            let mut object = Map::new();
+            object.insert(WRAPPED_RESULT_KEY.into(), value);
+            (Value::Object(object), true)
+        };
+        let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
+        if wants_text && content.is_empty() {
+            content.push(ContentBlock::text(value.to_string()));
+        }
+        if version.supports_structured_output() {
+            result.structured_content = Some(value);
+        }
+        if wrapped {
+            let mut meta = Meta::new();
+            meta.insert(
+                WRAPPED_OUTPUT_META_KEY.into(),
+                Value::String(WRAPPED_RESULT_KEY.into()),
+            );
+            result.meta = Some(meta);
+        }
+    }
+    result.content = content;
+    finish(result, version)
+}
+
+/// The wire result of a failed call: `isError: true` and a message.
+pub(crate) fn failure(
+    failure: &ToolFailure,
+    tool: &str,
+    version: ProtocolVersion,
+) -> CallToolResult {
+    finish(CallToolResult::error_text(failure.message(tool)), version)
+}
+
+fn finish(mut result: CallToolResult, version: ProtocolVersion) -> CallToolResult {
+    if version.has_result_type() {
+        result.result_type = Some(ResultType::Complete);
+    }
+    result
+}

@@ -1,0 +1,243 @@
+//! Defining a tool: typed from Rust functions, or dynamic with hand-written schemas.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use toolshape_protocol::tools::ToolExecution;
+use toolshape_protocol::{ContentBlock, Icon, Meta, ToolAnnotations};
+
+use super::handler::{ErasedHandler, ToolContext, ToolError, ToolOutput};
+use super::schema;
+
+/// A tool to register: name, schemas, metadata and handler.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+/// use toolshape::{Tool, ToolError};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct AddInput { a: i64, b: i64 }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// struct Sum { sum: i64 }
+///
+/// let tool = Tool::typed("add", |input: AddInput| async move {
+///     Ok::<_, ToolError>(Sum { sum: input.a + input.b })
+/// })
+/// .description("Add two integers")
+/// .read_only();
+/// assert_eq!(tool.name(), "add");
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) annotations: Option<ToolAnnotations>,
+    pub(crate) icons: Option<Vec<Icon>>,
+    pub(crate) execution: Option<ToolExecution>,
+    pub(crate) meta: Option<Meta>,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) handler: Arc<dyn ErasedHandler>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("input_schema", &self.input_schema)
+            .field("output_schema", &self.output_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+fn parse_input<I: DeserializeOwned>(arguments: Value) -> Result<I, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| ToolError::new(format!("invalid arguments: {e}")))
+}
+
+fn structured<O: Serialize>(output: &O) -> Result<ToolOutput, ToolError> {
+    serde_json::to_value(output)
+        .map(ToolOutput::structured)
+        .map_err(|e| ToolError::new(format!("the tool's output could not be serialized: {e}")))
+}
+
+impl Tool {
+    /// A tool from an async function of a typed input to a typed, structured output.
+    /// Both schemas are derived from the types, here, once.
+    pub fn typed<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    {
+        Tool::typed_with_context(name, move |_context: ToolContext, input: I| function(input))
+    }
+
+    /// As [`Tool::typed`], with the [`ToolContext`] (progress reports, the tool's name).
+    pub fn typed_with_context<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(ToolContext, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    {
+        let function = Arc::new(function);
+        let handler = move |context: ToolContext, arguments: Value| {
+            let function = Arc::clone(&function);
+            async move {
+                let input = parse_input::<I>(arguments)?;
+                let output = function(context, input).await?;
+                structured(&output)
+            }
+        };
+        Tool::from_parts(
+            name.into(),
+            schema::derive_input::<I>(),
+            Some(schema::derive::<O>()),
+            Arc::new(handler),
+        )
+    }
+
+    /// A tool whose result is text only, with no `outputSchema`.
+    pub fn text<I, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, ToolError>> + Send + 'static,
+    {
+        Tool::content(name, move |input: I| {
+            let text = function(input);
+            async move { Ok(vec![ContentBlock::text(text.await?)]) }
+        })
+    }
+
+    /// A tool whose result is content blocks (text, image, audio, resources), with no `outputSchema`.
+    pub fn content<I, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ContentBlock>, ToolError>> + Send + 'static,
+    {
+        let function = Arc::new(function);
+        let handler = move |_context: ToolContext, arguments: Value| {
+            let function = Arc::clone(&function);
+            async move {
+                let input = parse_input::<I>(arguments)?;
+                Ok(ToolOutput::content(function(input).await?))
+            }
+        };
+        Tool::from_parts(
+            name.into(),
+            schema::derive_input::<I>(),
+            None,
+            Arc::new(handler),
+        )
+    }
+
+    /// A tool with hand-written schemas and a handler on JSON values. The
+    /// schemas are checked when the tool is registered.
+    pub fn dynamic(
+        name: impl Into<String>,
+        input_schema: Value,
+        output_schema: Option<Value>,
+        handler: impl ErasedHandler,
+    ) -> Tool {
+        Tool::from_parts(name.into(), input_schema, output_schema, Arc::new(handler))
+    }
+
+    fn from_parts(
+        name: String,
+        input_schema: Value,
+        output_schema: Option<Value>,
+        handler: Arc<dyn ErasedHandler>,
+    ) -> Tool {
+        Tool {
+            name,
+            title: None,
+            description: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+            input_schema,
+            output_schema,
+            handler,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The input schema it will be registered with.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+
+    /// The output schema it will be registered with, if it has one.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// Sets a human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description a model reads to decide when to call the tool.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the behaviour hints.
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Marks the tool read-only, idempotent and closed-world.
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        let annotations = self
+            .annotations
+            .get_or_insert_with(ToolAnnotations::default);
+        annotations.read_only_hint = Some(true);
+        annotations.idempotent_hint = Some(true);
+        annotations.open_world_hint = Some(false);
+        self
+    }
+
+    /// Sets icons (sent to 2025-11-25 and later peers).
+    #[must_use]
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Sets the execution properties (sent to 2025-11-25 and later peers).
+    #[must_use]
+    pub fn execution(mut self, execution: ToolExecution) -> Self {
+        self.execution = Some(execution);
+        self
+    }
+
+    /// Sets `_meta`.
+    #[must_use]
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}

@@ -1,0 +1,190 @@
+//! A tool as registered: schemas compiled and wire forms serialized, once.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+use toolshape_protocol::{Meta, ProtocolVersion, Tool as WireTool};
+use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError, mcp};
+
+use super::definition::Tool;
+use super::handler::ErasedHandler;
+
+/// The `_meta` key that marks an output wrapped as `{"result": value}` for a
+/// revision that needs an object; its value names the property.
+pub const WRAPPED_OUTPUT_META_KEY: &str = "dev.toolshape/wrappedOutput";
+
+/// Why a tool could not be registered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationError {
+    /// The name breaks MCP's naming rules.
+    #[error("invalid tool name {name:?}: {reason}")]
+    InvalidName {
+        /// The name.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// A tool with this name is already registered.
+    #[error("a tool named {0:?} is already registered")]
+    Duplicate(String),
+    /// The input schema breaks MCP's rule (root `type: "object"`).
+    #[error("tool {tool:?}: {source}")]
+    InputSchemaRule {
+        /// The tool.
+        tool: String,
+        /// The rule broken.
+        #[source]
+        source: mcp::McpSchemaError,
+    },
+    /// A schema does not compile.
+    #[error("tool {tool:?}: {which} does not compile: {source}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// `inputSchema` or `outputSchema`.
+        which: &'static str,
+        /// Why.
+        #[source]
+        source: SchemaError,
+    },
+    /// The tool definition could not be serialized.
+    #[error("tool {tool:?} could not be serialized: {source}")]
+    Serialize {
+        /// The tool.
+        tool: String,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// A registered tool.
+pub(crate) struct RegisteredTool {
+    pub(crate) name: Arc<str>,
+    pub(crate) handler: Arc<dyn ErasedHandler>,
+    pub(crate) input: Arc<CompiledSchema>,
+    pub(crate) output: Option<Arc<CompiledSchema>>,
+    /// Whether structured output goes out as is to revisions that need an object.
+    pub(crate) output_object_rooted: bool,
+    /// The definition as 2026-07-28 peers see it.
+    pub(crate) definition: WireTool,
+    /// Serialized definitions, one per revision in [`ProtocolVersion::ALL`] order.
+    wire: [Box<RawValue>; ProtocolVersion::ALL.len()],
+}
+
+impl RegisteredTool {
+    pub(crate) fn new(
+        tool: Tool,
+        engine: &SchemaEngine,
+    ) -> Result<RegisteredTool, RegistrationError> {
+        let name = tool.name.clone();
+        toolshape_protocol::tools::validate_tool_name(&name).map_err(|e| {
+            RegistrationError::InvalidName {
+                name: name.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        mcp::check_input_schema(&tool.input_schema).map_err(|source| {
+            RegistrationError::InputSchemaRule {
+                tool: name.clone(),
+                source,
+            }
+        })?;
+        let compile = |schema: &Value, which| {
+            engine
+                .compile(schema)
+                .map_err(|source| RegistrationError::Schema {
+                    tool: name.clone(),
+                    which,
+                    source,
+                })
+        };
+        let input = compile(&tool.input_schema, "inputSchema")?;
+        let output = tool
+            .output_schema
+            .as_ref()
+            .map(|s| compile(s, "outputSchema"))
+            .transpose()?;
+        let output_object_rooted = tool
+            .output_schema
+            .as_ref()
+            .is_none_or(mcp::is_object_rooted);
+
+        let definition = WireTool {
+            name: name.clone(),
+            title: tool.title,
+            description: tool.description,
+            input_schema: tool.input_schema,
+            output_schema: tool.output_schema,
+            annotations: tool.annotations,
+            icons: tool.icons,
+            execution: tool.execution,
+            meta: tool.meta,
+        };
+        let wire = ProtocolVersion::ALL
+            .iter()
+            .map(|version| {
+                let shaped = shape_definition(&definition, *version, output_object_rooted);
+                serde_json::value::to_raw_value(&shaped).map_err(|source| {
+                    RegistrationError::Serialize {
+                        tool: name.clone(),
+                        source,
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let wire = wire.try_into().map_err(|_| RegistrationError::Serialize {
+            tool: name.clone(),
+            source: serde::ser::Error::custom("one definition per revision"),
+        })?;
+        Ok(RegisteredTool {
+            name: name.into(),
+            handler: tool.handler,
+            input,
+            output,
+            output_object_rooted,
+            definition,
+            wire,
+        })
+    }
+
+    /// The serialized definition for a peer on `version`.
+    pub(crate) fn wire(&self, version: ProtocolVersion) -> &RawValue {
+        let index = ProtocolVersion::ALL.iter().position(|v| *v == version);
+        let index = index.unwrap_or(ProtocolVersion::ALL.len() - 1);
+        &self.wire[index]
+    }
+}
+
+/// The definition as a peer on `version` may see it: nothing its revision does
+/// not define, and an object-rooted `outputSchema` where it requires one.
+fn shape_definition(
+    definition: &WireTool,
+    version: ProtocolVersion,
+    object_rooted: bool,
+) -> WireTool {
+    let mut shaped = definition.clone();
+    if !version.supports_structured_output() {
+        shaped.output_schema = None;
+        shaped.title = None;
+    } else if !version.allows_any_structured_content() && !object_rooted {
+        shaped.output_schema = shaped.output_schema.as_ref().map(mcp::wrap_output_schema);
+        let meta = shaped.meta.get_or_insert_with(Meta::new);
+        meta.insert(
+            WRAPPED_OUTPUT_META_KEY.into(),
+            Value::String(mcp::WRAPPED_RESULT_KEY.into()),
+        );
+    }
+    if !version.has_tool_annotations() {
+        shaped.annotations = None;
+    }
+    if !version.has_icons() {
+        shaped.icons = None;
+    }
+    if !version.has_tool_execution_field() {
+        shaped.execution = None;
+    }
+    shaped
+}

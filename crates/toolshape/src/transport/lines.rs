@@ -1,0 +1,92 @@
+//! Reading newline-delimited messages with a size limit.
+
+use std::io;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+/// What the next line held.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Line<'a> {
+    /// One message (without its line ending).
+    Message(&'a [u8]),
+    /// A line longer than the limit; it was skipped up to its end.
+    TooLong,
+    /// The stream ended.
+    Eof,
+}
+
+/// Reads lines of at most `max` bytes from a buffered reader, reusing one buffer.
+pub(crate) struct LineReader<R> {
+    reader: R,
+    max: usize,
+    line: Vec<u8>,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
+        LineReader {
+            reader,
+            max,
+            line: Vec::new(),
+        }
+    }
+
+    /// The next non-blank line. Cancel-safe only between lines: do not race it.
+    pub(crate) async fn next(&mut self) -> io::Result<Line<'_>> {
+        loop {
+            self.line.clear();
+            let mut too_long = false;
+            let ended = loop {
+                let available = self.reader.fill_buf().await?;
+                if available.is_empty() {
+                    break true;
+                }
+                let (chunk, consumed, done) = match available.iter().position(|&b| b == b'\n') {
+                    Some(end) => (&available[..end], end + 1, true),
+                    None => (available, available.len(), false),
+                };
+                if !too_long {
+                    if self.line.len() + chunk.len() > self.max {
+                        too_long = true;
+                        self.line.clear();
+                    } else {
+                        self.line.extend_from_slice(chunk);
+                    }
+                }
+                self.reader.consume(consumed);
+                if done {
+                    break false;
+                }
+            };
+            if too_long {
+                return Ok(Line::TooLong);
+            }
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+            if self.line.iter().all(u8::is_ascii_whitespace) {
+                if ended {
+                    return Ok(Line::Eof);
+                }
+                continue;
+            }
+            return Ok(Line::Message(&self.line));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn splits_lines_and_skips_long_ones() {
+        let input: &[u8] = b"{\"a\":1}\r\n\n   \n0123456789012345\n{\"b\":2}\n{\"c\":3}";
+        let mut lines = LineReader::new(tokio::io::BufReader::with_capacity(4, input), 10);
+        assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"a\":1}")));
+        assert_eq!(lines.next().await.ok(), Some(Line::TooLong));
+        assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"b\":2}")));
+        assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"c\":3}")));
+        assert_eq!(lines.next().await.ok(), Some(Line::Eof));
+    }
+}

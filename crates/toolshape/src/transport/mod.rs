@@ -1,0 +1,3 @@
+//! Transports: how messages travel. Stdio frames them as newline-delimited JSON.
+
+pub(crate) mod lines;
