@@ -1,4 +1,5 @@
-//! `toolshape`: serve the built-in workspace toolset over MCP.
+//! `toolshape`: serve the built-in workspace toolset over MCP, and call,
+//! inspect and load any MCP server's tools.
 
 mod commands;
 mod logging;
@@ -22,6 +23,15 @@ struct Cli {
 enum Command {
     /// Serve the built-in read-only workspace toolset over stdio (MCP).
     Serve(commands::serve::ServeArgs),
+    /// List a server's tools with their schemas: `toolshape tools -- <server command...>`.
+    #[command(after_help = commands::connect::EXIT_CODES_HELP)]
+    Tools(commands::tools::ToolsArgs),
+    /// Call one tool and print its validated result: `toolshape call NAME --args JSON -- <server command...>`.
+    #[command(after_help = commands::connect::EXIT_CODES_HELP)]
+    Call(commands::call::CallArgs),
+    /// Load-test one tool with validated calls: `toolshape bench --tool NAME -- <server command...>`.
+    #[command(after_help = commands::connect::EXIT_CODES_HELP)]
+    Bench(commands::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +50,9 @@ fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Serve(args) => commands::serve::run(args).await,
+            Command::Tools(args) => commands::tools::run(args).await,
+            Command::Call(args) => commands::call::run(args).await,
+            Command::Bench(args) => commands::bench::run(args).await,
         }
     })
 }

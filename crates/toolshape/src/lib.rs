@@ -6,6 +6,10 @@
 //! - [`ToolRegistry`]: the tools, shared by every protocol binding; every call
 //!   validates its arguments, runs the handler under a time limit with panics
 //!   contained, and validates the output before anything is sent.
+//! - [`client::Client`]: connects to any MCP server, negotiates a revision,
+//!   validates every structured result against the tool's `outputSchema`
+//!   (compiled once, untrusted: nothing fetched, bounded, budgeted), and
+//!   decodes typed results.
 //! - [`Server`]: serves a registry over stdio (newline-delimited JSON), to
 //!   peers on every MCP revision from 2024-11-05 to 2026-07-28, shaping each
 //!   response for the revision that peer speaks.
@@ -16,6 +20,7 @@
 pub use toolshape_protocol as protocol;
 pub use toolshape_schema as schema;
 
+pub mod client;
 mod server;
 mod text;
 mod tool;

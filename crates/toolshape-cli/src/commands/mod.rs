@@ -1,3 +1,7 @@
 //! One module per subcommand.
 
+pub(crate) mod bench;
+pub(crate) mod call;
+pub(crate) mod connect;
 pub(crate) mod serve;
+pub(crate) mod tools;

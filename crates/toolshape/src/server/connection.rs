@@ -106,13 +106,14 @@ where
         }
         let open = match lines.next().await {
             Ok(Line::Message(bytes)) => connection.handle(bytes).await,
-            Ok(Line::TooLong) => {
+            Ok(Line::TooLong(prefix)) => {
                 let limit = connection.shared.options.max_message_bytes;
                 tracing::warn!(limit, "skipped a message over the size limit");
                 let error = ErrorObject::invalid_request(format!(
                     "Invalid Request: message larger than {limit} bytes"
                 ));
-                connection.outbox.error(None, &error).await
+                let id = crate::transport::lines::leading_id(prefix);
+                connection.outbox.error(id.as_ref(), &error).await
             }
             Ok(Line::Eof) => break,
             Err(error) => {

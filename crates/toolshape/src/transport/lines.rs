@@ -9,11 +9,15 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 pub(crate) enum Line<'a> {
     /// One message (without its line ending).
     Message(&'a [u8]),
-    /// A line longer than the limit; it was skipped up to its end.
-    TooLong,
+    /// A line longer than the limit; it was skipped up to its end. Holds its
+    /// first bytes, enough to find a JSON-RPC id.
+    TooLong(&'a [u8]),
     /// The stream ended.
     Eof,
 }
+
+/// How much of an over-long line is kept.
+const PREFIX_BYTES: usize = 512;
 
 /// Reads lines of at most `max` bytes from a buffered reader, reusing one buffer.
 pub(crate) struct LineReader<R> {
@@ -48,7 +52,11 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 if !too_long {
                     if self.line.len() + chunk.len() > self.max {
                         too_long = true;
-                        self.line.clear();
+                        let keep = PREFIX_BYTES
+                            .saturating_sub(self.line.len())
+                            .min(chunk.len());
+                        self.line.truncate(PREFIX_BYTES);
+                        self.line.extend_from_slice(&chunk[..keep]);
                     } else {
                         self.line.extend_from_slice(chunk);
                     }
@@ -59,7 +67,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 }
             };
             if too_long {
-                return Ok(Line::TooLong);
+                return Ok(Line::TooLong(&self.line));
             }
             if self.line.last() == Some(&b'\r') {
                 self.line.pop();
@@ -75,6 +83,27 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 }
 
+/// The `id` of a JSON-RPC message from its first bytes, when it comes early enough.
+pub(crate) fn leading_id(prefix: &[u8]) -> Option<toolshape_protocol::RequestId> {
+    let text = std::str::from_utf8(prefix).ok().or_else(|| {
+        let valid = std::str::from_utf8(prefix).err()?.valid_up_to();
+        std::str::from_utf8(&prefix[..valid]).ok()
+    })?;
+    let mut rest = text;
+    while let Some(at) = rest.find("\"id\"") {
+        let after = rest[at + 4..].trim_start();
+        if let Some(value) = after.strip_prefix(':') {
+            let mut stream = serde_json::Deserializer::from_str(value.trim_start())
+                .into_iter::<toolshape_protocol::RequestId>();
+            if let Some(Ok(id)) = stream.next() {
+                return Some(id);
+            }
+        }
+        rest = &rest[at + 4..];
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,9 +113,23 @@ mod tests {
         let input: &[u8] = b"{\"a\":1}\r\n\n   \n0123456789012345\n{\"b\":2}\n{\"c\":3}";
         let mut lines = LineReader::new(tokio::io::BufReader::with_capacity(4, input), 10);
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"a\":1}")));
-        assert_eq!(lines.next().await.ok(), Some(Line::TooLong));
+        assert_eq!(lines.next().await.ok(), Some(Line::TooLong(b"0123456789")));
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"b\":2}")));
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"c\":3}")));
         assert_eq!(lines.next().await.ok(), Some(Line::Eof));
+    }
+
+    #[test]
+    fn finds_the_leading_id() {
+        use toolshape_protocol::RequestId;
+        assert_eq!(
+            leading_id(br#"{"jsonrpc":"2.0","id": 42,"result":{"content":[{"#),
+            Some(RequestId::Number(42))
+        );
+        assert_eq!(
+            leading_id(br#"{"id":"a-1","jsonrpc""#),
+            Some(RequestId::String("a-1".into()))
+        );
+        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","result":{"text":"#), None);
     }
 }

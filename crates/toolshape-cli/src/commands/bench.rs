@@ -1,0 +1,181 @@
+//! `toolshape bench`: a load generator. Many validated calls over one
+//! connection, with a progress bar and latency percentiles.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::call::parse_arguments;
+use super::connect::{ServerArgs, exit, fail};
+
+/// Arguments of `toolshape bench`.
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    /// How many calls to make.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    calls: usize,
+    /// How many calls are in flight at once.
+    #[arg(long, value_name = "C", default_value_t = 8)]
+    concurrency: usize,
+    /// The tool to call.
+    #[arg(long, value_name = "NAME")]
+    tool: String,
+    /// Its arguments, as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// What one run measured.
+#[derive(Debug, Serialize)]
+pub(crate) struct Report {
+    protocol: String,
+    server: String,
+    tool: String,
+    calls: usize,
+    concurrency: usize,
+    failures: usize,
+    seconds: f64,
+    calls_per_second: f64,
+    p50_ms: f64,
+    p90_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() as f64) * fraction).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1].as_secs_f64() * 1000.0
+}
+
+fn progress_bar(calls: usize, hidden: bool) -> ProgressBar {
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(calls as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} calls {per_sec} eta {eta}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+pub(crate) async fn run(args: BenchArgs) -> ExitCode {
+    let arguments = match parse_arguments(&args.args) {
+        Ok(arguments) => arguments,
+        Err(failure) => return fail("bench", failure),
+    };
+    let client = match args.server.connect().await {
+        Ok(client) => client,
+        Err(failure) => return fail("bench", failure),
+    };
+    // Warm up: the listing, the schema compile and one call, outside the measurement.
+    if let Err(error) = client.call_tool(&args.tool, Some(arguments.clone())).await {
+        client.close(Duration::from_secs(2)).await;
+        return fail(
+            "bench",
+            (
+                super::connect::exit_code(&error),
+                format!("warm-up call failed: {error}"),
+            ),
+        );
+    }
+
+    let bar = progress_bar(args.calls, args.json);
+    let next = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..args.concurrency.max(1) {
+        let (client, arguments, tool) = (client.clone(), arguments.clone(), args.tool.clone());
+        let (next, failures, bar, calls) = (
+            Arc::clone(&next),
+            Arc::clone(&failures),
+            bar.clone(),
+            args.calls,
+        );
+        workers.spawn(async move {
+            let mut latencies = Vec::with_capacity(calls / 4 + 1);
+            while next.fetch_add(1, Ordering::Relaxed) < calls {
+                let start = Instant::now();
+                let outcome = client.call_tool(&tool, Some(arguments.clone())).await;
+                latencies.push(start.elapsed());
+                match outcome {
+                    Ok(result) if !result.is_error => {}
+                    Ok(_) => {
+                        failures.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(error) => {
+                        if failures.fetch_add(1, Ordering::Relaxed) == 0 {
+                            tracing::warn!(%error, "a call failed");
+                        }
+                    }
+                }
+                bar.inc(1);
+            }
+            latencies
+        });
+    }
+    let mut latencies = Vec::with_capacity(args.calls);
+    while let Some(joined) = workers.join_next().await {
+        latencies.extend(joined.unwrap_or_default());
+    }
+    let elapsed = started.elapsed();
+    bar.finish_and_clear();
+    client.close(Duration::from_secs(2)).await;
+
+    latencies.sort_unstable();
+    let report = Report {
+        protocol: client.protocol_version().to_string(),
+        server: client
+            .server_info()
+            .map(|i| format!("{} {}", i.name, i.version))
+            .unwrap_or_default(),
+        tool: args.tool.clone(),
+        calls: latencies.len(),
+        concurrency: args.concurrency.max(1),
+        failures: failures.load(Ordering::Relaxed),
+        seconds: elapsed.as_secs_f64(),
+        calls_per_second: latencies.len() as f64 / elapsed.as_secs_f64().max(f64::EPSILON),
+        p50_ms: percentile(&latencies, 0.50),
+        p90_ms: percentile(&latencies, 0.90),
+        p99_ms: percentile(&latencies, 0.99),
+        max_ms: percentile(&latencies, 1.0),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+    } else {
+        println!(
+            "{} calls of {} to {} (protocol {}), concurrency {}: {} failed\n\
+             {:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
+            report.calls,
+            report.tool,
+            report.server,
+            report.protocol,
+            report.concurrency,
+            report.failures,
+            report.calls_per_second,
+            report.p50_ms,
+            report.p90_ms,
+            report.p99_ms,
+            report.max_ms
+        );
+    }
+    if report.failures > 0 {
+        return ExitCode::from(exit::VALIDATION.max(1));
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,72 @@
+//! `toolshape call`: call one tool, validate the result, print it.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Map, Value};
+
+use super::connect::{ServerArgs, exit, exit_code, fail};
+
+/// Arguments of `toolshape call`.
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// The tool to call.
+    tool: String,
+    /// The arguments, as a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+    /// Print the whole result (content, structuredContent, isError) as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+pub(crate) fn parse_arguments(text: &str) -> Result<Map<String, Value>, (u8, String)> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err((exit::USAGE, "--args must be a JSON object".into())),
+        Err(error) => Err((exit::USAGE, format!("--args is not valid JSON: {error}"))),
+    }
+}
+
+pub(crate) async fn run(args: CallArgs) -> ExitCode {
+    let arguments = match parse_arguments(&args.args) {
+        Ok(arguments) => arguments,
+        Err(failure) => return fail("call", failure),
+    };
+    let client = match args.server.connect().await {
+        Ok(client) => client,
+        Err(failure) => return fail("call", failure),
+    };
+    let outcome = client.call_tool(&args.tool, Some(arguments)).await;
+    client.close(Duration::from_secs(2)).await;
+    let result = match outcome {
+        Ok(result) => result,
+        Err(error) => return fail("call", (exit_code(&error), error.to_string())),
+    };
+    if args.json {
+        let whole = serde_json::json!({
+            "content": result.content,
+            "structuredContent": result.structured,
+            "isError": result.is_error,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&whole).unwrap_or_default()
+        );
+    } else if let (Some(structured), false) = (&result.structured, result.is_error) {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(structured).unwrap_or_default()
+        );
+    } else {
+        println!("{}", result.text());
+    }
+    if result.is_error {
+        eprintln!("toolshape call: the tool reported an error");
+        return ExitCode::from(exit::TOOL_ERROR);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,89 @@
+//! What the client commands share: which server, which revision, and how a
+//! failure maps to an exit code.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use toolshape::client::{
+    Client, ClientError, ClientErrorKind, Negotiation, ServerCommand, StderrMode,
+};
+use toolshape::protocol::ProtocolVersion;
+
+/// Exit codes of the client commands (documented in `--help` and the README).
+pub(crate) mod exit {
+    /// The tool reported an error.
+    pub(crate) const TOOL_ERROR: u8 = 1;
+    /// The command line is wrong.
+    pub(crate) const USAGE: u8 = 2;
+    /// The output does not match its schema, or the schema is unusable.
+    pub(crate) const VALIDATION: u8 = 3;
+    /// Protocol or transport failure (including timeouts).
+    pub(crate) const PROTOCOL: u8 = 4;
+}
+
+/// The text appended to the client commands' `--help`.
+pub(crate) const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 the tool reported an error; 2 usage error; \
+3 validation failure (output does not match its outputSchema, or the schema is unusable); \
+4 protocol or transport failure (including timeouts).";
+
+/// How to reach the server.
+#[derive(Debug, Args)]
+pub(crate) struct ServerArgs {
+    /// Revision to speak: `auto` (2026-07-28 discovery, falling back to the
+    /// initialize handshake) or one of 2024-11-05, 2025-03-26, 2025-06-18,
+    /// 2025-11-25, 2026-07-28.
+    #[arg(long, value_name = "VERSION", default_value = "auto")]
+    protocol: String,
+    /// Seconds a request may wait for its answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    timeout: u64,
+    /// Hide the server's stderr.
+    #[arg(long)]
+    quiet_server: bool,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "SERVER COMMAND")]
+    command: Vec<String>,
+}
+
+impl ServerArgs {
+    /// Connects, or says why not (and which exit code that is).
+    pub(crate) async fn connect(&self) -> Result<Client, (u8, String)> {
+        let negotiation = match self.protocol.as_str() {
+            "auto" => Negotiation::Auto,
+            other => match ProtocolVersion::parse(other) {
+                Some(version) => Negotiation::Pinned(version),
+                None => return Err((exit::USAGE, format!("unknown protocol version {other:?}"))),
+            },
+        };
+        let Some(command) = ServerCommand::from_argv(&self.command) else {
+            return Err((exit::USAGE, "give the server command after `--`".into()));
+        };
+        let command = command.stderr(if self.quiet_server {
+            StderrMode::Discard
+        } else {
+            StderrMode::Inherit
+        });
+        Client::builder()
+            .negotiation(negotiation)
+            .request_timeout(Duration::from_secs(self.timeout.max(1)))
+            .connect_stdio(command)
+            .await
+            .map_err(|e| (exit_code(&e), e.to_string()))
+    }
+}
+
+/// The exit code for a client error.
+pub(crate) fn exit_code(error: &ClientError) -> u8 {
+    match error.kind() {
+        ClientErrorKind::Tool { .. } => exit::TOOL_ERROR,
+        _ if error.is_validation_error() => exit::VALIDATION,
+        _ => exit::PROTOCOL,
+    }
+}
+
+/// Prints `message` to stderr and returns `code`.
+pub(crate) fn fail(command: &str, (code, message): (u8, String)) -> ExitCode {
+    eprintln!("toolshape {command}: {message}");
+    ExitCode::from(code)
+}

@@ -1,0 +1,229 @@
+//! Calling a tool: the result is validated against the tool's outputSchema,
+//! legacy wrapping is undone, and typed calls decode into Rust types.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, ResultType, methods};
+use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
+
+use super::Client;
+use super::error::{ClientError, ClientErrorKind};
+use crate::tool::{Progress, WRAPPED_OUTPUT_META_KEY};
+
+/// A tool's result, checked: `structured` matched the tool's outputSchema and
+/// is unwrapped when the server wrapped it for an older revision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The structured result.
+    pub structured: Option<Value>,
+    /// The content blocks.
+    pub content: Vec<ContentBlock>,
+    /// Whether the tool reported an error (its output is then not validated).
+    pub is_error: bool,
+    /// The result's `_meta`.
+    pub meta: Option<Meta>,
+}
+
+impl ToolResult {
+    /// The text of the text blocks, joined by newlines.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Per-call settings.
+#[derive(Debug, Default)]
+pub struct CallSettings {
+    /// Overrides the client's request timeout.
+    pub timeout: Option<Duration>,
+    /// Receives the server's progress reports for this call.
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+fn digest(value: &Value) -> String {
+    let mut hasher = DefaultHasher::new();
+    value.to_string().hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+impl Client {
+    /// Calls a tool. A result with `isError: true` is `Ok` with `is_error` set;
+    /// see [`Client::call`] for a call that treats it as an error.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<ToolResult, ClientError> {
+        self.call_tool_with(name, arguments, CallSettings::default())
+            .await
+    }
+
+    /// Calls a tool with per-call settings.
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        settings: CallSettings,
+    ) -> Result<ToolResult, ClientError> {
+        let arguments_value = Value::Object(arguments.clone().unwrap_or_default());
+        if let Some(confirm) = &self.inner.hooks.before_call
+            && !confirm(name, &arguments_value).await
+        {
+            return Err(ClientErrorKind::Declined(name.to_owned()).into());
+        }
+        let started = Instant::now();
+        let outcome = self.call_checked(name, arguments, settings).await;
+        let outcome_label = match &outcome {
+            Ok(result) if result.is_error => "tool_error",
+            Ok(_) => "ok",
+            Err(e) if e.is_validation_error() => "invalid_output",
+            Err(_) => "failed",
+        };
+        tracing::info!(
+            target: "toolshape::audit",
+            tool = name,
+            arguments_digest = %digest(&arguments_value),
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            outcome = outcome_label,
+            "tool call"
+        );
+        outcome
+    }
+
+    /// Calls a tool and decodes its structured result into `T`. A tool error,
+    /// a validation failure, a protocol or transport failure and a timeout are
+    /// each their own [`ClientErrorKind`].
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<T, ClientError> {
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(Value::Object(map)) => Some(map),
+            Ok(Value::Null) => None,
+            Ok(_) => {
+                return Err(ClientError::invalid(
+                    "tool arguments must serialize to a JSON object",
+                ));
+            }
+            Err(e) => {
+                return Err(ClientError::invalid(format!(
+                    "tool arguments do not serialize: {e}"
+                )));
+            }
+        };
+        let result = self.call_tool(name, arguments).await?;
+        if result.is_error {
+            return Err(ClientErrorKind::Tool {
+                tool: name.to_owned(),
+                message: crate::text::excerpt(&result.text(), 2000),
+            }
+            .into());
+        }
+        let value = match result.structured {
+            Some(value) => value,
+            // A text-only tool: decode its text as JSON, or as a string.
+            None => {
+                let text = result.text();
+                serde_json::from_str(&text).unwrap_or(Value::String(text))
+            }
+        };
+        serde_json::from_value(value).map_err(|e| {
+            ClientErrorKind::Decode {
+                tool: name.to_owned(),
+                message: e.to_string(),
+            }
+            .into()
+        })
+    }
+
+    async fn call_checked(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        settings: CallSettings,
+    ) -> Result<ToolResult, ClientError> {
+        let listing = self.listing().await?;
+        let entry = listing.by_name.get(name).cloned();
+        let peer = &self.inner.peer;
+        let id = peer.next_id();
+        let mut meta = self.request_meta();
+        if let Some(progress) = settings.progress {
+            let token = serde_json::to_value(&id).unwrap_or(Value::Null);
+            meta.get_or_insert_with(Meta::new)
+                .insert(keys::PROGRESS_TOKEN.into(), token);
+            peer.route_progress(id.clone(), progress);
+        }
+        let mut params = CallToolParams::new(name, arguments);
+        params.meta = meta;
+        let timeout = settings
+            .timeout
+            .unwrap_or(self.inner.options.request_timeout);
+        let answer = peer
+            .request(id.clone(), methods::TOOLS_CALL, &params, timeout, true)
+            .await;
+        peer.unroute_progress(&id);
+        let raw = answer?;
+        let result: CallToolResult = serde_json::from_str(raw.get())
+            .map_err(|e| ClientError::invalid(format!("bad tools/call result: {e}")))?;
+        if matches!(result.result_type, Some(ResultType::InputRequired)) {
+            return Err(ClientError::invalid(
+                "the server asked for input (input_required), which this client does not provide",
+            ));
+        }
+        let is_error = result.is_error();
+        let mut structured = result.structured_content;
+        if !is_error && let Some(entry) = &entry {
+            if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
+                let compiled = compiled.map_err(|source| ClientErrorKind::UnusableSchema {
+                    tool: name.to_owned(),
+                    source,
+                })?;
+                let value = structured.as_ref().ok_or_else(|| {
+                    ClientErrorKind::MissingStructuredContent {
+                        tool: name.to_owned(),
+                    }
+                })?;
+                compiled
+                    .validate(value)
+                    .map_err(|source| ClientErrorKind::Validation {
+                        tool: name.to_owned(),
+                        source,
+                    })?;
+            }
+            let marked = result
+                .meta
+                .as_ref()
+                .is_some_and(|m| m.contains_key(WRAPPED_OUTPUT_META_KEY));
+            if entry.wrapped || marked {
+                structured = structured.map(unwrap_result);
+            }
+        }
+        Ok(ToolResult {
+            structured,
+            content: result.content,
+            is_error,
+            meta: result.meta,
+        })
+    }
+}
+
+/// `{"result": v}` → `v`; anything else unchanged.
+fn unwrap_result(value: Value) -> Value {
+    match value {
+        Value::Object(mut map) if map.len() == 1 && map.contains_key(WRAPPED_RESULT_KEY) => {
+            map.remove(WRAPPED_RESULT_KEY).unwrap_or(Value::Null)
+        }
+        other => other,
+    }
+}

@@ -1,0 +1,266 @@
+//! The MCP tools client: connects to any server, negotiates a revision,
+//! lists its tools and validates every structured result before handing it on.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), toolshape::client::ClientError> {
+//! use toolshape::client::{Client, ServerCommand};
+//!
+//! let client = Client::builder()
+//!     .connect_stdio(ServerCommand::new("toolshape").arg("serve"))
+//!     .await?;
+//! let lines: u64 = client.call("count_lines", serde_json::json!({"path": "Cargo.toml"})).await?;
+//! # Ok(()) }
+//! ```
+
+mod call;
+mod error;
+mod negotiate;
+mod peer;
+mod stdio;
+mod tools;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::process::Child;
+use toolshape_protocol::{Implementation, Meta, ProtocolVersion};
+use toolshape_schema::SchemaEngine;
+
+pub use call::{CallSettings, ToolResult};
+pub use error::{ClientError, ClientErrorKind};
+pub use negotiate::{Negotiated, Negotiation};
+pub use stdio::{ServerCommand, StderrMode};
+
+use peer::Peer;
+
+/// Asked before each call with the tool's name and arguments; `false` declines it
+/// (the human-in-the-loop confirmation the spec asks clients to offer).
+pub type BeforeCall =
+    Arc<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
+
+#[derive(Clone, Default)]
+struct Hooks {
+    before_call: Option<BeforeCall>,
+}
+
+/// Client settings.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// How long a request waits for its answer.
+    pub request_timeout: Duration,
+    /// How long the `server/discover` probe waits before falling back to `initialize`.
+    pub probe_timeout: Duration,
+    /// Longest message accepted from the server, in bytes.
+    pub max_message_bytes: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(10),
+            max_message_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// A connection to one MCP server. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    peer: Arc<Peer>,
+    negotiated: Negotiated,
+    client_info: Implementation,
+    engine: SchemaEngine,
+    options: ClientOptions,
+    hooks: Hooks,
+    tools: tokio::sync::Mutex<Option<Arc<tools::Listing>>>,
+    child: Mutex<Option<Child>>,
+    stderr: stdio::StderrTail,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("negotiated", &self.inner.negotiated)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts configuring a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// What was negotiated with the server.
+    pub fn negotiated(&self) -> &Negotiated {
+        &self.inner.negotiated
+    }
+
+    /// The revision in use.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.negotiated.version
+    }
+
+    /// Who the server says it is.
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.inner.negotiated.server_info.as_ref()
+    }
+
+    /// The last lines the server wrote to stderr, when it is captured.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.inner
+            .stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Closes the server's input and waits up to `grace` for it to exit, then
+    /// kills it. Returns its exit status when known.
+    pub async fn close(&self, grace: Duration) -> Option<std::process::ExitStatus> {
+        self.inner.peer.close_output().await;
+        let child = self
+            .inner
+            .child
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let mut child = child?;
+        match tokio::time::timeout(grace, child.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                let _ = child.kill().await;
+                child.wait().await.ok()
+            }
+        }
+    }
+
+    /// The `_meta` a request carries: 2026-07-28 puts the revision and the
+    /// client's capabilities in every request.
+    fn request_meta(&self) -> Option<Meta> {
+        self.inner
+            .negotiated
+            .version
+            .is_stateless()
+            .then(|| negotiate::modern_meta(&self.inner.client_info))
+    }
+}
+
+/// Configures and connects a [`Client`].
+#[derive(Clone)]
+pub struct ClientBuilder {
+    negotiation: Negotiation,
+    client_info: Implementation,
+    engine: Option<SchemaEngine>,
+    options: ClientOptions,
+    hooks: Hooks,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            negotiation: Negotiation::Auto,
+            client_info: Implementation::new("toolshape", env!("CARGO_PKG_VERSION")),
+            engine: None,
+            options: ClientOptions::default(),
+            hooks: Hooks::default(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// Sets how the revision is chosen (automatic by default).
+    #[must_use]
+    pub fn negotiation(mut self, negotiation: Negotiation) -> Self {
+        self.negotiation = negotiation;
+        self
+    }
+
+    /// Sets how the client names itself.
+    #[must_use]
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.client_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Sets the options.
+    #[must_use]
+    pub fn options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Sets the request timeout.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.options.request_timeout = timeout;
+        self
+    }
+
+    /// Sets the schema engine output schemas compile with (by default an
+    /// untrusted engine: nothing fetched, bounds on, a time budget).
+    #[must_use]
+    pub fn engine(mut self, engine: SchemaEngine) -> Self {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// Asks `confirm` before every call; a `false` declines the call.
+    #[must_use]
+    pub fn before_call<F, Fut>(mut self, confirm: F) -> Self
+    where
+        F: Fn(&str, &Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = bool> + Send + 'static,
+    {
+        self.hooks.before_call = Some(Arc::new(move |name, arguments| {
+            Box::pin(confirm(name, arguments))
+        }));
+        self
+    }
+
+    /// Starts the server as a child process and connects over its stdin and stdout.
+    pub async fn connect_stdio(self, command: ServerCommand) -> Result<Client, ClientError> {
+        let transport = stdio::spawn(&command, self.options.max_message_bytes)?;
+        let negotiated = negotiate::negotiate(
+            &transport.peer,
+            self.negotiation,
+            &self.client_info,
+            self.options.request_timeout,
+            self.options.probe_timeout,
+        )
+        .await;
+        let negotiated = match negotiated {
+            Ok(negotiated) => negotiated,
+            Err(error) => {
+                let mut child = transport.child;
+                let _ = child.kill().await;
+                return Err(error);
+            }
+        };
+        tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
+        Ok(Client {
+            inner: Arc::new(Inner {
+                peer: transport.peer,
+                negotiated,
+                client_info: self.client_info,
+                engine: self.engine.unwrap_or_default(),
+                options: self.options,
+                hooks: self.hooks,
+                tools: tokio::sync::Mutex::new(None),
+                child: Mutex::new(Some(transport.child)),
+                stderr: transport.stderr,
+            }),
+        })
+    }
+}

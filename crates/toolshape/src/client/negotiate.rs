@@ -1,0 +1,165 @@
+//! Agreeing on a revision: 2026-07-28 `server/discover` first, falling back to
+//! the `initialize` handshake; or one pinned revision.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolshape_protocol::lifecycle::InitializeParams;
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{
+    ClientCapabilities, DiscoverResult, Implementation, InitializeResult, Meta, ProtocolVersion,
+    ServerCapabilities, methods,
+};
+
+use super::error::{ClientError, ClientErrorKind};
+use super::peer::Peer;
+
+/// How the client picks the revision it speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Negotiation {
+    /// Probe with 2026-07-28 `server/discover`; fall back to `initialize` when
+    /// the server answers with anything but a modern result or error.
+    #[default]
+    Auto,
+    /// Speak exactly this revision.
+    Pinned(ProtocolVersion),
+}
+
+/// What was agreed with the server.
+#[derive(Debug, Clone)]
+pub struct Negotiated {
+    /// The revision in use.
+    pub version: ProtocolVersion,
+    /// Who the server says it is.
+    pub server_info: Option<Implementation>,
+    /// What the server supports.
+    pub capabilities: ServerCapabilities,
+    /// Guidance the server gives the model.
+    pub instructions: Option<String>,
+}
+
+/// The `_meta` every 2026-07-28 request carries.
+pub(crate) fn modern_meta(client: &Implementation) -> Meta {
+    let mut meta = Meta::new();
+    meta.insert(
+        keys::PROTOCOL_VERSION.into(),
+        json!(ProtocolVersion::V2026_07_28.as_str()),
+    );
+    meta.insert(keys::CLIENT_CAPABILITIES.into(), json!({}));
+    if let Ok(info) = serde_json::to_value(client) {
+        meta.insert(keys::CLIENT_INFO.into(), info);
+    }
+    meta
+}
+
+pub(crate) async fn negotiate(
+    peer: &Arc<Peer>,
+    negotiation: Negotiation,
+    client: &Implementation,
+    timeout: Duration,
+    probe_timeout: Duration,
+) -> Result<Negotiated, ClientError> {
+    match negotiation {
+        Negotiation::Pinned(version) if version.is_stateless() => {
+            discover(peer, client, timeout).await
+        }
+        Negotiation::Pinned(version) => initialize(peer, client, version, timeout).await,
+        Negotiation::Auto => match discover(peer, client, probe_timeout).await {
+            Ok(negotiated) => Ok(negotiated),
+            Err(error) => {
+                let legacy = match error.kind() {
+                    ClientErrorKind::Protocol(object) if object.is_modern_mcp_error() => {
+                        // A modern server without 2026-07-28: use its best handshake revision.
+                        let supported = object
+                            .unsupported_protocol_version_data()
+                            .map(|d| d.supported);
+                        let best = supported.as_deref().and_then(|s| {
+                            toolshape_protocol::version::highest_common_version(
+                                s,
+                                &ProtocolVersion::ALL,
+                            )
+                        });
+                        match best {
+                            Some(version) if version.uses_initialize_handshake() => version,
+                            _ => return Err(error),
+                        }
+                    }
+                    ClientErrorKind::Transport(_) => return Err(error),
+                    _ => ProtocolVersion::V2025_11_25,
+                };
+                tracing::debug!(%error, fallback = %legacy, "server/discover failed; falling back to initialize");
+                initialize(peer, client, legacy, timeout).await
+            }
+        },
+    }
+}
+
+async fn discover(
+    peer: &Arc<Peer>,
+    client: &Implementation,
+    timeout: Duration,
+) -> Result<Negotiated, ClientError> {
+    let params = json!({ "_meta": modern_meta(client) });
+    let raw = peer
+        .request(
+            peer.next_id(),
+            methods::SERVER_DISCOVER,
+            &params,
+            timeout,
+            true,
+        )
+        .await?;
+    let result: DiscoverResult = serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::invalid(format!("bad server/discover result: {e}")))?;
+    let version = result
+        .select_version(&[ProtocolVersion::V2026_07_28])
+        .ok_or_else(|| {
+            ClientError::invalid("the server's supportedVersions do not include 2026-07-28")
+        })?;
+    let server_info = result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get(keys::SERVER_INFO))
+        .and_then(|info| serde_json::from_value(info.clone()).ok());
+    Ok(Negotiated {
+        version,
+        server_info,
+        capabilities: result.capabilities,
+        instructions: result.instructions,
+    })
+}
+
+async fn initialize(
+    peer: &Arc<Peer>,
+    client: &Implementation,
+    version: ProtocolVersion,
+    timeout: Duration,
+) -> Result<Negotiated, ClientError> {
+    let params = InitializeParams {
+        protocol_version: version.as_str().to_owned(),
+        capabilities: ClientCapabilities::default(),
+        client_info: client.clone(),
+        meta: None,
+    };
+    let raw = peer
+        .request(peer.next_id(), methods::INITIALIZE, &params, timeout, false)
+        .await?;
+    let result: InitializeResult = serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::invalid(format!("bad initialize result: {e}")))?;
+    let agreed = ProtocolVersion::parse(&result.protocol_version)
+        .filter(|v| v.uses_initialize_handshake())
+        .ok_or_else(|| {
+            ClientError::invalid(format!(
+                "the server chose protocol version {:?}, which this client does not speak",
+                crate::text::excerpt(&result.protocol_version, 40)
+            ))
+        })?;
+    peer.notify(methods::INITIALIZED, &Value::Object(Default::default()))?;
+    Ok(Negotiated {
+        version: agreed,
+        server_info: Some(result.server_info),
+        capabilities: result.capabilities,
+        instructions: result.instructions,
+    })
+}

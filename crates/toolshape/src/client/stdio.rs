@@ -1,0 +1,198 @@
+//! A server started as a child process, spoken to over its stdin and stdout.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use super::error::ClientError;
+use super::peer::{self, Peer};
+
+/// What happens to the child's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StderrMode {
+    /// Passed through to this process's stderr (the default).
+    #[default]
+    Inherit,
+    /// Captured; the last lines are kept (see [`crate::Client::stderr_tail`]).
+    Capture,
+    /// Discarded.
+    Discard,
+}
+
+/// How to start a server: program, arguments, environment, folder.
+#[derive(Debug, Clone)]
+pub struct ServerCommand {
+    program: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    current_dir: Option<PathBuf>,
+    stderr: StderrMode,
+}
+
+impl ServerCommand {
+    /// Runs `program`.
+    pub fn new(program: impl Into<OsString>) -> Self {
+        ServerCommand {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            current_dir: None,
+            stderr: StderrMode::Inherit,
+        }
+    }
+
+    /// The first element is the program, the rest its arguments.
+    pub fn from_argv<I, S>(argv: I) -> Option<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let mut argv = argv.into_iter().map(Into::into);
+        let program = argv.next()?;
+        Some(ServerCommand::new(program).args(argv))
+    }
+
+    /// Adds an argument.
+    #[must_use]
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Adds arguments.
+    #[must_use]
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for the child.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Runs the child in `dir`.
+    #[must_use]
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.current_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets what happens to the child's stderr.
+    #[must_use]
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+}
+
+/// Lines of the child's stderr, the most recent ones.
+pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
+const STDERR_TAIL_LINES: usize = 200;
+
+/// A running child with its reader and writer tasks.
+pub(crate) struct ChildTransport {
+    pub(crate) peer: Arc<Peer>,
+    pub(crate) child: Child,
+    pub(crate) stderr: StderrTail,
+}
+
+/// Starts the child and wires its pipes to a new [`Peer`].
+pub(crate) fn spawn(
+    command: &ServerCommand,
+    max_message_bytes: usize,
+) -> Result<ChildTransport, ClientError> {
+    let mut process = Command::new(&command.program);
+    process
+        .args(&command.args)
+        .envs(command.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(match command.stderr {
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Capture => Stdio::piped(),
+            StderrMode::Discard => Stdio::null(),
+        })
+        .kill_on_drop(true);
+    if let Some(dir) = &command.current_dir {
+        process.current_dir(dir);
+    }
+    let mut child = process.spawn().map_err(|e| {
+        ClientError::transport(format!(
+            "cannot start {}: {e}",
+            command.program.to_string_lossy()
+        ))
+    })?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(ClientError::transport("the child's pipes are missing"));
+    };
+    let stderr = StderrTail::default();
+    if let Some(pipe) = child.stderr.take() {
+        let tail = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                if tail.len() == STDERR_TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+    }
+    let (outgoing, receiver) = mpsc::channel(1024);
+    let peer = Peer::new(outgoing);
+    tokio::spawn(write_loop(stdin, receiver));
+    tokio::spawn(peer::read_loop(
+        Arc::clone(&peer),
+        BufReader::with_capacity(64 * 1024, stdout),
+        max_message_bytes,
+    ));
+    Ok(ChildTransport {
+        peer,
+        child,
+        stderr,
+    })
+}
+
+/// Writes queued messages, flushing whenever the queue runs dry. Ends, closing
+/// the child's stdin, on an empty message (the close signal) or when every
+/// sender is gone.
+pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
+    writer: W,
+    mut receiver: mpsc::Receiver<Vec<u8>>,
+) {
+    let mut writer = BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(message) = receiver.recv().await {
+        if message.is_empty() || writer.write_all(&message).await.is_err() {
+            break;
+        }
+        while let Ok(message) = receiver.try_recv() {
+            if message.is_empty() {
+                let _ = writer.flush().await;
+                let _ = writer.shutdown().await;
+                return;
+            }
+            if writer.write_all(&message).await.is_err() {
+                return;
+            }
+        }
+        if writer.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
