@@ -204,8 +204,10 @@ impl Connection {
             },
             methods::PING => self.outbox.result(id, &json!({})).await,
             other => {
+                // Name the method, but never echo an arbitrarily long one back.
+                let method = crate::text::excerpt(other, 100);
                 self.outbox
-                    .error(Some(id), &ErrorObject::method_not_found(other))
+                    .error(Some(id), &ErrorObject::method_not_found(&method))
                     .await
             }
         }

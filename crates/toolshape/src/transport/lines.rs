@@ -52,10 +52,10 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 if !too_long {
                     if self.line.len() + chunk.len() > self.max {
                         too_long = true;
-                        let keep = PREFIX_BYTES
-                            .saturating_sub(self.line.len())
-                            .min(chunk.len());
-                        self.line.truncate(PREFIX_BYTES);
+                        // The line's first bytes, however the input was chunked.
+                        let cap = PREFIX_BYTES.min(self.max);
+                        let keep = cap.saturating_sub(self.line.len()).min(chunk.len());
+                        self.line.truncate(cap);
                         self.line.extend_from_slice(&chunk[..keep]);
                     } else {
                         self.line.extend_from_slice(chunk);
@@ -83,25 +83,34 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 }
 
-/// The `id` of a JSON-RPC message from its first bytes, when it comes early enough.
+/// The `id` of a JSON-RPC message from its first bytes, when it comes early
+/// enough: only a member of the top-level object counts, never an `"id"`
+/// nested in `params` or `result` (answering with that one would match the
+/// wrong request).
 pub(crate) fn leading_id(prefix: &[u8]) -> Option<toolshape_protocol::RequestId> {
-    let text = std::str::from_utf8(prefix).ok().or_else(|| {
-        let valid = std::str::from_utf8(prefix).err()?.valid_up_to();
-        std::str::from_utf8(&prefix[..valid]).ok()
-    })?;
-    let mut rest = text;
-    while let Some(at) = rest.find("\"id\"") {
-        let after = rest[at + 4..].trim_start();
-        if let Some(value) = after.strip_prefix(':') {
-            let mut stream = serde_json::Deserializer::from_str(value.trim_start())
-                .into_iter::<toolshape_protocol::RequestId>();
-            if let Some(Ok(id)) = stream.next() {
-                return Some(id);
-            }
+    let text = match std::str::from_utf8(prefix) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(&prefix[..error.valid_up_to()]).ok()?,
+    };
+    let mut rest = text.trim_start().strip_prefix('{')?;
+    loop {
+        let (key, after) = next_value::<String>(rest)?;
+        let after = after.trim_start().strip_prefix(':')?;
+        if key == "id" {
+            let (id, after) = next_value::<toolshape_protocol::RequestId>(after)?;
+            // A value that runs to the end of the prefix may have been cut.
+            return (!after.trim_start().is_empty()).then_some(id);
         }
-        rest = &rest[at + 4..];
+        let (_, after) = next_value::<serde::de::IgnoredAny>(after)?;
+        rest = after.trim_start().strip_prefix(',')?;
     }
-    None
+}
+
+/// The JSON value at the start of `text`, and what follows it.
+fn next_value<T: serde::de::DeserializeOwned>(text: &str) -> Option<(T, &str)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, text.get(values.byte_offset()..)?))
 }
 
 #[cfg(test)]
@@ -131,5 +140,21 @@ mod tests {
             Some(RequestId::String("a-1".into()))
         );
         assert_eq!(leading_id(br#"{"jsonrpc":"2.0","result":{"text":"#), None);
+        // Only the top-level member counts.
+        assert_eq!(
+            leading_id(br#"{"jsonrpc":"2.0","method":"x","params":{"id":3,"a":"#),
+            None
+        );
+        assert_eq!(
+            leading_id(br#"{"params":{"id":3},"id":[1],"x":"#),
+            None,
+            "a malformed id is no id"
+        );
+        assert_eq!(
+            leading_id(br#" { "params" : { "id" : 3 } , "id" : 8 , "x":"#),
+            Some(RequestId::Number(8))
+        );
+        // A number that reaches the end of the prefix may be cut short.
+        assert_eq!(leading_id(br#"{"id":12"#), None);
     }
 }

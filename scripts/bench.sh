@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark over stdio: toolshape's peer_server against the rmcp,
+# TypeScript SDK, Python SDK and FastMCP peers in ../shared/peers, and a raw
+# echo baseline, all driven by `toolshape bench` (validation on at both ends)
+# in one run. Prints one table with calls/s, p50, p99 and the ratio to rmcp.
+#
+#   scripts/bench.sh [CALLS] [CONCURRENCY]      (defaults: 20000 8)
+#
+# Builds and installs what it needs under target/peers (the peers folder is
+# read-only): the rmcp peer with cargo, the TypeScript peer with npm, the
+# Python peers in venvs from PyPI. Set PEERS="toolshape rmcp" to run a subset.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+peers_src=${PEERS_HOME:-$root/../shared/peers}
+work=$root/target/peers
+calls=${1:-20000}
+concurrency=${2:-8}
+want=${PEERS:-"toolshape rmcp ts py-mcp py-fastmcp echo"}
+mkdir -p "$work"
+
+has() { [[ " $want " == *" $1 "* ]]; }
+
+echo "building toolshape (release)..." >&2
+cargo build --release --locked -q -p toolshape-cli
+cargo build --release --locked -q -p toolshape --example peer_server --example echo_baseline
+bench=$root/target/release/toolshape
+
+if has rmcp; then
+  echo "building the rmcp peer..." >&2
+  rm -rf "$work/rmcp-src" && cp -r "$peers_src/rmcp" "$work/rmcp-src" && chmod -R u+w "$work/rmcp-src"
+  cargo build --release -q --manifest-path "$work/rmcp-src/Cargo.toml" --target-dir "$work/rmcp-target"
+fi
+if has ts; then
+  echo "installing the TypeScript peer..." >&2
+  if [ ! -d "$work/ts/node_modules" ]; then
+    rm -rf "$work/ts" && cp -r "$peers_src/ts" "$work/ts" && chmod -R u+w "$work/ts"
+    (cd "$work/ts" && npm ci --silent --no-audit --no-fund >/dev/null)
+  fi
+fi
+for py in py-mcp py-fastmcp; do
+  if has "$py" && [ ! -x "$work/$py-venv/bin/python" ]; then
+    echo "installing the $py peer..." >&2
+    bash "$peers_src/$py/install.sh" "$work/$py-venv" >/dev/null
+  fi
+done
+
+weather_args='{"location":"Paris"}'
+echo_args=$("$bench" call get_weather_data --args "$weather_args" -- "$root/target/release/examples/peer_server" \
+  | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin),separators=(",",":")))')
+
+results=$work/results.jsonl
+: > "$results"
+run() {
+  local name=$1 tool=$2 args=$3; shift 3
+  echo "benchmarking $name..." >&2
+  local line
+  if line=$("$bench" bench --json --quiet-server --calls "$calls" --concurrency "$concurrency" \
+      --tool "$tool" --args "$args" -- "$@"); then
+    echo "{\"name\":\"$name\",\"report\":$line}" >> "$results"
+  else
+    echo "{\"name\":\"$name\",\"report\":null}" >> "$results"
+  fi
+}
+
+has toolshape && run toolshape get_weather_data "$weather_args" "$root/target/release/examples/peer_server"
+has rmcp && run rmcp get_weather_data "$weather_args" "$work/rmcp-target/release/mcp-peer-rmcp"
+has ts && run typescript get_weather_data "$weather_args" node "$work/ts/server.mjs"
+has py-mcp && run python-mcp get_weather_data "$weather_args" "$work/py-mcp-venv/bin/python" "$peers_src/py-mcp/server.py"
+has py-fastmcp && run fastmcp get_weather_data "$weather_args" "$work/py-fastmcp-venv/bin/python" "$peers_src/py-fastmcp/server.py"
+has echo && run raw-echo echo "$echo_args" "$root/target/release/examples/echo_baseline"
+
+python3 - "$results" "$calls" "$concurrency" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+base = next((r["report"]["calls_per_second"] for r in rows if r["name"] == "rmcp" and r["report"]), None)
+print(f"get_weather_data over stdio, {sys.argv[2]} calls, concurrency {sys.argv[3]}, validation on at both ends\n")
+print("| server | protocol | calls/s | p50 ms | p99 ms | vs rmcp | failed |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for r in rows:
+    rep = r["report"]
+    if not rep:
+        print(f"| {r['name']} | - | failed to run | | | | |")
+        continue
+    ratio = f"{rep['calls_per_second'] / base:.2f}x" if base else "-"
+    print(f"| {r['name']} | {rep['protocol']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {ratio} | {rep['failures']} |")
+PY
