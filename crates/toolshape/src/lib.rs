@@ -26,7 +26,7 @@ mod text;
 mod tool;
 mod transport;
 
-pub use server::{Server, ServerBuilder, ServerOptions};
+pub use server::{HttpOptions, Server, ServerBuilder, ServerOptions};
 pub use tool::{
     BoxFuture, CallOptions, CallOutcome, ErasedHandler, InvalidCursor, Progress, RegistrationError,
     Tool, ToolContext, ToolError, ToolFailure, ToolOutput, ToolRegistry, UnknownTool,

@@ -41,8 +41,16 @@ pub(crate) struct ServerArgs {
     /// Hide the server's stderr.
     #[arg(long)]
     quiet_server: bool,
+    /// Connect to a Streamable HTTP endpoint (e.g. http://127.0.0.1:8080/mcp)
+    /// instead of starting a server.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
     /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "SERVER COMMAND")]
+    #[arg(
+        last = true,
+        required_unless_present = "url",
+        value_name = "SERVER COMMAND"
+    )]
     command: Vec<String>,
 }
 
@@ -56,17 +64,27 @@ impl ServerArgs {
                 None => return Err((exit::USAGE, format!("unknown protocol version {other:?}"))),
             },
         };
+        let builder = Client::builder()
+            .negotiation(negotiation)
+            .request_timeout(Duration::from_secs(self.timeout.max(1)));
+        if let Some(url) = &self.url {
+            return builder
+                .connect_http(url)
+                .await
+                .map_err(|e| (exit_code(&e), e.to_string()));
+        }
         let Some(command) = ServerCommand::from_argv(&self.command) else {
-            return Err((exit::USAGE, "give the server command after `--`".into()));
+            return Err((
+                exit::USAGE,
+                "give the server command after `--`, or --url".into(),
+            ));
         };
         let command = command.stderr(if self.quiet_server {
             StderrMode::Discard
         } else {
             StderrMode::Inherit
         });
-        Client::builder()
-            .negotiation(negotiation)
-            .request_timeout(Duration::from_secs(self.timeout.max(1)))
+        builder
             .connect_stdio(command)
             .await
             .map_err(|e| (exit_code(&e), e.to_string()))

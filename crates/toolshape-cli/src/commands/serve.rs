@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use toolshape::{Server, ServerOptions};
+use toolshape::{HttpOptions, Server, ServerOptions};
 use toolshape_workspace::Workspace;
 
 /// Arguments of `toolshape serve`.
@@ -20,6 +20,17 @@ pub(crate) struct ServeArgs {
     /// The longest one tool call may run, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     call_timeout: u64,
+    /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio.
+    /// Binding to anything but loopback exposes the workspace: do it only behind
+    /// authentication.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// With --http: serve only stateless 2026-07-28 requests (no handshake sessions).
+    #[arg(long, requires = "http")]
+    stateless: bool,
+    /// With --http: an Origin allowed besides the loopback ones (repeatable).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
 }
 
 pub(crate) async fn run(args: ServeArgs) -> ExitCode {
@@ -48,8 +59,44 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         eprintln!("toolshape serve: {error}");
         return ExitCode::FAILURE;
     }
+    if let Some(address) = args.http {
+        return serve_http(&server, address, args.stateless, args.allow_origin).await;
+    }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     match server.serve_stdio().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "serving failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve_http(
+    server: &Server,
+    address: std::net::SocketAddr,
+    stateless: bool,
+    origins: Vec<String>,
+) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("toolshape serve: cannot listen on {address}: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut options = HttpOptions::default();
+    options.sessions = !stateless;
+    options.allowed_origins = origins;
+    let bound = listener
+        .local_addr()
+        .map_or_else(|_| address.to_string(), |a| a.to_string());
+    eprintln!("toolshape: serving MCP on http://{bound}{}", options.path);
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+    };
+    match server.serve_http(listener, options, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "serving failed");

@@ -14,6 +14,7 @@
 
 mod call;
 mod error;
+mod http;
 mod negotiate;
 mod peer;
 mod stdio;
@@ -126,8 +127,9 @@ impl Client {
             .collect()
     }
 
-    /// Closes the server's input and waits up to `grace` for it to exit, then
-    /// kills it. Returns its exit status when known.
+    /// Closes the connection: over stdio, closes the server's input and waits
+    /// up to `grace` for it to exit, then kills it, returning its exit status;
+    /// over HTTP, ends the session.
     pub async fn close(&self, grace: Duration) -> Option<std::process::ExitStatus> {
         self.inner.peer.close_output().await;
         let child = self
@@ -232,8 +234,26 @@ impl ClientBuilder {
     /// Starts the server as a child process and connects over its stdin and stdout.
     pub async fn connect_stdio(self, command: ServerCommand) -> Result<Client, ClientError> {
         let transport = stdio::spawn(&command, self.options.max_message_bytes)?;
+        self.finish(transport.peer, Some(transport.child), transport.stderr)
+            .await
+    }
+
+    /// Connects to an MCP endpoint over Streamable HTTP (`http://host:port/mcp`).
+    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        let url = reqwest::Url::parse(url)
+            .map_err(|e| ClientError::transport(format!("bad URL {url:?}: {e}")))?;
+        let peer = http::connect(url, self.options.max_message_bytes)?;
+        self.finish(peer, None, stdio::StderrTail::default()).await
+    }
+
+    async fn finish(
+        self,
+        peer: Arc<Peer>,
+        child: Option<Child>,
+        stderr: stdio::StderrTail,
+    ) -> Result<Client, ClientError> {
         let negotiated = negotiate::negotiate(
-            &transport.peer,
+            &peer,
             self.negotiation,
             &self.client_info,
             self.options.request_timeout,
@@ -243,23 +263,25 @@ impl ClientBuilder {
         let negotiated = match negotiated {
             Ok(negotiated) => negotiated,
             Err(error) => {
-                let mut child = transport.child;
-                let _ = child.kill().await;
+                peer.close_output().await;
+                if let Some(mut child) = child {
+                    let _ = child.kill().await;
+                }
                 return Err(error);
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
         Ok(Client {
             inner: Arc::new(Inner {
-                peer: transport.peer,
+                peer,
                 negotiated,
                 client_info: self.client_info,
                 engine: self.engine.unwrap_or_default(),
                 options: self.options,
                 hooks: self.hooks,
                 tools: tokio::sync::Mutex::new(None),
-                child: Mutex::new(Some(transport.child)),
-                stderr: transport.stderr,
+                child: Mutex::new(child),
+                stderr,
             }),
         })
     }

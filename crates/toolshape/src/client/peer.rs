@@ -139,7 +139,7 @@ impl Peer {
     }
 
     /// Handles one message from the server.
-    fn receive(&self, bytes: &[u8]) {
+    pub(crate) fn receive(&self, bytes: &[u8]) {
         match toolshape_protocol::classify(bytes) {
             Incoming::Response(response) => {
                 let Some(id) = response.id().cloned() else {
@@ -172,6 +172,19 @@ impl Peer {
                     reply.push(b'\n');
                     let _ = self.outgoing.try_send(reply);
                 }
+            }
+            // An unreadable response to one of our requests (a malformed
+            // error object, both `result` and `error`...): fail that request
+            // now instead of leaving it to its timeout.
+            Incoming::Invalid {
+                id: Some(id),
+                error,
+            } if !has_method(bytes) => {
+                tracing::warn!(%error, %id, "the server sent an invalid response");
+                self.fail(
+                    &id,
+                    ClientError::invalid(format!("invalid response: {}", error.message)),
+                );
             }
             Incoming::Invalid { error, .. } => {
                 tracing::warn!(%error, "the server sent an invalid message; ignored");
@@ -207,7 +220,7 @@ impl Peer {
     }
 
     /// Fails a pending request whose response could not be read.
-    fn fail(&self, id: &RequestId, error: ClientError) {
+    pub(crate) fn fail(&self, id: &RequestId, error: ClientError) {
         if let Some(waiter) = self.pending().remove(id) {
             let _ = waiter.send(Err(error));
         }
@@ -222,6 +235,16 @@ impl Peer {
             )));
         }
     }
+}
+
+/// Whether a message has a top-level `method` (a request or notification,
+/// never a response to one of ours).
+fn has_method(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(bytes).is_ok_and(|probe| probe.method.is_some())
 }
 
 /// Removes a request that ended without its answer, and cancels it at the server.

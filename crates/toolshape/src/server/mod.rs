@@ -2,8 +2,11 @@
 //! response for the revision each peer speaks.
 
 mod connection;
+mod dispatch;
+mod http;
 mod methods;
 mod options;
+mod outbox;
 mod session;
 mod shape;
 
@@ -15,6 +18,7 @@ use toolshape_protocol::Implementation;
 
 use crate::tool::{RegistrationError, Tool, ToolRegistry};
 
+pub use http::HttpOptions;
 pub use options::ServerOptions;
 
 /// An MCP tools server.

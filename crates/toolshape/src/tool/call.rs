@@ -75,6 +75,15 @@ impl ToolFailure {
     }
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// The name of a tool that is not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Unknown tool: {0}")]
@@ -103,6 +112,8 @@ impl ToolRegistry {
 
         let context = ToolContext::new(tool.name.clone(), options.progress);
         let mut task = tokio::spawn(tool.handler.call(context, arguments));
+        // If this call is dropped (its caller went away), the handler stops too.
+        let _abort_on_drop = AbortOnDrop(task.abort_handle());
         let cancelled = async {
             match options.cancel {
                 // Either a cancel or the canceller going away ends the call.

@@ -1,3 +1,7 @@
-//! Transports: how messages travel. Stdio frames them as newline-delimited JSON.
+//! Transports: how messages travel. Stdio frames them as newline-delimited
+//! JSON; Streamable HTTP carries one per POST, answered as JSON or as an SSE
+//! stream.
 
+pub(crate) mod headers;
 pub(crate) mod lines;
+pub(crate) mod sse;

@@ -1,0 +1,56 @@
+//! Where a request's answers go: the one stdio writer, or one HTTP response.
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+use toolshape_protocol::{ErrorObject, RequestId};
+
+/// A channel of serialized JSON-RPC messages (no framing), in order.
+#[derive(Clone)]
+pub(crate) struct Outbox(pub(crate) mpsc::Sender<Vec<u8>>);
+
+impl Outbox {
+    /// Sends one serialized message; false when the receiving side is gone.
+    pub(crate) async fn send(&self, message: Vec<u8>) -> bool {
+        self.0.send(message).await.is_ok()
+    }
+
+    pub(crate) async fn result<R: Serialize + ?Sized>(&self, id: &RequestId, result: &R) -> bool {
+        self.send(encode_result(id, result)).await
+    }
+
+    pub(crate) async fn error(&self, id: Option<&RequestId>, error: &ErrorObject) -> bool {
+        self.send(encode_error(id, error)).await
+    }
+
+    pub(crate) async fn notification<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> bool {
+        let mut out = Vec::with_capacity(128);
+        match toolshape_protocol::write_notification(&mut out, method, params) {
+            Ok(()) => self.send(out).await,
+            Err(_) => true,
+        }
+    }
+}
+
+/// A serialized success response (an internal error if the result does not serialize).
+pub(crate) fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    match toolshape_protocol::write_result(&mut out, id, result) {
+        Ok(()) => out,
+        Err(e) => encode_error(
+            Some(id),
+            &ErrorObject::internal_error(format!("Internal error: {e}")),
+        ),
+    }
+}
+
+/// A serialized error response.
+pub(crate) fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    // An ErrorObject always serializes.
+    let _ = toolshape_protocol::write_error(&mut out, id, error);
+    out
+}

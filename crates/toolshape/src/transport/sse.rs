@@ -1,0 +1,136 @@
+//! Server-sent events: reading an event stream incrementally, and writing events.
+
+/// One event: its `event` name (if any), its `id` (if any) and its data.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Event {
+    pub(crate) event: Option<String>,
+    pub(crate) id: Option<String>,
+    pub(crate) data: String,
+}
+
+/// Splits an event stream into events as bytes arrive, with a size limit per event.
+#[derive(Debug)]
+pub(crate) struct EventReader {
+    buffer: Vec<u8>,
+    current: Event,
+    has_data: bool,
+    max_event_bytes: usize,
+}
+
+/// An event larger than the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EventTooLarge;
+
+impl EventReader {
+    pub(crate) fn new(max_event_bytes: usize) -> Self {
+        EventReader {
+            buffer: Vec::new(),
+            current: Event::default(),
+            has_data: false,
+            max_event_bytes,
+        }
+    }
+
+    /// Feeds bytes; returns the events they complete.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, EventTooLarge> {
+        self.buffer.extend_from_slice(bytes);
+        let mut events = Vec::new();
+        let mut start = 0;
+        while let Some(end) = self.buffer[start..].iter().position(|&b| b == b'\n') {
+            let mut line = &self.buffer[start..start + end];
+            start += end + 1;
+            if line.last() == Some(&b'\r') {
+                line = &line[..line.len() - 1];
+            }
+            let line = String::from_utf8_lossy(line).into_owned();
+            if let Some(event) = self.line(&line) {
+                events.push(event);
+            }
+        }
+        self.buffer.drain(..start);
+        if self.buffer.len() + self.current.data.len() > self.max_event_bytes {
+            return Err(EventTooLarge);
+        }
+        Ok(events)
+    }
+
+    fn line(&mut self, line: &str) -> Option<Event> {
+        if line.is_empty() {
+            let event = std::mem::take(&mut self.current);
+            let had_data = std::mem::replace(&mut self.has_data, false);
+            return had_data.then_some(event);
+        }
+        if line.starts_with(':') {
+            return None;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.current.data.push('\n');
+                }
+                self.current.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.current.event = Some(value.to_owned()),
+            "id" => self.current.id = Some(value.to_owned()),
+            _ => {}
+        }
+        None
+    }
+}
+
+/// One SSE event carrying a JSON-RPC message (which never holds a raw newline).
+pub(crate) fn message_event(id: Option<&str>, json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len() + 32);
+    out.extend_from_slice(b"event: message\n");
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"data: ");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_events_across_chunks() {
+        let mut reader = EventReader::new(1024);
+        let mut events = reader
+            .feed(b": comment\nevent: message\nid: 1\ndata: {\"a\"")
+            .unwrap_or_default();
+        assert!(events.is_empty());
+        events.extend(
+            reader
+                .feed(b":1}\r\n\r\ndata: x\ndata: y\n\nid: only-id\n\n")
+                .unwrap_or_default(),
+        );
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].data, "{\"a\":1}");
+        assert_eq!(events[0].id.as_deref(), Some("1"));
+        assert_eq!(events[1].data, "x\ny");
+    }
+
+    #[test]
+    fn refuses_oversized_events() {
+        let mut reader = EventReader::new(8);
+        assert_eq!(reader.feed(b"data: 0123456789"), Err(EventTooLarge));
+    }
+
+    #[test]
+    fn writes_what_it_reads() {
+        let written = message_event(Some("7"), b"{\"x\":1}");
+        let events = EventReader::new(100).feed(&written).unwrap_or_default();
+        assert_eq!(events[0].data, "{\"x\":1}");
+        assert_eq!(events[0].id.as_deref(), Some("7"));
+    }
+}
