@@ -6,9 +6,8 @@
 #
 #   scripts/bench.sh [CALLS] [CONCURRENCY]      (defaults: 20000 8)
 #
-# Builds and installs what it needs under target/peers (the peers folder is
-# read-only): the rmcp peer with cargo, the TypeScript peer with npm, the
-# Python peers in venvs from PyPI. Set PEERS="toolshape rmcp" to run a subset.
+# scripts/setup-peers.sh builds and installs the peers under target/peers.
+# Set PEERS="toolshape rmcp" to run a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -26,24 +25,10 @@ cargo build --release --locked -q -p toolshape-cli
 cargo build --release --locked -q -p toolshape --example peer_server --example echo_baseline
 bench=$root/target/release/toolshape
 
-if has rmcp; then
-  echo "building the rmcp peer..." >&2
-  rm -rf "$work/rmcp-src" && cp -r "$peers_src/rmcp" "$work/rmcp-src" && chmod -R u+w "$work/rmcp-src"
-  cargo build --release -q --manifest-path "$work/rmcp-src/Cargo.toml" --target-dir "$work/rmcp-target"
-fi
-if has ts; then
-  echo "installing the TypeScript peer..." >&2
-  if [ ! -d "$work/ts/node_modules" ]; then
-    rm -rf "$work/ts" && cp -r "$peers_src/ts" "$work/ts" && chmod -R u+w "$work/ts"
-    (cd "$work/ts" && npm ci --silent --no-audit --no-fund >/dev/null)
-  fi
-fi
-for py in py-mcp py-fastmcp; do
-  if has "$py" && [ ! -x "$work/$py-venv/bin/python" ]; then
-    echo "installing the $py peer..." >&2
-    bash "$peers_src/$py/install.sh" "$work/$py-venv" >/dev/null
-  fi
-done
+peer_list=""
+for peer in rmcp ts py-mcp py-fastmcp; do has "$peer" && peer_list="$peer_list $peer"; done
+# shellcheck disable=SC2086
+[ -n "$peer_list" ] && bash scripts/setup-peers.sh $peer_list >/dev/null
 
 weather_args='{"location":"Paris"}'
 echo_args=$("$bench" call get_weather_data --args "$weather_args" -- "$root/target/release/examples/peer_server" \

@@ -2,7 +2,8 @@
 //! defines them, served by toolshape over stdio: the server side of the
 //! side-by-side benchmark (`scripts/bench.sh`) and of the interop tests.
 //!
-//! Run: `cargo run --release -p toolshape --example peer_server`.
+//! Run: `cargo run --release -p toolshape --example peer_server` (stdio), or
+//! with `-- --http 127.0.0.1:PORT` for stateless Streamable HTTP on `/mcp`.
 
 use std::borrow::Cow;
 
@@ -208,6 +209,29 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(address) = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1)) {
+        let listener = match tokio::net::TcpListener::bind(address.as_str()).await {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("peer_server: cannot listen on {address}: {error}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        let mut options = toolshape::HttpOptions::default();
+        options.sessions = false;
+        options.max_concurrent_requests = 1024;
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        return match server.serve_http(listener, options, shutdown).await {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("peer_server: {error}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     match server.serve_stdio().await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

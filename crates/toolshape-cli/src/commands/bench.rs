@@ -22,6 +22,10 @@ pub(crate) struct BenchArgs {
     /// How many calls are in flight at once.
     #[arg(long, value_name = "C", default_value_t = 8)]
     concurrency: usize,
+    /// How many independent connections share the load (each its own server
+    /// process over stdio, or its own HTTP client over --url).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    clients: usize,
     /// The tool to call.
     #[arg(long, value_name = "NAME")]
     tool: String,
@@ -43,7 +47,11 @@ pub(crate) struct Report {
     tool: String,
     calls: usize,
     concurrency: usize,
+    clients: usize,
     failures: usize,
+    /// Results whose structured content differs from the warm-up call's
+    /// (the benchmark tools are deterministic).
+    mismatches: usize,
     seconds: f64,
     calls_per_second: f64,
     p50_ms: f64,
@@ -78,29 +86,36 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Ok(arguments) => arguments,
         Err(failure) => return fail("bench", failure),
     };
-    let client = match args.server.connect().await {
-        Ok(client) => client,
-        Err(failure) => return fail("bench", failure),
-    };
-    // Warm up: the listing, the schema compile and one call, outside the measurement.
-    if let Err(error) = client.call_tool(&args.tool, Some(arguments.clone())).await {
-        client.close(Duration::from_secs(2)).await;
-        return fail(
-            "bench",
-            (
-                super::connect::exit_code(&error),
-                format!("warm-up call failed: {error}"),
-            ),
-        );
+    let mut clients = Vec::with_capacity(args.clients.max(1));
+    let mut expected = None;
+    for _ in 0..args.clients.max(1) {
+        let client = match args.server.connect().await {
+            Ok(client) => client,
+            Err(failure) => return fail("bench", failure),
+        };
+        // Warm up: the listing, the schema compile and one call, outside the measurement.
+        match client.call_tool(&args.tool, Some(arguments.clone())).await {
+            Ok(result) => expected = Some(result.structured),
+            Err(error) => {
+                client.close(Duration::from_secs(2)).await;
+                let message = format!("warm-up call failed: {error}");
+                return fail("bench", (super::connect::exit_code(&error), message));
+            }
+        }
+        clients.push(client);
     }
+    let expected = Arc::new(expected.flatten());
+    let mismatches = Arc::new(AtomicUsize::new(0));
 
     let bar = progress_bar(args.calls, args.json);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..args.concurrency.max(1) {
-        let (client, arguments, tool) = (client.clone(), arguments.clone(), args.tool.clone());
+    for worker in 0..args.concurrency.max(1) {
+        let client = clients[worker % clients.len()].clone();
+        let (arguments, tool) = (arguments.clone(), args.tool.clone());
+        let (expected, mismatches) = (Arc::clone(&expected), Arc::clone(&mismatches));
         let (next, failures, bar, calls) = (
             Arc::clone(&next),
             Arc::clone(&failures),
@@ -114,7 +129,11 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
                 let outcome = client.call_tool(&tool, Some(arguments.clone())).await;
                 latencies.push(start.elapsed());
                 match outcome {
-                    Ok(result) if !result.is_error => {}
+                    Ok(result) if !result.is_error => {
+                        if result.structured != *expected {
+                            mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
                     Ok(_) => {
                         failures.fetch_add(1, Ordering::Relaxed);
                     }
@@ -135,7 +154,10 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     }
     let elapsed = started.elapsed();
     bar.finish_and_clear();
-    client.close(Duration::from_secs(2)).await;
+    for client in &clients {
+        client.close(Duration::from_secs(2)).await;
+    }
+    let client = &clients[0];
 
     latencies.sort_unstable();
     let report = Report {
@@ -147,7 +169,9 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         tool: args.tool.clone(),
         calls: latencies.len(),
         concurrency: args.concurrency.max(1),
+        clients: clients.len(),
         failures: failures.load(Ordering::Relaxed),
+        mismatches: mismatches.load(Ordering::Relaxed),
         seconds: elapsed.as_secs_f64(),
         calls_per_second: latencies.len() as f64 / elapsed.as_secs_f64().max(f64::EPSILON),
         p50_ms: percentile(&latencies, 0.50),
@@ -159,14 +183,17 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         println!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
         println!(
-            "{} calls of {} to {} (protocol {}), concurrency {}: {} failed\n\
+            "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
+             {} failed, {} mismatched\n\
              {:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
             report.calls,
             report.tool,
             report.server,
             report.protocol,
             report.concurrency,
+            report.clients,
             report.failures,
+            report.mismatches,
             report.calls_per_second,
             report.p50_ms,
             report.p90_ms,
@@ -174,7 +201,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             report.max_ms
         );
     }
-    if report.failures > 0 {
+    if report.failures + report.mismatches > 0 {
         return ExitCode::from(exit::VALIDATION.max(1));
     }
     ExitCode::SUCCESS
