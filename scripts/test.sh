@@ -11,7 +11,11 @@ step "format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers)"
+step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
+bash scripts/setup-peers.sh
+export TOOLSHAPE_PEERS="$PWD/target/peers"
+
+step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
 cargo test --workspace --locked
 
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"

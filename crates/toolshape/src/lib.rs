@@ -28,7 +28,7 @@ mod transport;
 
 pub use server::{HttpOptions, Server, ServerBuilder, ServerOptions};
 pub use tool::{
-    BoxFuture, CallOptions, CallOutcome, ErasedHandler, InvalidCursor, Progress, RegistrationError,
-    Tool, ToolContext, ToolError, ToolFailure, ToolOutput, ToolRegistry, UnknownTool,
-    WRAPPED_OUTPUT_META_KEY,
+    BoxFuture, CallOptions, CallOutcome, ErasedHandler, InvalidCursor, LogMessage, Progress,
+    RegistrationError, Tool, ToolContext, ToolError, ToolFailure, ToolOutput, ToolRegistry,
+    UnknownTool, WRAPPED_OUTPUT_META_KEY,
 };

@@ -62,7 +62,10 @@ pub(crate) async fn negotiate(
 ) -> Result<Negotiated, ClientError> {
     match negotiation {
         Negotiation::Pinned(version) if version.is_stateless() => {
-            discover(peer, client, timeout).await
+            match discover(peer, client, timeout).await {
+                Err(error) if offers_modern(&error) => discover(peer, client, timeout).await,
+                outcome => outcome,
+            }
         }
         Negotiation::Pinned(version) => initialize(peer, client, version, timeout).await,
         Negotiation::Auto => match discover(peer, client, probe_timeout).await {
@@ -82,7 +85,9 @@ pub(crate) async fn negotiate(
                         });
                         match best {
                             Some(version) if version.uses_initialize_handshake() => version,
-                            _ => return Err(error),
+                            // It does list 2026-07-28: try once more.
+                            Some(_) => return discover(peer, client, timeout).await,
+                            None => return Err(error),
                         }
                     }
                     ClientErrorKind::Transport(_) => return Err(error),
@@ -92,6 +97,22 @@ pub(crate) async fn negotiate(
                 initialize(peer, client, legacy, timeout).await
             }
         },
+    }
+}
+
+/// Whether `error` is an `UnsupportedProtocolVersionError` whose supported
+/// list includes 2026-07-28 (worth one retry: the spec has the client retry
+/// with a version from that list).
+fn offers_modern(error: &ClientError) -> bool {
+    match error.kind() {
+        ClientErrorKind::Protocol(object) => object
+            .unsupported_protocol_version_data()
+            .is_some_and(|data| {
+                data.supported
+                    .iter()
+                    .any(|v| v == ProtocolVersion::V2026_07_28.as_str())
+            }),
+        _ => false,
     }
 }
 

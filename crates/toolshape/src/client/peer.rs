@@ -31,6 +31,9 @@ pub(crate) struct Peer {
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
     pub(crate) tools_changed: AtomicBool,
+    /// Per tool, the arguments mirrored in `Mcp-Param-*` headers (SEP-2243):
+    /// `(property, header suffix)`, from the last listing.
+    pub(crate) param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
 }
 
 impl Peer {
@@ -42,6 +45,7 @@ impl Peer {
             next_id: AtomicI64::new(1),
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
+            param_headers: Mutex::default(),
         })
     }
 

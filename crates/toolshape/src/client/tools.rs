@@ -68,6 +68,47 @@ impl ToolEntry {
     }
 }
 
+/// The `x-mcp-header` annotations of an input schema's properties as
+/// `(property, header suffix)`, or why they are invalid (SEP-2243): a suffix
+/// must be a non-empty HTTP token, unique regardless of case, on a property
+/// of type string, integer or boolean.
+fn param_headers(input_schema: &Value) -> Result<Vec<(String, String)>, String> {
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let mut mirrored: Vec<(String, String)> = Vec::new();
+    for (property, schema) in properties {
+        let Some(annotation) = schema.get("x-mcp-header") else {
+            continue;
+        };
+        let suffix = annotation
+            .as_str()
+            .ok_or_else(|| format!("{property}: x-mcp-header is not a string"))?;
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if suffix.is_empty() || !suffix.bytes().all(token) {
+            return Err(format!(
+                "{property}: x-mcp-header {suffix:?} is not a header name"
+            ));
+        }
+        if !matches!(
+            schema.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "boolean")
+        ) {
+            return Err(format!(
+                "{property}: x-mcp-header on a property that is not a string, integer or boolean"
+            ));
+        }
+        if mirrored
+            .iter()
+            .any(|(_, other)| other.eq_ignore_ascii_case(suffix))
+        {
+            return Err(format!("{property}: x-mcp-header {suffix:?} is used twice"));
+        }
+        mirrored.push((property.clone(), suffix.to_owned()));
+    }
+    Ok(mirrored)
+}
+
 /// A complete listing.
 pub(crate) struct Listing {
     pub(crate) order: Vec<Arc<ToolEntry>>,
@@ -102,6 +143,7 @@ impl Client {
         let mut by_name = HashMap::new();
         let mut cursor: Option<String> = None;
         let mut seen_cursors = HashSet::new();
+        let mut headers = HashMap::new();
         for _ in 0..MAX_PAGES {
             let mut params = json!({});
             if let Some(cursor) = &cursor {
@@ -123,20 +165,44 @@ impl Client {
             let page: ListToolsResult = serde_json::from_str(raw.get())
                 .map_err(|e| ClientError::invalid(format!("bad tools/list result: {e}")))?;
             for tool in page.tools {
-                let entry = Arc::new(ToolEntry::new(tool));
-                if by_name
-                    .insert(entry.definition.name.clone(), Arc::clone(&entry))
-                    .is_none()
-                {
-                    order.push(entry);
+                // A name listed twice: the first definition wins, for the
+                // listing, validation and headers alike (they must agree).
+                if by_name.contains_key(&tool.name) {
+                    tracing::warn!(tool = %tool.name, "ignored a second definition of a listed tool");
+                    continue;
                 }
+                // SEP-2243 (2026-07-28): a tool whose `x-mcp-header`
+                // annotations are invalid is left out; the others' annotated
+                // arguments are mirrored in headers.
+                if self.protocol_version().is_stateless() {
+                    match param_headers(&tool.input_schema) {
+                        Ok(mirrored) => {
+                            headers.insert(tool.name.clone(), mirrored);
+                        }
+                        Err(reason) => {
+                            tracing::warn!(tool = %tool.name, %reason, "left out a tool with an invalid x-mcp-header");
+                            continue;
+                        }
+                    }
+                }
+                let entry = Arc::new(ToolEntry::new(tool));
+                by_name.insert(entry.definition.name.clone(), Arc::clone(&entry));
+                order.push(entry);
             }
             match page.next_cursor {
                 Some(next) if !seen_cursors.insert(next.clone()) => {
                     return Err(ClientError::invalid("tools/list repeated a cursor"));
                 }
                 Some(next) => cursor = Some(next),
-                None => return Ok(Listing { order, by_name }),
+                None => {
+                    *self
+                        .inner
+                        .peer
+                        .param_headers
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = headers;
+                    return Ok(Listing { order, by_name });
+                }
             }
         }
         Err(ClientError::invalid(format!(

@@ -7,14 +7,24 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{
-    CallToolParams, CancelledNotificationParams, ErrorObject, Notification,
-    ProgressNotificationParams, ProtocolVersion, Request, RequestId, methods,
+    CallToolParams, CancelledNotificationParams, ErrorObject, LoggingLevel,
+    LoggingMessageNotificationParams, Notification, ProgressNotificationParams, ProtocolVersion,
+    Request, RequestId, methods,
 };
 
 use super::outbox::{Outbox, encode_error, encode_result};
 use super::session::Session;
 use super::{Shared, methods as answer, shape};
-use crate::tool::{CallOptions, CallOutcome, Progress};
+use crate::tool::{CallOptions, CallOutcome, LogMessage, Progress};
+
+/// `logging/setLevel` (2024-11-05 through 2025-11-25; removed in 2026-07-28,
+/// where a request carries its level in `_meta`).
+pub(crate) const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+
+#[derive(serde::Deserialize)]
+struct SetLevelParams {
+    level: LoggingLevel,
+}
 
 /// What a request needs.
 pub(crate) enum Step {
@@ -41,12 +51,34 @@ pub(crate) fn step(shared: &Shared, session: &Session, request: Request) -> Step
             answer::discover(shared, session, params).map(|r| encode_result(id, &r))
         }
         methods::PING => Ok(encode_result(id, &json!({}))),
+        LOGGING_SET_LEVEL => set_level(session, params).map(|()| encode_result(id, &json!({}))),
         // Name the method, but never echo an arbitrarily long one back.
         other => Err(ErrorObject::method_not_found(&crate::text::excerpt(
             other, 100,
         ))),
     };
     Step::Answer(answer.unwrap_or_else(|error| encode_error(Some(id), &error)))
+}
+
+/// `logging/setLevel`: the least severe level of the log messages tools send
+/// this peer (a handshake-revision method).
+fn set_level(
+    session: &Session,
+    raw: Option<&serde_json::value::RawValue>,
+) -> Result<(), ErrorObject> {
+    let Some(version) = session.handshake() else {
+        return Err(ErrorObject::invalid_request(
+            "Invalid Request: logging/setLevel needs an initialized session",
+        ));
+    };
+    if version.is_stateless() {
+        return Err(ErrorObject::method_not_found(LOGGING_SET_LEVEL));
+    }
+    let params: Option<SetLevelParams> = answer::params(raw)?;
+    let params =
+        params.ok_or_else(|| ErrorObject::invalid_params("Invalid params: level is required"))?;
+    session.set_log_level(params.level);
+    Ok(())
 }
 
 fn prepare_call(session: &Session, request: Request) -> Step {
@@ -68,11 +100,22 @@ fn prepare_call(session: &Session, request: Request) -> Step {
                 .as_ref()
                 .and_then(|meta| meta.get(keys::PROGRESS_TOKEN))
                 .cloned();
+            // 2026-07-28: a request opts in to log messages with `_meta`;
+            // before, the session's `logging/setLevel` decides.
+            let log_level = if version.is_stateless() {
+                call.meta
+                    .as_ref()
+                    .and_then(|meta| meta.get(keys::LOG_LEVEL))
+                    .and_then(|level| serde_json::from_value(level.clone()).ok())
+            } else {
+                session.log_level()
+            };
             Step::Call(Box::new(PreparedCall {
                 id,
                 call,
                 version,
                 progress_token,
+                log_level,
             }))
         }
         Err(error) => Step::Answer(encode_error(Some(&id), &error)),
@@ -85,12 +128,14 @@ pub(crate) struct PreparedCall {
     call: CallToolParams,
     pub(crate) version: ProtocolVersion,
     progress_token: Option<Value>,
+    log_level: Option<LoggingLevel>,
 }
 
 impl PreparedCall {
-    /// Whether the caller asked for progress (so notifications may precede the answer).
-    pub(crate) fn wants_progress(&self) -> bool {
-        self.progress_token.is_some()
+    /// Whether the caller asked for progress or log messages (so
+    /// notifications may precede the answer).
+    pub(crate) fn wants_notifications(&self) -> bool {
+        self.progress_token.is_some() || self.log_level.is_some()
     }
 
     /// Runs the call, sending progress and then its answer to `outbox`; nothing
@@ -106,12 +151,15 @@ impl PreparedCall {
             call,
             version,
             progress_token,
+            log_level,
         } = self;
         let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
+        let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
         let options = CallOptions {
             timeout: shared.options.call_timeout,
             cancel: Some(cancel),
             progress: progress_token.is_some().then_some(progress),
+            log: log_level.map(|level| (level, log)),
         };
         let running = shared.registry.call(&call.name, call.arguments, options);
         tokio::pin!(running);
@@ -120,10 +168,14 @@ impl PreparedCall {
                 biased;
                 outcome = &mut running => break outcome,
                 Some(report) = reports.recv() => send_progress(&outbox, progress_token.as_ref(), report).await,
+                Some(message) = logs.recv() => send_log(&outbox, message).await,
             }
         };
         while let Ok(report) = reports.try_recv() {
             send_progress(&outbox, progress_token.as_ref(), report).await;
+        }
+        while let Ok(message) = logs.try_recv() {
+            send_log(&outbox, message).await;
         }
         match outcome {
             Err(unknown) => {
@@ -160,6 +212,16 @@ async fn send_progress(outbox: &Outbox, token: Option<&Value>, report: Progress)
         meta: None,
     };
     outbox.notification(methods::PROGRESS, &params).await;
+}
+
+async fn send_log(outbox: &Outbox, message: LogMessage) {
+    let params = LoggingMessageNotificationParams {
+        level: message.level,
+        logger: message.logger,
+        data: message.data,
+        meta: None,
+    };
+    outbox.notification(methods::LOGGING_MESSAGE, &params).await;
 }
 
 /// The calls running for one peer, by request id, so that they can be cancelled.

@@ -31,7 +31,10 @@ pub(crate) fn params<T: serde::de::DeserializeOwned + Default>(
 }
 
 fn capabilities() -> ServerCapabilities {
-    ServerCapabilities::with_tools(Some(true))
+    let mut capabilities = ServerCapabilities::with_tools(Some(true));
+    // Tools may send log messages (`ToolContext::log`).
+    capabilities.logging = Some(Default::default());
+    capabilities
 }
 
 /// `initialize`: the highest common handshake revision.

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 use toolshape_protocol::meta::keys;
-use toolshape_protocol::{ErrorObject, Meta, ProtocolVersion};
+use toolshape_protocol::{ErrorObject, LoggingLevel, Meta, ProtocolVersion};
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -20,6 +20,8 @@ pub(crate) const SUPPORTED: [ProtocolVersion; 5] = ProtocolVersion::ALL;
 pub(crate) struct Session {
     handshake: Mutex<Option<ProtocolVersion>>,
     initialized: AtomicBool,
+    /// The least severe log level the peer asked for with `logging/setLevel`.
+    log_level: Mutex<Option<LoggingLevel>>,
 }
 
 impl Session {
@@ -33,6 +35,21 @@ impl Session {
     pub(crate) fn handshake(&self) -> Option<ProtocolVersion> {
         *self
             .handshake
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(level);
+    }
+
+    /// The level `logging/setLevel` set, if the peer sent one.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *self
+            .log_level
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }

@@ -7,7 +7,9 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use toolshape_schema::{ValidationError, Violation};
 
-use super::handler::{Progress, ToolContext, ToolError, ToolOutput};
+use toolshape_protocol::notifications::LoggingLevel;
+
+use super::handler::{LogMessage, Progress, ToolContext, ToolError, ToolOutput};
 use super::registry::ToolRegistry;
 
 /// How one call runs.
@@ -19,6 +21,8 @@ pub struct CallOptions {
     pub cancel: Option<oneshot::Receiver<()>>,
     /// Where the handler's progress reports go.
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Where the handler's log messages go, with the least severe level wanted.
+    pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
 }
 
 /// How a call ended.
@@ -110,7 +114,7 @@ impl ToolRegistry {
             return Ok(CallOutcome::Failed(failure));
         }
 
-        let context = ToolContext::new(tool.name.clone(), options.progress);
+        let context = ToolContext::new(tool.name.clone(), options.progress, options.log);
         let mut task = tokio::spawn(tool.handler.call(context, arguments));
         // If this call is dropped (its caller went away), the handler stops too.
         let _abort_on_drop = AbortOnDrop(task.abort_handle());

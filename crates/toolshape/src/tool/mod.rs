@@ -9,7 +9,9 @@ mod schema;
 
 pub use call::{CallOptions, CallOutcome, ToolFailure, UnknownTool};
 pub use definition::Tool;
-pub use handler::{BoxFuture, ErasedHandler, Progress, ToolContext, ToolError, ToolOutput};
+pub use handler::{
+    BoxFuture, ErasedHandler, LogMessage, Progress, ToolContext, ToolError, ToolOutput,
+};
 pub(crate) use registered::RegisteredTool;
 pub use registered::{RegistrationError, WRAPPED_OUTPUT_META_KEY};
 pub use registry::{InvalidCursor, ToolRegistry};

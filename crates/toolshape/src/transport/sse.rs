@@ -15,6 +15,8 @@ pub(crate) struct EventReader {
     current: Event,
     has_data: bool,
     max_event_bytes: usize,
+    /// The last `retry:` field: how long to wait before reconnecting, in ms.
+    retry: Option<u64>,
 }
 
 /// An event larger than the limit.
@@ -28,7 +30,13 @@ impl EventReader {
             current: Event::default(),
             has_data: false,
             max_event_bytes,
+            retry: None,
         }
+    }
+
+    /// The reconnection delay the stream last set (`retry:`), in milliseconds.
+    pub(crate) fn retry(&self) -> Option<u64> {
+        self.retry
     }
 
     /// Feeds bytes; returns the events they complete.
@@ -77,6 +85,11 @@ impl EventReader {
             }
             "event" => self.current.event = Some(value.to_owned()),
             "id" => self.current.id = Some(value.to_owned()),
+            "retry" => {
+                if let Ok(ms) = value.parse() {
+                    self.retry = Some(ms);
+                }
+            }
             _ => {}
         }
         None

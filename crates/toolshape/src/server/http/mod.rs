@@ -17,7 +17,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 
 pub use options::HttpOptions;
 
@@ -37,10 +37,12 @@ impl Server {
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        let (close, closing) = watch::channel(false);
         let app = Arc::new(App {
             shared: Arc::clone(&self.shared),
             sessions: Sessions::new(options.max_sessions, options.session_idle_timeout),
-            permits: Semaphore::new(options.max_concurrent_requests.max(1)),
+            permits: Arc::new(Semaphore::new(options.max_concurrent_requests.max(1))),
+            closing,
             options,
         });
         let expiry = tokio::spawn(expire_sessions(Arc::clone(&app)));
@@ -51,6 +53,12 @@ impl Server {
             )
             .layer(DefaultBodyLimit::max(app.options.max_body_bytes))
             .with_state(Arc::clone(&app));
+        // Past the signal, the long-lived streams end (they would otherwise
+        // hold the shutdown forever); calls in flight still finish.
+        let shutdown = async move {
+            shutdown.await;
+            let _ = close.send(true);
+        };
         let served = axum::serve(listener, router)
             .with_graceful_shutdown(shutdown)
             .await;

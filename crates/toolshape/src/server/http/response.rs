@@ -50,6 +50,11 @@ pub(crate) fn event_stream(
             HeaderValue::from_static("text/event-stream"),
         ),
         (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        // Asks reverse proxies (nginx) not to buffer the stream.
+        (
+            header::HeaderName::from_static("x-accel-buffering"),
+            HeaderValue::from_static("no"),
+        ),
     ];
     (StatusCode::OK, headers, Body::from_stream(stream)).into_response()
 }

@@ -12,9 +12,11 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use toolshape_protocol::meta::RequestMeta;
-use toolshape_protocol::{ErrorObject, Incoming, Notification, ProtocolVersion, Request, methods};
+use toolshape_protocol::{
+    ErrorObject, Incoming, Notification, ProtocolVersion, Request, RequestId, methods,
+};
 
 use super::super::Shared;
 use super::super::dispatch::{self, Step};
@@ -30,16 +32,34 @@ pub(crate) struct App {
     pub(crate) shared: Arc<Shared>,
     pub(crate) options: HttpOptions,
     pub(crate) sessions: Sessions,
-    pub(crate) permits: Semaphore,
+    /// Taken by each request answered (for a streamed call, until its stream
+    /// ends); never by notifications, so a cancellation is never queued
+    /// behind the calls it would cancel.
+    pub(crate) permits: Arc<Semaphore>,
+    /// Turns true when the server shuts down: the long-lived streams (GET,
+    /// `subscriptions/listen`) then end, so that shutdown does not wait on them.
+    pub(crate) closing: watch::Receiver<bool>,
 }
 
-/// Methods a stateless 2026-07-28 request may name.
+/// Resolves once the server is shutting down.
+async fn closing(mut closing: watch::Receiver<bool>) {
+    let _ = closing.wait_for(|closing| *closing).await;
+}
+
+/// Methods a stateless 2026-07-28 request may name (`ping` is not one: that
+/// revision removed it).
 const MODERN_METHODS: &[&str] = &[
     methods::SERVER_DISCOVER,
-    methods::PING,
     methods::TOOLS_LIST,
     methods::TOOLS_CALL,
+    SUBSCRIPTIONS_LISTEN,
 ];
+
+/// `subscriptions/listen` (2026-07-28): a long-lived stream of the
+/// notifications the client opts in to.
+const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// Its first message.
+const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
@@ -62,9 +82,6 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
     if let Err(refused) = check_origin(&app, &headers) {
         return refused;
     }
-    let Ok(_permit) = app.permits.acquire().await else {
-        return StatusCode::SERVICE_UNAVAILABLE.into_response();
-    };
     match toolshape_protocol::classify(&body) {
         Incoming::Invalid { id, error } => {
             response::error(StatusCode::BAD_REQUEST, id.as_ref(), &error)
@@ -77,6 +94,19 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
                 .and_then(|meta| meta.protocol_version);
             match version {
                 Some(version) => modern(&app, &headers, request, &version).await,
+                // A 2026-07-28 request (by its header) without the version in
+                // `_meta`: invalid params, not a handshake request.
+                None if header(&headers, headers::PROTOCOL_VERSION)
+                    .and_then(ProtocolVersion::parse)
+                    .is_some_and(ProtocolVersion::is_stateless) =>
+                {
+                    let error = toolshape_protocol::MetaError::MissingProtocolVersion;
+                    response::error(
+                        StatusCode::BAD_REQUEST,
+                        Some(&request.id),
+                        &error.to_error_object(),
+                    )
+                }
                 None => legacy(&app, &headers, request).await,
             }
         }
@@ -93,6 +123,7 @@ fn mismatch(request: &Request, what: String) -> Response {
 
 /// The checks 2026-07-28 puts on a request's headers.
 fn check_modern_headers(
+    app: &App,
     headers: &HeaderMap,
     request: &Request,
     version: &str,
@@ -124,17 +155,21 @@ fn check_modern_headers(
         Some(_) => {}
     }
     if request.method == methods::TOOLS_CALL {
-        let name = request
+        let params = request
             .params
             .as_deref()
-            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
-            .and_then(|params| {
-                params
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            });
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+        let name = params
+            .as_ref()
+            .and_then(|params| params.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let header_name = header(headers, headers::NAME).map(headers::decode_value);
+        if let (Some(name), Some(params)) = (&name, &params)
+            && let Some(tool) = app.shared.registry.get(name)
+        {
+            check_param_headers(headers, request, &tool.definition.input_schema, params)?;
+        }
         match (name, header_name) {
             (Some(_), None) => {
                 return Err(mismatch(request, "the Mcp-Name header is missing".into()));
@@ -154,9 +189,67 @@ fn check_modern_headers(
     Ok(())
 }
 
+/// SEP-2243: every argument whose input-schema property carries
+/// `x-mcp-header: NAME` travels in an `Mcp-Param-NAME` header too (plain, or
+/// `=?base64?…?=`); the server rejects a call whose header is missing,
+/// malformed or differs from the argument, as a header mismatch.
+fn check_param_headers(
+    headers: &HeaderMap,
+    request: &Request,
+    input_schema: &Value,
+    params: &Value,
+) -> Result<(), Response> {
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let arguments = params.get("arguments");
+    for (property, schema) in properties {
+        let Some(suffix) = schema.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let expected = match arguments.and_then(|arguments| arguments.get(property)) {
+            Some(Value::String(text)) => Value::String(text.clone()),
+            Some(value @ (Value::Number(_) | Value::Bool(_))) => value.clone(),
+            // Absent or null: no header is expected.
+            _ => continue,
+        };
+        let name = format!("mcp-param-{}", suffix.to_ascii_lowercase());
+        let shown = crate::text::excerpt(suffix, 60);
+        let Some(raw) = header(headers, &name) else {
+            return Err(mismatch(
+                request,
+                format!("the Mcp-Param-{shown} header is missing"),
+            ));
+        };
+        let Some(value) = headers::decode_value(raw) else {
+            return Err(mismatch(
+                request,
+                format!("the Mcp-Param-{shown} header is malformed"),
+            ));
+        };
+        let matches = match &expected {
+            Value::String(text) => &value == text,
+            Value::Bool(flag) => value == flag.to_string(),
+            Value::Number(number) => value
+                .parse::<f64>()
+                .ok()
+                .zip(number.as_f64())
+                .is_some_and(|(got, want)| got == want),
+            _ => false,
+        };
+        if !matches {
+            return Err(mismatch(
+                request,
+                format!("Mcp-Param-{shown} does not match the argument {property:?}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A stateless 2026-07-28 request: any instance can answer it.
 async fn modern(app: &Arc<App>, headers: &HeaderMap, request: Request, version: &str) -> Response {
-    if let Err(refused) = check_modern_headers(headers, &request, version) {
+    if let Err(refused) = check_modern_headers(app, headers, &request, version) {
         return refused;
     }
     if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateless) {
@@ -164,6 +257,16 @@ async fn modern(app: &Arc<App>, headers: &HeaderMap, request: Request, version: 
             StatusCode::BAD_REQUEST,
             Some(&request.id),
             &ErrorObject::unsupported_protocol_version(version, &supported_strings()),
+        );
+    }
+    // Every 2026-07-28 request declares the client's capabilities.
+    if let Err(error) = RequestMeta::from_params(request.params.as_deref())
+        .and_then(|meta| meta.require_modern().map(|_| ()))
+    {
+        return response::error(
+            StatusCode::BAD_REQUEST,
+            Some(&request.id),
+            &error.to_error_object(),
         );
     }
     if !MODERN_METHODS.contains(&request.method.as_str()) {
@@ -174,7 +277,74 @@ async fn modern(app: &Arc<App>, headers: &HeaderMap, request: Request, version: 
             &ErrorObject::method_not_found(&method),
         );
     }
+    if request.method == SUBSCRIPTIONS_LISTEN {
+        return listen(app, request);
+    }
     run(app, &Session::default(), None, request, true).await
+}
+
+/// The notifications a `subscriptions/listen` request opts in to.
+#[derive(serde::Deserialize, Default)]
+struct ListenParams {
+    #[serde(default)]
+    notifications: SubscriptionFilter,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionFilter {
+    #[serde(default)]
+    tools_list_changed: bool,
+}
+
+/// `subscriptions/listen`: acknowledges the subscription (only
+/// `toolsListChanged` can be honoured: a tools server has no prompts or
+/// resources), then sends `notifications/tools/list_changed`, tagged with the
+/// subscription's id, whenever the registry changes, until the client goes away.
+fn listen(app: &Arc<App>, request: Request) -> Response {
+    let params: ListenParams = match super::super::methods::params(request.params.as_deref()) {
+        Ok(params) => params,
+        Err(error) => return response::error(StatusCode::BAD_REQUEST, Some(&request.id), &error),
+    };
+    let tools = params.notifications.tools_list_changed;
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    let meta = serde_json::json!({ toolshape_protocol::meta::keys::SUBSCRIPTION_ID: id });
+    let mut honoured = serde_json::Map::new();
+    if tools {
+        honoured.insert("toolsListChanged".into(), Value::Bool(true));
+    }
+    let (sender, receiver) = mpsc::channel(16);
+    let mut changes = app.shared.registry.watch_changes();
+    let keep_alive =
+        (app.sessions.idle_timeout() / 4).clamp(Duration::from_secs(1), Duration::from_secs(15));
+    let shutdown = app.closing.clone();
+    tokio::spawn(async move {
+        let outbox = Outbox(sender);
+        let ack = serde_json::json!({ "notifications": honoured, "_meta": meta });
+        if !outbox.notification(SUBSCRIPTIONS_ACKNOWLEDGED, &ack).await {
+            return;
+        }
+        let changed = serde_json::json!({ "_meta": meta });
+        let mut ticks = tokio::time::interval(keep_alive);
+        ticks.tick().await;
+        let shutdown = closing(shutdown);
+        tokio::pin!(shutdown);
+        loop {
+            let open = tokio::select! {
+                () = &mut shutdown => false,
+                result = changes.changed() => match result {
+                    Ok(()) if tools => outbox.notification(methods::TOOLS_LIST_CHANGED, &changed).await,
+                    Ok(()) => true,
+                    Err(_) => false,
+                },
+                _ = ticks.tick() => outbox.send(Vec::new()).await,
+            };
+            if !open {
+                return;
+            }
+        }
+    });
+    response::event_stream(receiver, None)
 }
 
 /// A request of the handshake revisions: `initialize` opens a session, the
@@ -193,11 +363,15 @@ async fn legacy(app: &Arc<App>, headers: &HeaderMap, request: Request) -> Respon
         Ok(session) => session,
         Err(refused) => return refused,
     };
+    // The header must name a revision this server speaks over a handshake
+    // (any of them: a client SHOULD send the negotiated one, but the server
+    // MUST refuse only invalid or unsupported ones); the request is served
+    // under the session's negotiated revision.
     if let Some(version) = header(headers, headers::PROTOCOL_VERSION)
-        && session.session.handshake().map(ProtocolVersion::as_str) != Some(version)
+        && !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::uses_initialize_handshake)
     {
         let error = ErrorObject::invalid_request(format!(
-            "Invalid Request: MCP-Protocol-Version {:?} is not this session's version",
+            "Invalid Request: unsupported MCP-Protocol-Version {:?} for a session",
             crate::text::excerpt(version, 40)
         ));
         return response::error(StatusCode::BAD_REQUEST, Some(&request.id), &error);
@@ -264,35 +438,40 @@ async fn run(
     request: Request,
     cancel_on_disconnect: bool,
 ) -> Response {
+    let Ok(permit) = Arc::clone(&app.permits).acquire_owned().await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
     let call = match dispatch::step(&app.shared, session, request) {
         Step::Answer(answer) => return response::json(StatusCode::OK, answer),
         Step::Call(call) => call,
     };
     let (cancel, cancelled) = oneshot::channel();
-    let cancelled = match &http_session {
-        Some(http_session) => match http_session.in_flight.begin(&call.id) {
-            Ok(cancelled) => cancelled,
+    let (cancelled, in_flight) = match http_session {
+        Some(session) => match session.in_flight.begin(&call.id) {
+            Ok(cancelled) => {
+                let id = call.id.clone();
+                (cancelled, Some(InFlightCall { session, id }))
+            }
             Err(error) => return response::error(StatusCode::OK, Some(&call.id), &error),
         },
-        None => cancelled,
+        None => (cancelled, None),
     };
     let shared = Arc::clone(&app.shared);
-    let id = call.id.clone();
-    if call.wants_progress() {
+    if call.wants_notifications() {
         let (sender, receiver) = mpsc::channel(64);
         tokio::spawn(async move {
+            // The call counts against the limit until it ends, not just
+            // until its stream's headers are sent.
+            let _permit = permit;
+            let _in_flight = in_flight;
             call.run(shared, Outbox(sender), cancelled).await;
-            if let Some(http_session) = http_session {
-                http_session.in_flight.finish(&id);
-            }
         });
         return response::event_stream(receiver, cancel_on_disconnect.then_some(cancel));
     }
     let (sender, mut receiver) = mpsc::channel(4);
     call.run(shared, Outbox(sender), cancelled).await;
-    if let Some(http_session) = http_session {
-        http_session.in_flight.finish(&id);
-    }
+    drop(in_flight);
+    drop(permit);
     drop(cancel);
     let mut answer = None;
     while let Ok(message) = receiver.try_recv() {
@@ -302,6 +481,20 @@ async fn run(
         Some(answer) => response::json(StatusCode::OK, answer),
         // Cancelled: there is nothing to answer.
         None => StatusCode::NO_CONTENT.into_response(),
+    }
+}
+
+/// A session's call in flight; forgotten when its request ends, however it
+/// ends (a client that goes away drops the handler mid-call), so that its id
+/// can be used again.
+struct InFlightCall {
+    session: Arc<HttpSession>,
+    id: RequestId,
+}
+
+impl Drop for InFlightCall {
+    fn drop(&mut self) {
+        self.session.in_flight.finish(&self.id);
     }
 }
 
@@ -338,11 +531,16 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     let mut changes = app.shared.registry.watch_changes();
     let keep_alive =
         (app.sessions.idle_timeout() / 4).clamp(Duration::from_secs(1), Duration::from_secs(15));
+    let shutdown = closing(app.closing.clone());
     tokio::spawn(async move {
         let outbox = Outbox(sender);
         let mut ticks = tokio::time::interval(keep_alive);
+        tokio::pin!(shutdown);
         loop {
             let open = tokio::select! {
+                // The stream ends with its session, or when the server shuts down.
+                () = session.ended() => false,
+                () = &mut shutdown => false,
                 changed = changes.changed() => match changed {
                     Ok(()) if session.session.is_initialized() => {
                         outbox.notification(methods::TOOLS_LIST_CHANGED, &dispatch::list_changed()).await
@@ -369,7 +567,9 @@ pub(crate) async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> R
         return StatusCode::METHOD_NOT_ALLOWED.into_response();
     }
     match header(&headers, headers::SESSION_ID) {
-        None => StatusCode::BAD_REQUEST.into_response(),
+        // No session to end: to a 2026-07-28 client (which has none), DELETE
+        // is not a method of this endpoint, as with GET.
+        None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
         Some(id) if app.sessions.remove(id) => StatusCode::OK.into_response(),
         Some(_) => StatusCode::NOT_FOUND.into_response(),
     }

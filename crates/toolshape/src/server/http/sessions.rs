@@ -1,8 +1,11 @@
 //! Handshake sessions (`Mcp-Session-Id`): bounded in number, expiring when idle.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
 
 use super::super::dispatch::InFlight;
 use super::super::session::Session;
@@ -13,9 +16,29 @@ pub(crate) struct HttpSession {
     pub(crate) session: Session,
     pub(crate) in_flight: InFlight,
     last_used: Mutex<Option<Instant>>,
+    ended: AtomicBool,
+    ending: Notify,
 }
 
 impl HttpSession {
+    /// Marks the session ended (deleted or expired), waking [`HttpSession::ended`].
+    fn end(&self) {
+        self.ended.store(true, Ordering::Release);
+        self.ending.notify_waiters();
+    }
+
+    /// Resolves once the session has ended: its streams then end too.
+    pub(crate) async fn ended(&self) {
+        loop {
+            // Registered before the check, so an `end` in between is not missed.
+            let ending = self.ending.notified();
+            if self.ended.load(Ordering::Acquire) {
+                return;
+            }
+            ending.await;
+        }
+    }
+
     fn touch(&self) {
         *self
             .last_used
@@ -69,8 +92,7 @@ impl Sessions {
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let mut open = self.open();
         if open.len() >= self.max {
-            let idle = self.idle;
-            open.retain(|_, session| session.idle_for() < idle);
+            retain_live(&mut open, self.idle);
             if open.len() >= self.max {
                 return Err(SessionError::Full);
             }
@@ -87,6 +109,7 @@ impl Sessions {
         let session = open.get(id).cloned().ok_or(SessionError::Unknown)?;
         if session.idle_for() >= self.idle {
             open.remove(id);
+            session.end();
             return Err(SessionError::Unknown);
         }
         session.touch();
@@ -95,18 +118,29 @@ impl Sessions {
 
     /// Ends a session; says whether it existed.
     pub(crate) fn remove(&self, id: &str) -> bool {
-        self.open().remove(id).is_some()
+        let removed = self.open().remove(id);
+        removed.inspect(|session| session.end()).is_some()
     }
 
     /// Drops the sessions idle for too long.
     pub(crate) fn expire(&self) {
-        let idle = self.idle;
-        self.open().retain(|_, session| session.idle_for() < idle);
+        retain_live(&mut self.open(), self.idle);
     }
 
     pub(crate) fn idle_timeout(&self) -> Duration {
         self.idle
     }
+}
+
+/// Drops (and ends) the sessions idle for `idle` or longer.
+fn retain_live(open: &mut HashMap<String, Arc<HttpSession>>, idle: Duration) {
+    open.retain(|_, session| {
+        let live = session.idle_for() < idle;
+        if !live {
+            session.end();
+        }
+        live
+    });
 }
 
 #[cfg(test)]

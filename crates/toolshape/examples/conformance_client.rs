@@ -1,0 +1,152 @@
+//! The client side of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, driven by `conformance/run.sh`): a
+//! [`toolshape::client::Client`] that does what each client scenario expects.
+//!
+//! The suite runs `conformance_client <server-url>` (the URL is the last
+//! argument) with the scenario in `MCP_CONFORMANCE_SCENARIO`, the protocol
+//! revision to speak in `MCP_CONFORMANCE_PROTOCOL_VERSION` (0.2 suites; absent,
+//! the client negotiates by itself) and scenario data in
+//! `MCP_CONFORMANCE_CONTEXT` (JSON). Exits 0 when the scenario's steps
+//! succeeded, 1 (with the error on stderr) otherwise.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use toolshape::client::{Client, ClientError, Negotiation};
+use toolshape::protocol::ProtocolVersion;
+
+/// Calls `name` and fails on a transport, protocol or tool error.
+async fn call(client: &Client, name: &str, arguments: Value) -> Result<(), String> {
+    let arguments = match arguments {
+        Value::Object(map) => Some(map),
+        Value::Null => None,
+        other => return Err(format!("arguments for {name} are not an object: {other}")),
+    };
+    let result = client
+        .call_tool(name, arguments)
+        .await
+        .map_err(|e| format!("{name}: {e}"))?;
+    if result.is_error {
+        return Err(format!("{name} reported an error: {}", result.text()));
+    }
+    eprintln!("{name}: {}", result.text());
+    Ok(())
+}
+
+/// The steps of one scenario, after connecting.
+async fn run(client: &Client, scenario: &str, context: &Value) -> Result<(), String> {
+    let error = |e: ClientError| e.to_string();
+    let tools = client.list_tools().await.map_err(error)?;
+    eprintln!(
+        "tools: {:?}",
+        tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>()
+    );
+    match scenario {
+        "tools_call" => call(client, "add_numbers", json!({"a": 5, "b": 3})).await,
+        "sse-retry" => call(client, "test_reconnection", json!({})).await,
+        "elicitation-sep1034-client-defaults" => {
+            call(client, "test_client_elicitation_defaults", json!({})).await
+        }
+        "json-schema-2020-12-preservation" => {
+            let focal = tools
+                .iter()
+                .find(|tool| tool.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let schema = serde_json::to_value(&focal.input_schema).map_err(|e| e.to_string())?;
+            call(client, "json_schema_echo", json!({ "schema": schema })).await
+        }
+        // Every tool the client kept after listing: the standard headers go
+        // on each call, and a tool with a malformed `x-mcp-header` annotation
+        // should not have been kept at all.
+        "http-standard-headers" | "http-invalid-tool-headers" => {
+            let mut outcome = Ok(());
+            for tool in &tools {
+                if let Err(e) = call(client, &tool.name, json!({})).await {
+                    outcome = Err(e);
+                }
+            }
+            outcome
+        }
+        "sep-2322-client-request-state" => {
+            let mut outcome = Ok(());
+            for name in [
+                "test_mrtr_echo_state",
+                "test_mrtr_no_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_result_type",
+            ] {
+                if let Err(e) = call(client, name, json!({})).await {
+                    outcome = Err(e);
+                }
+            }
+            outcome
+        }
+        _ => {
+            // Scenarios that hand the calls to make in the context.
+            let calls = context
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for planned in calls {
+                let name = planned
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or("a toolCalls entry has no name")?;
+                let arguments = planned
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or(Value::Object(Map::new()));
+                call(client, name, arguments).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance_client <server-url>");
+        return ExitCode::FAILURE;
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    let negotiation = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(version) => match ProtocolVersion::parse(&version) {
+            Some(version) => Negotiation::Pinned(version),
+            None => {
+                eprintln!("conformance_client: unknown protocol version {version:?}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Err(_) => Negotiation::Auto,
+    };
+    eprintln!("scenario {scenario:?} against {url} ({negotiation:?})");
+    let connected = Client::builder()
+        .client_info("toolshape-conformance-client", env!("CARGO_PKG_VERSION"))
+        .negotiation(negotiation)
+        .request_timeout(Duration::from_secs(10))
+        .connect_http(&url)
+        .await;
+    let client = match connected {
+        Ok(client) => client,
+        Err(error) => {
+            eprintln!("conformance_client: cannot connect: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = run(&client, &scenario, &context).await;
+    client.close(Duration::from_secs(1)).await;
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance_client: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
