@@ -21,3 +21,6 @@ cargo test --workspace --locked
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
 bash interop/run.sh
+
+step "the official MCP conformance suite (server and client; 0.1.16 and the 0.2.0 alpha)"
+bash conformance/run.sh
