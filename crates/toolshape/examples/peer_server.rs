@@ -210,7 +210,11 @@ async fn main() -> std::process::ExitCode {
         }
     };
     let args: Vec<String> = std::env::args().collect();
-    if let Some(address) = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1)) {
+    if let Some(address) = args
+        .iter()
+        .position(|a| a == "--http")
+        .and_then(|i| args.get(i + 1))
+    {
         let listener = match tokio::net::TcpListener::bind(address.as_str()).await {
             Ok(listener) => listener,
             Err(error) => {

@@ -129,8 +129,13 @@ impl Peer {
     }
 
     /// Asks the writer to close the server's input (its signal to exit).
+    /// Waits (a bounded time) until the writer has finished: the server's
+    /// input is closed, or the HTTP session's DELETE has been sent.
     pub(crate) async fn close_output(&self) {
-        let _ = self.outgoing.send(Vec::new()).await;
+        if self.outgoing.send(Vec::new()).await.is_ok() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), self.outgoing.closed())
+                .await;
+        }
     }
 
     /// Routes progress for the request `id` to `sender` until [`Peer::unroute_progress`].

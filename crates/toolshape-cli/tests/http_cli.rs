@@ -1,0 +1,409 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape serve --http` and the client commands' `--url`, as processes
+//! over real loopback HTTP: listing and calling in both eras, the exit codes
+//! of `connect.rs` (0 success, 1 tool error, 2 usage, 3 validation failure,
+//! 4 protocol or transport failure), `--stateless`, `--allow-origin`, a
+//! graceful stop on SIGINT, and the session a pinned handshake leaves behind.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
+const WAIT: Duration = Duration::from_secs(10);
+
+/// `toolshape serve --http 127.0.0.1:0` on a small folder; killed on drop.
+struct HttpServe {
+    child: Child,
+    url: String,
+    address: String,
+    _root: tempfile::TempDir,
+}
+
+impl HttpServe {
+    fn start(extra: &[&str]) -> HttpServe {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(root.path().join("README.md"), "# fixture\n").unwrap();
+        let mut child = Command::new(TOOLSHAPE)
+            .args(["serve", "--http", "127.0.0.1:0", "--root"])
+            .arg(root.path())
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The bound address is announced on stderr; keep draining it after.
+        let stderr = child.stderr.take().unwrap();
+        let (found, announced) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.split("serving MCP on ").nth(1) {
+                    let _ = found.send(url.trim().to_owned());
+                }
+            }
+        });
+        let url = announced
+            .recv_timeout(WAIT)
+            .expect("serve --http did not announce its address");
+        let address = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        HttpServe {
+            child,
+            url,
+            address,
+            _root: root,
+        }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `toolshape <args>` to its end.
+fn toolshape(args: &[&str]) -> Output {
+    let mut child = Command::new(TOOLSHAPE)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("toolshape {args:?} did not finish in time");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("an exit code")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn tools_and_call_over_url_in_both_eras() {
+    let server = HttpServe::start(&[]);
+    let url = server.url.as_str();
+
+    for (protocol, shown) in [("auto", "2026-07-28"), ("2025-11-25", "2025-11-25")] {
+        let listed = toolshape(&["tools", "--url", url, "--protocol", protocol]);
+        assert_eq!(code(&listed), 0, "{}", describe(&listed));
+        let text = stdout(&listed);
+        assert!(text.contains(&format!("(protocol {shown})")), "{text}");
+        assert!(text.contains("count_lines"), "{text}");
+
+        let called = toolshape(&[
+            "call",
+            "count_lines",
+            "--args",
+            r#"{"path": "three.txt"}"#,
+            "--url",
+            url,
+            "--protocol",
+            protocol,
+        ]);
+        assert_eq!(code(&called), 0, "{}", describe(&called));
+        assert_eq!(stdout(&called).trim(), "3", "{protocol}");
+    }
+
+    let listed = toolshape(&["tools", "--json", "--url", url]);
+    assert_eq!(code(&listed), 0, "{}", describe(&listed));
+    let tools: Value = serde_json::from_str(&stdout(&listed)).unwrap();
+    assert!(
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "count_lines" && t["outputSchema"]["type"] == "integer"),
+        "{tools}"
+    );
+
+    // 1: the tool reported an error (a missing file, invalid arguments).
+    let missing = toolshape(&[
+        "call",
+        "read_text",
+        "--args",
+        r#"{"path": "missing.txt"}"#,
+        "--url",
+        url,
+    ]);
+    assert_eq!(code(&missing), 1, "{}", describe(&missing));
+    let invalid = toolshape(&["call", "count_lines", "--args", "{}", "--url", url]);
+    assert_eq!(code(&invalid), 1, "{}", describe(&invalid));
+
+    // 4: a protocol error (an unknown tool is a JSON-RPC error here).
+    let unknown = toolshape(&["call", "no_such_tool", "--url", url]);
+    assert_eq!(code(&unknown), 4, "{}", describe(&unknown));
+
+    // 2: usage errors.
+    let bad_args = toolshape(&["call", "count_lines", "--args", "[1]", "--url", url]);
+    assert_eq!(code(&bad_args), 2, "{}", describe(&bad_args));
+    let bad_protocol = toolshape(&["tools", "--url", url, "--protocol", "1999-01-01"]);
+    assert_eq!(code(&bad_protocol), 2, "{}", describe(&bad_protocol));
+    let both = toolshape(&["tools", "--url", url, "--", "toolshape", "serve"]);
+    assert_eq!(code(&both), 2, "{}", describe(&both));
+}
+
+#[test]
+fn an_unreachable_url_is_exit_4() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let url = format!("http://{address}/mcp");
+    let output = toolshape(&["tools", "--url", &url]);
+    assert_eq!(code(&output), 4, "{}", describe(&output));
+    let output = toolshape(&["call", "count_lines", "--url", &url]);
+    assert_eq!(code(&output), 4, "{}", describe(&output));
+}
+
+#[test]
+fn a_stateless_server_serves_2026_07_28_and_refuses_handshakes() {
+    let server = HttpServe::start(&["--stateless"]);
+    let modern = toolshape(&["tools", "--url", &server.url]);
+    assert_eq!(code(&modern), 0, "{}", describe(&modern));
+    assert!(stdout(&modern).contains("(protocol 2026-07-28)"));
+    let legacy = toolshape(&["tools", "--url", &server.url, "--protocol", "2025-11-25"]);
+    assert_eq!(code(&legacy), 4, "{}", describe(&legacy));
+}
+
+/// Sends one raw HTTP/1.1 request; returns the status code.
+fn raw_status(address: &str, method: &str, headers: &[(&str, &str)], body: &str) -> u16 {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut status_line = String::new();
+    BufReader::new(stream).read_line(&mut status_line).unwrap();
+    status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP status line: {status_line:?}"))
+}
+
+#[test]
+fn origins_are_checked_and_allow_origin_adds_one() {
+    let server = HttpServe::start(&["--allow-origin", "https://app.example.com"]);
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        }},
+    })
+    .to_string();
+    let headers = |origin: &'static str| {
+        vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+            ("Origin", origin),
+        ]
+    };
+    for (origin, expected) in [
+        ("http://localhost:5173", 200),
+        ("https://app.example.com", 200),
+        ("http://evil.example", 403),
+        ("https://app.example.com.evil.example", 403),
+    ] {
+        assert_eq!(
+            raw_status(&server.address, "POST", &headers(origin), &body),
+            expected,
+            "{origin}"
+        );
+    }
+    // GET and DELETE without a session: 405.
+    assert_eq!(raw_status(&server.address, "GET", &[], ""), 405);
+    assert_eq!(raw_status(&server.address, "DELETE", &[], ""), 405);
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_http_stops_gracefully_on_sigint() {
+    let mut server = HttpServe::start(&[]);
+    let listed = toolshape(&["tools", "--url", &server.url]);
+    assert_eq!(code(&listed), 0, "{}", describe(&listed));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < WAIT, "serve --http ignored SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// A Streamable HTTP endpoint that lies: its one tool lists an outputSchema
+/// (an object with an integer `n`) that its results break. `kind` picks the
+/// lie: `"wrong"` (`n` is a string) or `"missing"` (no structuredContent).
+fn lying_server(kind: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { break };
+            std::thread::spawn(move || answer_lying(stream, kind));
+        }
+    });
+    url
+}
+
+fn answer_lying(mut stream: TcpStream, kind: &str) {
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let id = message["id"].clone();
+    let result = match message["method"].as_str().unwrap_or("") {
+        "server/discover" => json!({
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "liar", "version": "1"}},
+        }),
+        "tools/list" => json!({
+            "resultType": "complete",
+            "tools": [{
+                "name": "liar",
+                "inputSchema": {"type": "object"},
+                "outputSchema": {
+                    "type": "object",
+                    "properties": {"n": {"type": "integer"}},
+                    "required": ["n"],
+                },
+            }],
+            "ttlMs": 0,
+            "cacheScope": "private",
+        }),
+        "tools/call" if kind == "missing" => json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "seven"}],
+        }),
+        "tools/call" => json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "{\"n\":\"seven\"}"}],
+            "structuredContent": {"n": "seven"},
+        }),
+        _ => Value::Null,
+    };
+    let reply = if id.is_null() {
+        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
+    } else {
+        let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let _ = stream.write_all(reply.as_bytes());
+}
+
+#[test]
+fn output_that_breaks_its_schema_is_exit_3() {
+    for kind in ["wrong", "missing"] {
+        let url = lying_server(kind);
+        let listed = toolshape(&["tools", "--url", &url]);
+        assert_eq!(code(&listed), 0, "{}", describe(&listed));
+        let called = toolshape(&["call", "liar", "--url", &url]);
+        assert_eq!(code(&called), 3, "{kind}: {}", describe(&called));
+        assert!(
+            !stdout(&called).contains("seven"),
+            "nothing unchecked is printed: {}",
+            describe(&called)
+        );
+    }
+}
+
+// `Client::close` waits (bounded) until the transport has sent the session's
+// DELETE, so a CLI run that pins a handshake revision leaves no session behind.
+#[test]
+fn a_pinned_handshake_ends_its_session_before_exiting() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = toolshape::Server::builder("one-session", "1").build();
+    let mut options = toolshape::HttpOptions::default();
+    // One session at a time: a second run can only open one if the first
+    // run's session was ended.
+    options.max_sessions = 1;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = runtime.spawn(async move {
+        server
+            .serve_http(listener, options, async move {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    for run in 0..3 {
+        let output = toolshape(&["tools", "--url", &url, "--protocol", "2025-11-25"]);
+        assert_eq!(code(&output), 0, "run {run}: {}", describe(&output));
+    }
+    let _ = stop.send(());
+    runtime.block_on(serving).unwrap().unwrap();
+}

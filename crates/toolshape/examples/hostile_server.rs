@@ -1,0 +1,479 @@
+//! A raw stdio JSON-RPC server whose tools misbehave, for testing the client
+//! (`tests/client_hostile.rs`). It does not use `toolshape::Server`: it must
+//! be free to send what a well-behaved server never would.
+//!
+//! ```text
+//! cargo run -p toolshape --example hostile_server -- \
+//!     [--legacy-only] [--page-size N] [--canary-port PORT] [--unknown-tool result|error] \
+//!     [--duplicate]
+//! ```
+//!
+//! - `server/discover` is answered with a 2026-07-28 result, or `-32601` with
+//!   `--legacy-only`; `initialize` agrees to the requested revision when it
+//!   knows it (2025-11-25 otherwise).
+//! - `tools/list` is paginated, `--page-size` tools a page (default 3).
+//! - An unknown tool is answered as the official SDK servers do (an
+//!   `isError: true` result, `--unknown-tool result`, the default) or with a
+//!   `-32602` error (`--unknown-tool error`).
+//! - `--duplicate` lists `ok` a second time, last, with an outputSchema its
+//!   output breaks (`value` an integer).
+//! - Every message received is recorded; the `received` tool returns the
+//!   notifications among them.
+//!
+//! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
+//! second arrives; they are answered in reverse), `mismatch`, `no_structured`,
+//! `tuple`, `tuple_bad`, `unevaluated`, `draft07` (a draft-07 schema with
+//! `additionalProperties: false`, broken when called with `{"extra": true}`),
+//! `remote_ref` (an outputSchema whose
+//! `$ref` points at `http://127.0.0.1:<canary-port>/`), `exponential`, `deep`
+//! (a 10,000-deep structuredContent), `huge` (one response line of `bytes`
+//! bytes, default 100 MB, id first), `huge_id_last` (the same with the id
+//! last, as the TypeScript SDK orders members), `malformed_error` (an error
+//! response whose error object is malformed), `bad_result` (a result that is
+//! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
+//! answered) and `received`.
+
+use std::io::{self, BufRead, BufWriter, Write};
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+
+/// Tools per `tools/list` page unless `--page-size` says otherwise.
+const DEFAULT_PAGE_SIZE: usize = 3;
+/// Size of the `huge` response unless its `bytes` argument says otherwise.
+const DEFAULT_HUGE_BYTES: usize = 100 * 1000 * 1000;
+/// Nesting of the `deep` structuredContent.
+const DEEP_NESTING: usize = 10_000;
+/// Levels of the `exponential` schema: 2^30 paths.
+const EXPONENTIAL_LEVELS: usize = 30;
+
+/// Every tool this server lists, in listing order.
+const TOOLS: [&str; 19] = [
+    "ok",
+    "pair",
+    "mismatch",
+    "no_structured",
+    "tuple",
+    "tuple_bad",
+    "unevaluated",
+    "draft07",
+    "remote_ref",
+    "exponential",
+    "deep",
+    "huge",
+    "huge_id_last",
+    "malformed_error",
+    "bad_result",
+    "tool_error",
+    "hang",
+    "received",
+    "echo",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unknown {
+    Result,
+    Error,
+}
+
+struct Config {
+    legacy_only: bool,
+    page_size: usize,
+    canary_port: u16,
+    unknown: Unknown,
+    duplicate: bool,
+}
+
+fn parse_args() -> Result<Config, String> {
+    let mut config = Config {
+        legacy_only: false,
+        page_size: DEFAULT_PAGE_SIZE,
+        canary_port: 9,
+        unknown: Unknown::Result,
+        duplicate: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--legacy-only" => config.legacy_only = true,
+            "--duplicate" => config.duplicate = true,
+            "--page-size" => {
+                config.page_size = value("--page-size")?
+                    .parse::<usize>()
+                    .map_err(|e| format!("--page-size: {e}"))?
+                    .max(1);
+            }
+            "--canary-port" => {
+                config.canary_port = value("--canary-port")?
+                    .parse()
+                    .map_err(|e| format!("--canary-port: {e}"))?;
+            }
+            "--unknown-tool" => {
+                config.unknown = match value("--unknown-tool")?.as_str() {
+                    "result" => Unknown::Result,
+                    "error" => Unknown::Error,
+                    other => return Err(format!("--unknown-tool: {other:?} is not result|error")),
+                };
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(config)
+}
+
+fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// The output schema of each tool (`None`: no outputSchema).
+fn output_schema(tool: &str, config: &Config) -> Option<Value> {
+    let tuple = json!({
+        "type": "object",
+        "properties": {"pair": {
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer"}],
+            "items": false
+        }},
+        "required": ["pair"]
+    });
+    Some(match tool {
+        "ok" | "hang" => object_schema(json!({"value": {"type": "string"}}), &["value"]),
+        "pair" => object_schema(json!({"n": {"type": "integer"}}), &["n"]),
+        "mismatch" => object_schema(
+            json!({"count": {"type": "integer"}, "label": {"type": "string"}}),
+            &["count", "label"],
+        ),
+        "no_structured" => object_schema(json!({"value": {"type": "string"}}), &["value"]),
+        "tuple" | "tuple_bad" => tuple,
+        "unevaluated" => json!({
+            "type": "object",
+            "allOf": [{"properties": {"a": {"type": "integer"}}}],
+            "unevaluatedProperties": false
+        }),
+        "draft07" => json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"pair": {
+                "type": "array",
+                "items": [{"type": "string"}, {"type": "integer"}],
+                "additionalItems": false
+            }},
+            "required": ["pair"],
+            "additionalProperties": false
+        }),
+        "remote_ref" => json!({
+            "$ref": format!("http://127.0.0.1:{}/schema.json", config.canary_port)
+        }),
+        "exponential" => {
+            let mut defs = Map::new();
+            defs.insert("l0".into(), json!({"type": "integer"}));
+            for level in 1..=EXPONENTIAL_LEVELS {
+                let lower = format!("#/$defs/l{}", level - 1);
+                defs.insert(
+                    format!("l{level}"),
+                    json!({"anyOf": [{"$ref": lower}, {"$ref": lower}]}),
+                );
+            }
+            json!({
+                "$defs": defs,
+                "type": "object",
+                "properties": {"v": {"$ref": format!("#/$defs/l{EXPONENTIAL_LEVELS}")}},
+                "required": ["v"]
+            })
+        }
+        "deep" => json!({"type": "object"}),
+        "received" => object_schema(
+            json!({"notifications": {"type": "array", "items": {"type": "object"}}}),
+            &["notifications"],
+        ),
+        _ => return None,
+    })
+}
+
+fn tool_definition(tool: &str, config: &Config) -> Value {
+    let mut definition = json!({
+        "name": tool,
+        "description": format!("hostile: {tool}"),
+        "inputSchema": {"type": "object"},
+    });
+    if let Some(schema) = output_schema(tool, config) {
+        definition["outputSchema"] = schema;
+    }
+    definition
+}
+
+struct Server {
+    config: Config,
+    out: BufWriter<io::Stdout>,
+    /// Whether the peer speaks 2026-07-28 (results carry `resultType`).
+    modern: bool,
+    /// Every notification received, in order.
+    notifications: Vec<Value>,
+    /// A `pair` call waiting for its partner: its id and `n`.
+    held_pair: Option<(Value, Value)>,
+}
+
+impl Server {
+    fn write_line(&mut self, line: &str) -> io::Result<()> {
+        self.out.write_all(line.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+
+    fn result(&mut self, id: &Value, mut result: Value) -> io::Result<()> {
+        if self.modern
+            && let Some(object) = result.as_object_mut()
+        {
+            object.insert("resultType".into(), json!("complete"));
+        }
+        let line = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+        self.write_line(&line)
+    }
+
+    fn error(&mut self, id: &Value, code: i64, message: &str) -> io::Result<()> {
+        let line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            .to_string();
+        self.write_line(&line)
+    }
+
+    /// A successful call result with `structured` and its text.
+    fn structured(&mut self, id: &Value, structured: Value) -> io::Result<()> {
+        let text = structured.to_string();
+        self.result(
+            id,
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": structured}),
+        )
+    }
+
+    fn handle(&mut self, message: Value) -> io::Result<()> {
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").cloned();
+        let (Some(method), Some(id)) = (method, id) else {
+            if method.is_some() {
+                self.notifications.push(message);
+            }
+            return Ok(());
+        };
+        let params = message.get("params").cloned().unwrap_or(json!({}));
+        match method {
+            "server/discover" if self.config.legacy_only => {
+                self.error(&id, -32601, "Method not found")
+            }
+            "server/discover" => {
+                self.modern = true;
+                let result = json!({
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}},
+                    "ttlMs": 0,
+                    "cacheScope": "private",
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "hostile", "version": "1.0.0"}}
+                });
+                self.result(&id, result)
+            }
+            "initialize" => {
+                let requested = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let version = match requested {
+                    "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" => requested,
+                    _ => "2025-11-25",
+                };
+                self.modern = false;
+                self.result(
+                    &id,
+                    json!({
+                        "protocolVersion": version,
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "hostile", "version": "1.0.0"}
+                    }),
+                )
+            }
+            "ping" => self.result(&id, json!({})),
+            "tools/list" => {
+                let start = params
+                    .get("cursor")
+                    .and_then(Value::as_str)
+                    .map_or(Ok(0), str::parse::<usize>);
+                let Ok(start) = start else {
+                    return self.error(&id, -32602, "Invalid cursor");
+                };
+                let mut all: Vec<Value> = TOOLS
+                    .iter()
+                    .map(|tool| tool_definition(tool, &self.config))
+                    .collect();
+                if self.config.duplicate {
+                    all.push(json!({
+                        "name": "ok",
+                        "description": "hostile: ok, listed again with another schema",
+                        "inputSchema": {"type": "object"},
+                        "outputSchema": object_schema(json!({"value": {"type": "integer"}}), &["value"])
+                    }));
+                }
+                let end = (start + self.config.page_size).min(all.len());
+                let tools = all.get(start..end).unwrap_or_default();
+                let mut result = json!({"tools": tools});
+                if end < all.len() {
+                    result["nextCursor"] = json!(end.to_string());
+                }
+                self.result(&id, result)
+            }
+            "tools/call" => {
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+                self.call(&id, &name, arguments)
+            }
+            _ => self.error(&id, -32601, "Method not found"),
+        }
+    }
+
+    fn call(&mut self, id: &Value, name: &str, arguments: Value) -> io::Result<()> {
+        match name {
+            "ok" => self.structured(id, json!({"value": "ok"})),
+            "echo" => self.structured(id, json!({"echo": arguments})),
+            "pair" => {
+                let n = arguments.get("n").cloned().unwrap_or(Value::Null);
+                match self.held_pair.take() {
+                    None => {
+                        self.held_pair = Some((id.clone(), n));
+                        Ok(())
+                    }
+                    Some((first_id, first_n)) => {
+                        // The second call is answered first.
+                        self.structured(id, json!({"n": n}))?;
+                        self.structured(&first_id, json!({"n": first_n}))
+                    }
+                }
+            }
+            "mismatch" => self.structured(id, json!({"count": "three"})),
+            "no_structured" => self.result(
+                id,
+                json!({"content": [{"type": "text", "text": "no structured content here"}]}),
+            ),
+            "tuple" => self.structured(id, json!({"pair": ["a", 1]})),
+            "tuple_bad" => self.structured(id, json!({"pair": ["a", "b"]})),
+            "unevaluated" => self.structured(id, json!({"a": 1, "b": 2})),
+            "draft07" => {
+                // `{"extra": true}` adds a property the schema forbids.
+                let mut value = json!({"pair": ["a", 1]});
+                if arguments.get("extra") == Some(&Value::Bool(true)) {
+                    value["extra"] = json!(true);
+                }
+                self.structured(id, value)
+            }
+            "remote_ref" => self.structured(id, json!({"x": 1})),
+            "exponential" => self.structured(id, json!({"v": 1})),
+            "deep" => {
+                // Written as text: serializing a 10,000-deep Value would recurse.
+                let structured = format!(
+                    "{{\"deep\":{}{}}}",
+                    "[".repeat(DEEP_NESTING),
+                    "]".repeat(DEEP_NESTING)
+                );
+                let mut line = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[],\"structuredContent\":{structured}"
+                );
+                if self.modern {
+                    line.push_str(",\"resultType\":\"complete\"");
+                }
+                line.push_str("}}");
+                self.write_line(&line)
+            }
+            "huge" | "huge_id_last" => {
+                let bytes = arguments
+                    .get("bytes")
+                    .and_then(Value::as_u64)
+                    .and_then(|b| usize::try_from(b).ok())
+                    .unwrap_or(DEFAULT_HUGE_BYTES);
+                let id_first = name == "huge";
+                let (head, tail) = if id_first {
+                    (
+                        format!(
+                            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\""
+                        ),
+                        "\"}]}}".to_owned(),
+                    )
+                } else {
+                    (
+                        "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"".to_owned(),
+                        format!("\"}}]}},\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
+                    )
+                };
+                self.out.write_all(head.as_bytes())?;
+                let chunk = vec![b'x'; 1 << 20];
+                let mut left = bytes.saturating_sub(head.len() + tail.len());
+                while left > 0 {
+                    let n = left.min(chunk.len());
+                    self.out.write_all(&chunk[..n])?;
+                    left -= n;
+                }
+                self.out.write_all(tail.as_bytes())?;
+                self.out.write_all(b"\n")?;
+                self.out.flush()
+            }
+            "malformed_error" => {
+                let line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": "not a number"}})
+                    .to_string();
+                self.write_line(&line)
+            }
+            "bad_result" => self.result(id, json!({"content": "not an array"})),
+            "tool_error" => self.result(
+                id,
+                json!({"content": [{"type": "text", "text": "the tool failed on purpose"}], "isError": true}),
+            ),
+            "hang" => Ok(()),
+            "received" => {
+                let notifications = self.notifications.clone();
+                self.structured(id, json!({"notifications": notifications}))
+            }
+            unknown => match self.config.unknown {
+                Unknown::Result => self.result(
+                    id,
+                    json!({
+                        "content": [{"type": "text", "text": format!("Unknown tool: {unknown}")}],
+                        "isError": true
+                    }),
+                ),
+                Unknown::Error => self.error(id, -32602, &format!("Unknown tool: {unknown}")),
+            },
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let config = match parse_args() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("hostile_server: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut server = Server {
+        config,
+        out: BufWriter::new(io::stdout()),
+        modern: false,
+        notifications: Vec::new(),
+        held_pair: None,
+    };
+    for line in io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            eprintln!("hostile_server: unparsable line ignored");
+            continue;
+        };
+        if let Err(error) = server.handle(message) {
+            eprintln!("hostile_server: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}

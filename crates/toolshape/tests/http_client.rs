@@ -1,0 +1,489 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The client over Streamable HTTP, against an in-process server on a real
+//! loopback port: automatic negotiation (2026-07-28) and a pinned handshake
+//! revision (a session, ended on close), the request-metadata headers it
+//! sends (seen through a recording proxy), typed calls, validation errors,
+//! progress over SSE, many concurrent calls, cancellation, and a
+//! stateless-only server.
+
+mod http_support;
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use toolshape::client::{CallSettings, Client, ClientErrorKind, Negotiation};
+use toolshape::protocol::ProtocolVersion;
+use toolshape::{HttpOptions, Tool, ToolError};
+
+use http_support::{
+    EchoOut, LEGACY, MODERN, Recorder, Serving, SleepOut, TIMEOUT, request, session_post,
+};
+
+const PINNED: Negotiation = Negotiation::Pinned(ProtocolVersion::V2025_11_25);
+
+async fn connect(url: &str, negotiation: Negotiation) -> Client {
+    tokio::time::timeout(
+        TIMEOUT,
+        Client::builder()
+            .negotiation(negotiation)
+            .request_timeout(TIMEOUT)
+            .connect_http(url),
+    )
+    .await
+    .expect("connecting timed out")
+    .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+}
+
+fn arguments(value: Value) -> Option<serde_json::Map<String, Value>> {
+    value.as_object().cloned()
+}
+
+/// Typed calls, tool errors, decode errors: the same in every revision.
+async fn typed_calls(client: &Client) {
+    let sum: i64 = client.call("add", json!({"a": 2, "b": 40})).await.unwrap();
+    assert_eq!(sum, 42);
+    let echoed: EchoOut = client.call("echo", json!({"text": "héllo"})).await.unwrap();
+    assert_eq!(
+        echoed,
+        EchoOut {
+            text: "héllo".into(),
+            length: 5
+        }
+    );
+    let shouted: String = client.call("shout", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(shouted, "HI");
+
+    let failed = client
+        .call::<i64>("fail", json!({"text": "x"}))
+        .await
+        .unwrap_err();
+    assert!(failed.is_tool_error(), "{failed}");
+    assert!(
+        failed.to_string().contains("it failed on purpose"),
+        "{failed}"
+    );
+
+    let wrong_type = client
+        .call::<bool>("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(wrong_type.kind(), ClientErrorKind::Decode { .. }),
+        "{wrong_type}"
+    );
+
+    let invalid_arguments = client
+        .call_tool("add", arguments(json!({"a": "one", "b": 1})))
+        .await
+        .unwrap();
+    assert!(invalid_arguments.is_error, "{invalid_arguments:?}");
+
+    let unknown = client
+        .call::<i64>("no_such_tool", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(unknown.kind(), ClientErrorKind::Protocol(_)),
+        "{unknown}"
+    );
+}
+
+#[tokio::test]
+async fn auto_negotiates_2026_07_28_and_sends_the_metadata_headers() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let recorder = Recorder::start(&serving.url).await;
+    let client = connect(&recorder.url, Negotiation::Auto).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(client.server_info().unwrap().name, "http-test");
+
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["add", "echo", "fail", "shout", "sleep"]);
+    typed_calls(&client).await;
+    client.close(Duration::from_secs(1)).await;
+
+    let log = recorder.log();
+    assert!(log.len() >= 8, "{log:#?}");
+    for recorded in &log {
+        assert_eq!(recorded.method, "POST", "{recorded:?}");
+        assert_eq!(recorded.header("mcp-protocol-version"), Some(MODERN));
+        assert_eq!(
+            recorded.header("mcp-method"),
+            Some(recorded.rpc_method()),
+            "{recorded:?}"
+        );
+        assert_eq!(
+            recorded.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            MODERN
+        );
+        assert!(recorded.header("mcp-session-id").is_none(), "{recorded:?}");
+        let accept = recorded.header("accept").unwrap();
+        assert!(
+            accept.contains("application/json") && accept.contains("text/event-stream"),
+            "{accept}"
+        );
+        if recorded.rpc_method() == "tools/call" {
+            assert_eq!(
+                recorded.header("mcp-name"),
+                recorded.body["params"]["name"].as_str(),
+                "{recorded:?}"
+            );
+        }
+        assert!(
+            recorded.status == StatusCode::OK,
+            "the server accepted every request: {recorded:?}"
+        );
+    }
+    assert_eq!(log[0].rpc_method(), "server/discover");
+}
+
+#[tokio::test]
+async fn a_pinned_handshake_revision_uses_a_session_and_ends_it_on_close() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let recorder = Recorder::start(&serving.url).await;
+    let client = connect(&recorder.url, PINNED).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert_eq!(client.list_tools().await.unwrap().len(), 5);
+    // 2025-11-25 wraps non-object outputs; the client unwraps them.
+    let result = client
+        .call_tool("add", arguments(json!({"a": 1, "b": 2})))
+        .await
+        .unwrap();
+    assert_eq!(result.structured, Some(json!(3)));
+    typed_calls(&client).await;
+
+    let log = recorder.log();
+    let initialize = &log[0];
+    assert_eq!(initialize.rpc_method(), "initialize");
+    assert!(initialize.header("mcp-session-id").is_none());
+    let session = initialize
+        .response_headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("the server minted a session")
+        .to_owned();
+    assert!(
+        log.iter()
+            .any(|r| r.rpc_method() == "notifications/initialized"),
+        "{log:#?}"
+    );
+    for recorded in &log[1..] {
+        assert_eq!(
+            recorded.header("mcp-session-id"),
+            Some(session.as_str()),
+            "{recorded:?}"
+        );
+        assert_eq!(recorded.header("mcp-protocol-version"), Some(LEGACY));
+        assert!(recorded.header("mcp-method").is_none(), "{recorded:?}");
+    }
+
+    client.close(Duration::from_secs(1)).await;
+    let deleted = recorder
+        .wait_for("the DELETE that ends the session", |r| r.method == "DELETE")
+        .await;
+    assert_eq!(deleted.header("mcp-session-id"), Some(session.as_str()));
+    assert_eq!(deleted.status, StatusCode::OK);
+    let reply = session_post(&serving.url, &session, &request(9, "tools/list", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "the session is gone");
+}
+
+/// Replaces `liar` in the registry with `replacement` (same name).
+fn swap(serving: &Serving, replacement: Tool) {
+    assert!(serving.server.registry().remove("liar"));
+    serving.server.registry().register(replacement).unwrap();
+}
+
+#[tokio::test]
+async fn results_that_break_the_listed_output_schema_are_validation_errors() {
+    for negotiation in [Negotiation::Auto, PINNED] {
+        let serving = Serving::start(HttpOptions::default()).await;
+        let liar = || {
+            Tool::typed("liar", |_: http_support::EchoIn| async move {
+                Ok::<_, ToolError>(7_i64)
+            })
+        };
+        serving.server.registry().register(liar()).unwrap();
+        let client = connect(&serving.url, negotiation).await;
+        // The client lists (and caches) `liar` with an integer outputSchema...
+        let seven: i64 = client.call("liar", json!({"text": "x"})).await.unwrap();
+        assert_eq!(seven, 7);
+
+        // ...then the server's `liar` starts returning strings.
+        swap(
+            &serving,
+            Tool::typed("liar", |_: http_support::EchoIn| async move {
+                Ok::<_, ToolError>("seven".to_owned())
+            }),
+        );
+        let error = client
+            .call_tool("liar", arguments(json!({"text": "x"})))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.kind(), ClientErrorKind::Validation { .. }),
+            "{negotiation:?}: {error}"
+        );
+        assert!(error.is_validation_error());
+
+        // ...or no structured content at all.
+        swap(
+            &serving,
+            Tool::text("liar", |_: http_support::EchoIn| async move {
+                Ok::<_, ToolError>("seven".to_owned())
+            }),
+        );
+        let error = client
+            .call::<i64>("liar", json!({"text": "x"}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                ClientErrorKind::MissingStructuredContent { .. }
+            ),
+            "{negotiation:?}: {error}"
+        );
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn progress_arrives_over_the_event_stream() {
+    for negotiation in [Negotiation::Auto, PINNED] {
+        let serving = Serving::start(HttpOptions::default()).await;
+        let client = connect(&serving.url, negotiation).await;
+        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let settings = CallSettings {
+            progress: Some(sender),
+            ..CallSettings::default()
+        };
+        let result = client
+            .call_tool_with("sleep", arguments(json!({"ms": 60, "steps": 3})), settings)
+            .await
+            .unwrap();
+        assert_eq!(result.structured, Some(json!({"slept_ms": 60})));
+        let mut seen = Vec::new();
+        while let Ok(report) = reports.try_recv() {
+            seen.push(report);
+        }
+        let progress: Vec<f64> = seen.iter().map(|r| r.progress).collect();
+        assert_eq!(progress, [1.0, 2.0, 3.0], "{negotiation:?}: {seen:?}");
+        assert_eq!(seen[2].total, Some(3.0));
+        assert_eq!(seen[0].message.as_deref(), Some("step 1"));
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn many_concurrent_calls_each_get_their_own_answer() {
+    for negotiation in [Negotiation::Auto, PINNED] {
+        let serving = Serving::start(HttpOptions::default()).await;
+        let client = connect(&serving.url, negotiation).await;
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..16_i64)
+            .map(|task| {
+                let client = client.clone();
+                tokio::spawn(async move {
+                    for i in 0..13_i64 {
+                        let n = task * 100 + i;
+                        if i % 3 == 0 {
+                            let echoed: EchoOut = client
+                                .call("echo", json!({"text": format!("n{n}")}))
+                                .await
+                                .unwrap();
+                            assert_eq!(echoed.text, format!("n{n}"));
+                        } else {
+                            let sum: i64 =
+                                client.call("add", json!({"a": n, "b": n})).await.unwrap();
+                            assert_eq!(sum, 2 * n);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            tokio::time::timeout(TIMEOUT, task).await.unwrap().unwrap();
+        }
+        // 208 calls.
+        assert!(started.elapsed() < TIMEOUT);
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_request_timeout_cancels_the_call_at_the_server() {
+    for (negotiation, progress) in [
+        (Negotiation::Auto, false),
+        (Negotiation::Auto, true),
+        (PINNED, false),
+        (PINNED, true),
+    ] {
+        let serving = Serving::start(HttpOptions::default()).await;
+        let client = connect(&serving.url, negotiation).await;
+        let (sender, _reports) = tokio::sync::mpsc::unbounded_channel();
+        let settings = CallSettings {
+            timeout: Some(Duration::from_millis(150)),
+            progress: progress.then_some(sender),
+        };
+        let error = client
+            .call_tool_with("sleep", arguments(json!({"ms": 10_000})), settings)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.kind(), ClientErrorKind::Timeout(_)),
+            "{negotiation:?}: {error}"
+        );
+        serving
+            .probe
+            .wait_for(
+                &format!("{negotiation:?} (progress {progress}): the server to stop the call"),
+                |p| p.aborted() == 1,
+            )
+            .await;
+
+        // A call abandoned by its caller (its future dropped) is cancelled too.
+        let abandoned = tokio::time::timeout(
+            Duration::from_millis(150),
+            client.call::<SleepOut>("sleep", json!({"ms": 10_000})),
+        )
+        .await;
+        assert!(abandoned.is_err());
+        serving
+            .probe
+            .wait_for(
+                &format!("{negotiation:?}: the server to stop the abandoned call"),
+                |p| p.aborted() == 2,
+            )
+            .await;
+        assert_eq!(serving.probe.finished(), 0);
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn against_a_stateless_only_server_auto_works_and_a_pinned_handshake_fails_cleanly() {
+    let mut options = HttpOptions::default();
+    options.sessions = false;
+    let serving = Serving::start(options).await;
+
+    let client = connect(&serving.url, Negotiation::Auto).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let sum: i64 = client.call("add", json!({"a": 1, "b": 1})).await.unwrap();
+    assert_eq!(sum, 2);
+    client.close(Duration::from_secs(1)).await;
+
+    let started = Instant::now();
+    let error = Client::builder()
+        .negotiation(PINNED)
+        .request_timeout(TIMEOUT)
+        .connect_http(&serving.url)
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "it failed at once, not by timing out: {error}"
+    );
+    assert!(
+        matches!(error.kind(), ClientErrorKind::Protocol(_)),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_or_wrong_endpoint_fails_cleanly() {
+    // Nothing listens on this port once the listener is dropped.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let error = Client::builder()
+        .request_timeout(TIMEOUT)
+        .connect_http(&format!("http://{address}/mcp"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::Transport(_)),
+        "{error}"
+    );
+
+    let error = Client::builder()
+        .request_timeout(TIMEOUT)
+        .connect_http("not a url")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::Transport(_)),
+        "{error}"
+    );
+
+    // A server, but not an MCP endpoint at this path: 404 with no JSON-RPC body.
+    let serving = Serving::start(HttpOptions::default()).await;
+    let wrong = format!("http://{}/elsewhere", serving.address);
+    let started = Instant::now();
+    let error = Client::builder()
+        .request_timeout(TIMEOUT)
+        .connect_http(&wrong)
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2), "{error}");
+    assert!(
+        !matches!(error.kind(), ClientErrorKind::Timeout(_)),
+        "{error}"
+    );
+}
+
+// The 2025-11-25 transport says a client that gets 404 for its session MUST
+// start a new one (initialize again); this client reports an error instead,
+// so a long-lived handshake client breaks once its session idles out.
+#[tokio::test]
+#[ignore = "not implemented: the HTTP client does not re-initialize after its session is gone (404)"]
+async fn a_client_whose_session_expired_opens_a_new_one() {
+    let mut options = HttpOptions::default();
+    options.session_idle_timeout = Duration::from_millis(200);
+    let serving = Serving::start(options).await;
+    let client = connect(&serving.url, PINNED).await;
+    let sum: i64 = client.call("add", json!({"a": 1, "b": 1})).await.unwrap();
+    assert_eq!(sum, 2);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let sum: i64 = client.call("add", json!({"a": 2, "b": 2})).await.unwrap();
+    assert_eq!(sum, 4);
+}
+
+#[tokio::test]
+async fn an_ended_session_fails_requests_with_the_servers_error() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let recorder = Recorder::start(&serving.url).await;
+    let client = connect(&recorder.url, PINNED).await;
+    let session = recorder.log()[0]
+        .response_headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let ended = http_support::http()
+        .delete(&serving.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), StatusCode::OK);
+
+    let started = Instant::now();
+    let error = client
+        .call::<i64>("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2), "{error}");
+    match error.kind() {
+        ClientErrorKind::Protocol(object) => {
+            assert!(object.message.contains("Session not found"), "{error}");
+        }
+        _ => panic!("expected the server's error, got {error}"),
+    }
+}

@@ -1,0 +1,313 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The endpoint's defences over real HTTP: Origin checks (DNS rebinding),
+//! the body limit, malformed input, stray responses, the concurrency limit,
+//! and a graceful shutdown that still answers the calls in flight.
+
+mod http_support;
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::json;
+use toolshape::HttpOptions;
+
+use http_support::{
+    EventStream, MODERN, Serving, TIMEOUT, http, modern, modern_headers, modern_params,
+    open_session, post_raw, request, result_of,
+};
+
+async fn list_with_origin(url: &str, origin: &str) -> http_support::Reply {
+    let mut headers = modern_headers("tools/list", None);
+    headers.push(("origin", origin));
+    let body = request(1, "tools/list", modern_params(json!({})));
+    post_raw(url, &headers, body.to_string()).await
+}
+
+#[tokio::test]
+async fn foreign_origins_are_refused_and_loopback_ones_served() {
+    let mut options = HttpOptions::default();
+    options.allowed_origins = vec!["https://app.example.com".into()];
+    let serving = Serving::start(options).await;
+
+    for origin in [
+        "http://localhost:3000",
+        "http://127.0.0.1:9",
+        "http://[::1]:8080",
+        "https://localhost",
+        "https://app.example.com",
+    ] {
+        let reply = list_with_origin(&serving.url, origin).await;
+        assert_eq!(reply.status, StatusCode::OK, "{origin}: {reply:?}");
+    }
+    for origin in [
+        "http://evil.example",
+        "https://other.example.com",
+        "http://localhost.evil.example",
+        "null",
+    ] {
+        let reply = list_with_origin(&serving.url, origin).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}: {reply:?}");
+        let body = reply.json();
+        assert!(body["error"].is_object(), "{body}");
+        assert!(body["id"].is_null(), "{body}");
+    }
+
+    // GET and DELETE check it first, too.
+    let session = open_session(&serving.url).await;
+    let client = http();
+    let got = client
+        .get(&serving.url)
+        .header("mcp-session-id", &session)
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.status(), StatusCode::FORBIDDEN);
+    let deleted = client
+        .delete(&serving.url)
+        .header("mcp-session-id", &session)
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::FORBIDDEN);
+    // ...so the session survived.
+    let deleted = client
+        .delete(&serving.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_413_and_the_server_keeps_serving() {
+    let mut options = HttpOptions::default();
+    options.max_body_bytes = 1024;
+    let serving = Serving::start(options).await;
+    let big = "x".repeat(4096);
+    let body = request(
+        1,
+        "tools/call",
+        modern_params(json!({"name": "echo", "arguments": {"text": big}})),
+    );
+    let reply = post_raw(
+        &serving.url,
+        &modern_headers("tools/call", Some("echo")),
+        body.to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE, "{reply:?}");
+    assert_eq!(serving.probe.started(), 0);
+
+    let reply = modern(
+        &serving.url,
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "small"}}),
+    )
+    .await;
+    assert_eq!(result_of(&reply)["structuredContent"]["text"], "small");
+}
+
+#[tokio::test]
+async fn malformed_input_is_400_and_responses_are_accepted() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let headers = modern_headers("tools/list", None);
+
+    let reply = post_raw(&serving.url, &headers, "{not json").await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    assert_eq!(reply.error_code(), -32700);
+    assert!(reply.json()["id"].is_null());
+
+    let reply = post_raw(&serving.url, &headers, r#"{"hello": "world"}"#).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    assert_eq!(reply.error_code(), -32600);
+
+    let reply = post_raw(&serving.url, &headers, "").await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+
+    // A JSON-RPC response (to a request the server never sent): accepted, no body.
+    let response = json!({"jsonrpc": "2.0", "id": 99, "result": {}});
+    let reply = post_raw(&serving.url, &[], response.to_string()).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    assert!(reply.text.is_empty(), "{reply:?}");
+
+    // A stateless notification: accepted, no body.
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = post_raw(&serving.url, &[], notification.to_string()).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    assert!(reply.text.is_empty(), "{reply:?}");
+
+    // Still serving.
+    result_of(&modern(&serving.url, 3, "tools/list", json!({})).await);
+}
+
+/// Two slow calls on a server that serves one request at a time.
+async fn two_slow_calls(progress: bool) {
+    let mut options = HttpOptions::default();
+    options.max_concurrent_requests = 1;
+    let serving = Serving::start(options).await;
+    let started = Instant::now();
+    let calls: Vec<_> = (0..2)
+        .map(|i| {
+            let url = serving.url.clone();
+            tokio::spawn(async move {
+                let mut params = json!({"name": "sleep", "arguments": {"ms": 200, "steps": 2}});
+                if progress {
+                    params["_meta"] = json!({"progressToken": i});
+                }
+                modern(&url, i, "tools/call", params).await
+            })
+        })
+        .collect();
+    for call in calls {
+        let reply = tokio::time::timeout(TIMEOUT, call).await.unwrap().unwrap();
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        let answer = if progress {
+            reply.events().pop().unwrap()
+        } else {
+            reply.json()
+        };
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            json!({"slept_ms": 200}),
+            "{answer}"
+        );
+    }
+    assert_eq!(serving.probe.finished(), 2);
+    assert_eq!(serving.probe.max_running(), 1, "the second call waited");
+    assert!(started.elapsed() >= Duration::from_millis(390));
+}
+
+#[tokio::test]
+async fn past_the_concurrency_limit_requests_wait_their_turn() {
+    two_slow_calls(false).await;
+}
+
+#[tokio::test]
+async fn streamed_calls_count_against_the_concurrency_limit() {
+    two_slow_calls(true).await;
+}
+
+#[tokio::test]
+async fn shutdown_lets_the_calls_in_flight_answer() {
+    let mut serving = Serving::start(HttpOptions::default()).await;
+    let url = serving.url.clone();
+    let json_call = tokio::spawn({
+        let url = url.clone();
+        async move {
+            modern(
+                &url,
+                1,
+                "tools/call",
+                json!({"name": "sleep", "arguments": {"ms": 300}}),
+            )
+            .await
+        }
+    });
+    let streamed_call = tokio::spawn(async move {
+        modern(
+            &url,
+            2,
+            "tools/call",
+            json!({
+                "name": "sleep",
+                "arguments": {"ms": 300, "steps": 3},
+                "_meta": {"progressToken": "s"},
+            }),
+        )
+        .await
+    });
+    serving
+        .probe
+        .wait_for("both calls to start", |p| p.started() == 2)
+        .await;
+    let stopped = serving.begin_shutdown();
+
+    let reply = tokio::time::timeout(TIMEOUT, json_call)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        result_of(&reply)["structuredContent"],
+        json!({"slept_ms": 300})
+    );
+    let reply = tokio::time::timeout(TIMEOUT, streamed_call)
+        .await
+        .unwrap()
+        .unwrap();
+    let answer = reply.events().pop().unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"slept_ms": 300})
+    );
+
+    tokio::time::timeout(TIMEOUT, stopped)
+        .await
+        .expect("serve_http did not return after the calls ended")
+        .unwrap()
+        .unwrap();
+    assert_eq!(serving.probe.aborted(), 0);
+    // Nothing listens any more.
+    let refused = http()
+        .post(&serving.url)
+        .header("mcp-protocol-version", MODERN)
+        .body("{}")
+        .send()
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+}
+
+#[tokio::test]
+async fn shutdown_ends_the_long_lived_streams() {
+    let mut serving = Serving::start(HttpOptions::default()).await;
+    let session = open_session(&serving.url).await;
+    let response = http()
+        .get(&serving.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = EventStream::new(response);
+
+    // A 2026-07-28 subscription stream, too.
+    let listen = request(
+        5,
+        "subscriptions/listen",
+        modern_params(json!({"notifications": {"toolsListChanged": true}})),
+    );
+    let response = http()
+        .post(&serving.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut subscription = EventStream::new(response);
+    let acknowledged = subscription.next(TIMEOUT).await.unwrap();
+    assert_eq!(
+        acknowledged["method"], "notifications/subscriptions/acknowledged",
+        "{acknowledged}"
+    );
+
+    let stopped = serving.begin_shutdown();
+    tokio::time::timeout(Duration::from_secs(3), stopped)
+        .await
+        .expect("serve_http waited forever on an open stream")
+        .unwrap()
+        .unwrap();
+    assert_eq!(stream.next(TIMEOUT).await, None, "the GET stream ended");
+    assert_eq!(
+        subscription.next(TIMEOUT).await,
+        None,
+        "the subscription stream ended"
+    );
+}

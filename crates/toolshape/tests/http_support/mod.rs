@@ -1,0 +1,604 @@
+//! Shared by the `http_*` integration tests: an in-process server on a real
+//! loopback listener (port 0), purpose-made tools that record how they ended,
+//! and raw-HTTP helpers that build 2026-07-28 and handshake requests by hand.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, oneshot};
+use tokio::task::JoinHandle;
+use toolshape::{HttpOptions, Server, ServerOptions, Tool, ToolContext, ToolError};
+
+/// The longest any one wait in these tests may take.
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+/// The stateless revision.
+pub const MODERN: &str = "2026-07-28";
+/// The newest handshake revision.
+pub const LEGACY: &str = "2025-11-25";
+
+/// How the `sleep` tool's calls ended.
+#[derive(Debug, Default)]
+pub struct Probe {
+    /// Calls that began.
+    pub started: AtomicUsize,
+    /// Calls that ran to the end.
+    pub finished: AtomicUsize,
+    /// Calls stopped before their end (aborted, cancelled, dropped).
+    pub aborted: AtomicUsize,
+    /// Calls running now, and the most ever running at once.
+    pub running: AtomicUsize,
+    pub max_running: AtomicUsize,
+    /// Wakes waiters on every change.
+    pub changed: Notify,
+}
+
+impl Probe {
+    pub fn started(&self) -> usize {
+        self.started.load(Ordering::SeqCst)
+    }
+    pub fn finished(&self) -> usize {
+        self.finished.load(Ordering::SeqCst)
+    }
+    pub fn aborted(&self) -> usize {
+        self.aborted.load(Ordering::SeqCst)
+    }
+    pub fn max_running(&self) -> usize {
+        self.max_running.load(Ordering::SeqCst)
+    }
+
+    /// Waits until `check` holds, failing the test after [`TIMEOUT`].
+    pub async fn wait_for(&self, what: &str, check: impl Fn(&Probe) -> bool) {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let notified = self.changed.notified();
+            if check(self) {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                assert!(check(self), "timed out waiting for: {what} ({self:?})");
+                return;
+            }
+        }
+    }
+}
+
+/// Counts a call as aborted unless it was marked finished before being dropped.
+struct Running {
+    probe: Arc<Probe>,
+    finished: bool,
+}
+
+impl Running {
+    fn begin(probe: &Arc<Probe>) -> Running {
+        probe.started.fetch_add(1, Ordering::SeqCst);
+        let now = probe.running.fetch_add(1, Ordering::SeqCst) + 1;
+        probe.max_running.fetch_max(now, Ordering::SeqCst);
+        probe.changed.notify_waiters();
+        Running {
+            probe: Arc::clone(probe),
+            finished: false,
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.probe.running.fetch_sub(1, Ordering::SeqCst);
+        if self.finished {
+            self.probe.finished.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.probe.aborted.fetch_add(1, Ordering::SeqCst);
+        }
+        self.probe.changed.notify_waiters();
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct EchoIn {
+    pub text: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Debug, PartialEq)]
+pub struct EchoOut {
+    pub text: String,
+    pub length: usize,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct AddIn {
+    pub a: i64,
+    pub b: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct SleepIn {
+    /// How long to sleep.
+    pub ms: u64,
+    /// Progress reports to send while sleeping, evenly spaced.
+    #[serde(default)]
+    pub steps: u32,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Debug, PartialEq)]
+pub struct SleepOut {
+    pub slept_ms: u64,
+}
+
+/// The test toolset: `add`, `echo`, `fail` (a tool error), `shout` (text
+/// only, no outputSchema) and `sleep` (recorded in `probe`, with progress).
+pub fn tools(probe: &Arc<Probe>) -> Vec<Tool> {
+    let sleeper = Arc::clone(probe);
+    vec![
+        Tool::typed("add", |input: AddIn| async move {
+            Ok::<_, ToolError>(input.a + input.b)
+        })
+        .description("Adds two integers."),
+        Tool::typed("echo", |input: EchoIn| async move {
+            let length = input.text.chars().count();
+            Ok::<_, ToolError>(EchoOut {
+                text: input.text,
+                length,
+            })
+        }),
+        Tool::text("shout", |input: EchoIn| async move {
+            Ok::<_, ToolError>(input.text.to_uppercase())
+        }),
+        Tool::typed("fail", |_: EchoIn| async move {
+            Err::<i64, _>(ToolError::new("it failed on purpose"))
+        }),
+        Tool::typed_with_context("sleep", move |context: ToolContext, input: SleepIn| {
+            let probe = Arc::clone(&sleeper);
+            async move {
+                let mut running = Running::begin(&probe);
+                let steps = input.steps.max(1);
+                let slice = Duration::from_millis(input.ms) / steps;
+                for step in 0..steps {
+                    tokio::time::sleep(slice).await;
+                    if input.steps > 0 {
+                        context.report_progress(
+                            f64::from(step + 1),
+                            Some(f64::from(input.steps)),
+                            Some(format!("step {}", step + 1)),
+                        );
+                    }
+                }
+                running.finished = true;
+                Ok::<_, ToolError>(SleepOut { slept_ms: input.ms })
+            }
+        }),
+    ]
+}
+
+/// A server with the test toolset, `page_size` tools a page.
+pub fn server(probe: &Arc<Probe>, page_size: usize) -> Server {
+    let mut options = ServerOptions::default();
+    options.page_size = page_size;
+    options.call_timeout = Some(Duration::from_secs(20));
+    let mut builder = Server::builder("http-test", "1.2.3").options(options);
+    for tool in tools(probe) {
+        builder = builder.tool(tool).unwrap();
+    }
+    builder.build()
+}
+
+/// A server serving on a loopback port until [`Serving::begin_shutdown`] or drop.
+pub struct Serving {
+    pub url: String,
+    pub address: std::net::SocketAddr,
+    pub server: Server,
+    pub probe: Arc<Probe>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<io::Result<()>>>,
+}
+
+impl Serving {
+    /// Serves the test toolset with `options`.
+    pub async fn start(options: HttpOptions) -> Serving {
+        let probe = Arc::new(Probe::default());
+        Serving::start_server(server(&probe, 100), probe, options).await
+    }
+
+    /// Serves `server` with `options`.
+    pub async fn start_server(server: Server, probe: Arc<Probe>, options: HttpOptions) -> Serving {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let url = format!("http://{address}{}", options.path);
+        let (shutdown, signal) = oneshot::channel::<()>();
+        let serving = server.clone();
+        let task = tokio::spawn(async move {
+            serving
+                .serve_http(listener, options, async move {
+                    let _ = signal.await;
+                })
+                .await
+        });
+        Serving {
+            url,
+            address,
+            server,
+            probe,
+            shutdown: Some(shutdown),
+            task: Some(task),
+        }
+    }
+
+    /// Asks the server to shut down; returns the task that ends when it has.
+    pub fn begin_shutdown(&mut self) -> JoinHandle<io::Result<()>> {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        self.task.take().expect("the server is running")
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// A plain HTTP client (no proxy).
+pub fn http() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// The `_meta` of a 2026-07-28 request.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// `params` with the 2026-07-28 `_meta` merged in.
+pub fn modern_params(mut params: Value) -> Value {
+    let meta = params
+        .as_object_mut()
+        .unwrap()
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
+    for (key, value) in modern_meta().as_object().unwrap() {
+        meta.as_object_mut()
+            .unwrap()
+            .entry(key.clone())
+            .or_insert(value.clone());
+    }
+    params
+}
+
+/// A JSON-RPC request body.
+pub fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// An HTTP response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    /// The body as JSON (fails the test if it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?} {}", self.status, self.text))
+    }
+
+    pub fn content_type(&self) -> &str {
+        self.headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    /// The JSON-RPC error code of the body.
+    pub fn error_code(&self) -> i64 {
+        let body = self.json();
+        body["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("no error code: {body}"))
+    }
+
+    /// The JSON-RPC messages of an event-stream body, in order.
+    pub fn events(&self) -> Vec<Value> {
+        sse_messages(&self.text)
+    }
+}
+
+/// The `data:` of each SSE event, parsed as JSON.
+pub fn sse_messages(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+        })
+        .collect()
+}
+
+/// Sends a POST with `headers` and reads the whole reply.
+pub async fn post_raw(
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<reqwest::Body>,
+) -> Reply {
+    let mut builder = http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let response = tokio::time::timeout(TIMEOUT, builder.body(body).send())
+        .await
+        .expect("the POST timed out")
+        .expect("the POST failed");
+    read(response).await
+}
+
+/// Reads a response to its end.
+pub async fn read(response: reqwest::Response) -> Reply {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = tokio::time::timeout(TIMEOUT, response.text())
+        .await
+        .expect("reading the body timed out")
+        .expect("reading the body failed");
+    Reply {
+        status,
+        headers,
+        text,
+    }
+}
+
+/// The request-metadata headers a 2026-07-28 request needs.
+pub fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut headers = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+    if let Some(name) = name {
+        headers.push(("mcp-name", name));
+    }
+    headers
+}
+
+/// A 2026-07-28 request with correct headers.
+pub async fn modern(url: &str, id: i64, method: &str, params: Value) -> Reply {
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let body = request(id, method, modern_params(params)).to_string();
+    post_raw(url, &modern_headers(method, name.as_deref()), body).await
+}
+
+/// The `result` of a 200 JSON reply, failing the test otherwise.
+pub fn result_of(reply: &Reply) -> Value {
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert!(
+        reply.content_type().starts_with("application/json"),
+        "{reply:?}"
+    );
+    let body = reply.json();
+    assert!(body.get("error").is_none(), "{body}");
+    body["result"].clone()
+}
+
+/// Sends a POST in a handshake session, with that session's headers.
+pub async fn session_post(url: &str, session: &str, body: &Value) -> Reply {
+    post_raw(
+        url,
+        &[
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", LEGACY),
+        ],
+        body.to_string(),
+    )
+    .await
+}
+
+/// Opens a handshake session: `initialize` and `notifications/initialized`.
+/// Returns the session id.
+pub async fn open_session(url: &str) -> String {
+    let init = request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"},
+        }),
+    );
+    let reply = post_raw(url, &[], init.to_string()).await;
+    let result = result_of(&reply);
+    assert_eq!(result["protocolVersion"], LEGACY, "{result}");
+    let session = reply
+        .headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_else(|| panic!("no Mcp-Session-Id: {reply:?}"))
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = session_post(url, &session, &initialized).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    session
+}
+
+/// An open event stream, read event by event.
+pub struct EventStream {
+    pub response: reqwest::Response,
+    buffer: String,
+}
+
+impl EventStream {
+    pub fn new(response: reqwest::Response) -> EventStream {
+        EventStream {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next JSON-RPC message on the stream (skipping comments), or
+    /// `None` when the stream ended; fails the test after `wait`.
+    pub async fn next(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                if let Some(message) = sse_messages(&event).into_iter().next() {
+                    return Some(message);
+                }
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .expect("no event in time")
+                .expect("the stream broke");
+            match chunk {
+                Some(bytes) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
+                None => return None,
+            }
+        }
+    }
+}
+
+/// One request that went through a [`Recorder`].
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub headers: HeaderMap,
+    pub body: Value,
+    /// The upstream answer's status and headers.
+    pub status: StatusCode,
+    pub response_headers: HeaderMap,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The JSON-RPC method of a POST (empty otherwise).
+    pub fn rpc_method(&self) -> &str {
+        self.body["method"].as_str().unwrap_or("")
+    }
+}
+
+/// A recording reverse proxy in front of an endpoint: every request is
+/// forwarded as is (bodies streamed back) and logged with its headers.
+pub struct Recorder {
+    pub url: String,
+    log: Arc<std::sync::Mutex<Vec<Recorded>>>,
+    task: JoinHandle<()>,
+}
+
+impl Recorder {
+    pub async fn start(upstream: &str) -> Recorder {
+        use axum::body::Body;
+        use axum::extract::{Request, State};
+        use axum::response::Response;
+
+        #[derive(Clone)]
+        struct Proxy {
+            upstream: String,
+            http: reqwest::Client,
+            log: Arc<std::sync::Mutex<Vec<Recorded>>>,
+        }
+
+        async fn forward(State(proxy): State<Proxy>, request: Request) -> Response {
+            let (parts, body) = request.into_parts();
+            let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let mut builder = proxy.http.request(parts.method.clone(), &proxy.upstream);
+            for (name, value) in &parts.headers {
+                if name != "host" && name != "content-length" {
+                    builder = builder.header(name, value);
+                }
+            }
+            let Ok(mut upstream) = builder.body(bytes.clone()).send().await else {
+                return Response::builder().status(502).body(Body::empty()).unwrap();
+            };
+            proxy.log.lock().unwrap().push(Recorded {
+                method: parts.method.to_string(),
+                headers: parts.headers.clone(),
+                body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                status: upstream.status(),
+                response_headers: upstream.headers().clone(),
+            });
+            let mut response = Response::builder().status(upstream.status());
+            for (name, value) in upstream.headers() {
+                if name != "content-length" && name != "transfer-encoding" {
+                    response = response.header(name, value);
+                }
+            }
+            let (chunks, receiver) =
+                tokio::sync::mpsc::channel::<Result<axum::body::Bytes, io::Error>>(16);
+            tokio::spawn(async move {
+                while let Ok(Some(chunk)) = upstream.chunk().await {
+                    if chunks.send(Ok(chunk)).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            let stream = tokio_stream::wrappers::ReceiverStream::new(receiver);
+            response.body(Body::from_stream(stream)).unwrap()
+        }
+
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let proxy = Proxy {
+            upstream: upstream.to_owned(),
+            http: http(),
+            log: Arc::clone(&log),
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let router = axum::Router::new()
+            .route("/mcp", axum::routing::any(forward))
+            .with_state(proxy);
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router).await;
+        });
+        Recorder { url, log, task }
+    }
+
+    /// What went through so far.
+    pub fn log(&self) -> Vec<Recorded> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits until some recorded request satisfies `check`.
+    pub async fn wait_for(&self, what: &str, check: impl Fn(&Recorded) -> bool) -> Recorded {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            if let Some(found) = self.log().into_iter().find(|r| check(r)) {
+                return found;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}: {:#?}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
