@@ -2,7 +2,10 @@
 # Side-by-side benchmark over stdio: toolshape's peer_server against the rmcp,
 # TypeScript SDK, Python SDK and FastMCP peers in ../shared/peers, and a raw
 # echo baseline, all driven by `toolshape bench` (validation on at both ends)
-# in one run. Prints one table with calls/s, p50, p99 and the ratio to rmcp.
+# in one run. Prints one table with calls/s, p50, p99 and the ratio to rmcp,
+# and the CPU time each server process spent per call ("CPU vs rmcp" above
+# 1 means less CPU than rmcp): the client is shared by all, so on a small
+# machine throughput is capped by it, while server CPU per call is not.
 #
 #   scripts/bench.sh [CALLS] [CONCURRENCY]      (defaults: 20000 8)
 #
@@ -60,13 +63,17 @@ import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 base = next((r["report"]["calls_per_second"] for r in rows if r["name"] == "rmcp" and r["report"]), None)
 print(f"get_weather_data over stdio, {sys.argv[2]} calls, concurrency {sys.argv[3]}, validation on at both ends\n")
-print("| server | protocol | calls/s | p50 ms | p99 ms | vs rmcp | failed |")
-print("|---|---|---:|---:|---:|---:|---:|")
+base_cpu = next((r["report"].get("server_cpu_us_per_call") for r in rows if r["name"] == "rmcp" and r["report"]), None)
+print("| server | protocol | calls/s | p50 ms | p99 ms | vs rmcp | server CPU µs/call | CPU vs rmcp | failed |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
     rep = r["report"]
     if not rep:
-        print(f"| {r['name']} | - | failed to run | | | | |")
+        print(f"| {r['name']} | - | failed to run | | | | | | |")
         continue
     ratio = f"{rep['calls_per_second'] / base:.2f}x" if base else "-"
-    print(f"| {r['name']} | {rep['protocol']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {ratio} | {rep['failures']} |")
+    cpu = rep.get("server_cpu_us_per_call")
+    cpu_text = f"{cpu:.1f}" if cpu is not None else "-"
+    cpu_ratio = f"{base_cpu / cpu:.2f}x" if cpu and base_cpu else "-"
+    print(f"| {r['name']} | {rep['protocol']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {ratio} | {cpu_text} | {cpu_ratio} | {rep['failures']} |")
 PY

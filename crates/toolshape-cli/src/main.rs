@@ -37,10 +37,16 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(cli.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // One stdio peer is served best on one thread: no hand-offs between
+    // workers (file work still runs on the blocking pool). Everything else
+    // (HTTP serving, the client commands) uses the multi-threaded runtime.
+    let one_peer = matches!(&cli.command, Command::Serve(args) if !args.serves_http());
+    let mut builder = if one_peer {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("toolshape: cannot start the async runtime: {error}");

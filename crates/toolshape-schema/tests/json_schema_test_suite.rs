@@ -10,7 +10,10 @@
 //! Each dialect prints `<dialect>: N passed, M failed, K skipped` and
 //! `<dialect>-format: N passed, M failed, K skipped` for `optional/format`.
 //! A skipped test is one that fails and has an entry; a test that an entry
-//! covers but that passes counts as passed.
+//! covers but that passes counts as passed. No other line starts with
+//! `<dialect>:`. The harness captures the output of passing tests: run with
+//! `-- --nocapture` (or `--show-output`) to see the counts.
+#![allow(clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -100,7 +103,7 @@ fn engine(dialect: &str, meta_schema: &str) -> SchemaEngine {
         builder = builder.document(format!("{REMOTE_BASE}{relative}"), document);
     }
     println!(
-        "{dialect}: {} remote(s) not registered, unknown dialect: {}",
+        "remotes for {dialect}: {} not registered (unknown dialect): {}",
         left_out.len(),
         left_out.join(", ")
     );
@@ -302,7 +305,7 @@ fn run_dialect(dialect: &str, meta_schema: &str) {
     if !required.failures.is_empty() {
         let _ = writeln!(
             problems,
-            "{dialect}: {} required test(s) failed without a skip entry:",
+            "{dialect} required tests failing without a skip entry ({}):",
             required.failures.len()
         );
         for failure in &required.failures {
@@ -312,7 +315,7 @@ fn run_dialect(dialect: &str, meta_schema: &str) {
     if !format.failures.is_empty() {
         // Optional: listed, but they do not fail the test.
         println!(
-            "{dialect}-format: {} optional test(s) failed without a skip entry:",
+            "{dialect}-format optional tests failing without a skip entry ({}):",
             format.failures.len()
         );
         for failure in &format.failures {
@@ -335,7 +338,7 @@ fn run_dialect(dialect: &str, meta_schema: &str) {
         })
         .collect();
     if !stale.is_empty() {
-        let _ = writeln!(problems, "{dialect}: stale skip entries:");
+        let _ = writeln!(problems, "{dialect} stale skip entries:");
         for line in stale {
             let _ = writeln!(problems, "{line}");
         }

@@ -2,7 +2,8 @@
 //! defines them, served by toolshape over stdio: the server side of the
 //! side-by-side benchmark (`scripts/bench.sh`) and of the interop tests.
 //!
-//! Run: `cargo run --release -p toolshape --example peer_server` (stdio), or
+//! One stdio peer is served on a single-threaded runtime (no hand-offs
+//! between workers). Run: `cargo run --release -p toolshape --example peer_server` (stdio), or
 //! with `-- --http 127.0.0.1:PORT` for stateless Streamable HTTP on `/mcp`.
 
 use std::borrow::Cow;
@@ -200,7 +201,7 @@ fn tools() -> Result<Server, toolshape::RegistrationError> {
         .build())
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let server = match tools() {
         Ok(server) => server,

@@ -58,6 +58,26 @@ pub(crate) struct Report {
     p90_ms: f64,
     p99_ms: f64,
     max_ms: f64,
+    /// CPU time the server processes spent per call during the run, in
+    /// microseconds (stdio servers this command started; Linux only).
+    server_cpu_us_per_call: Option<f64>,
+}
+
+/// CPU seconds (user + system) a process has used so far, from `/proc`.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // Linux reports these in USER_HZ, 100 per second on every common architecture.
+    Some(ticks / 100.0)
+}
+
+fn servers_cpu(clients: &[toolshape::client::Client]) -> Option<f64> {
+    clients
+        .iter()
+        .map(|c| c.server_pid().and_then(cpu_seconds))
+        .sum()
 }
 
 fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
@@ -110,6 +130,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let bar = progress_bar(args.calls, args.json);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicUsize::new(0));
+    let cpu_before = servers_cpu(&clients);
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..args.concurrency.max(1) {
@@ -153,6 +174,9 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         latencies.extend(joined.unwrap_or_default());
     }
     let elapsed = started.elapsed();
+    let cpu_used = servers_cpu(&clients)
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
     bar.finish_and_clear();
     for client in &clients {
         client.close(Duration::from_secs(2)).await;
@@ -178,14 +202,15 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         p90_ms: percentile(&latencies, 0.90),
         p99_ms: percentile(&latencies, 0.99),
         max_ms: percentile(&latencies, 1.0),
+        server_cpu_us_per_call: cpu_used
+            .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
         println!(
             "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
-             {} failed, {} mismatched\n\
-             {:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
+             {} failed, {} mismatched",
             report.calls,
             report.tool,
             report.server,
@@ -194,12 +219,14 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             report.clients,
             report.failures,
             report.mismatches,
-            report.calls_per_second,
-            report.p50_ms,
-            report.p90_ms,
-            report.p99_ms,
-            report.max_ms
         );
+        println!(
+            "{:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
+            report.calls_per_second, report.p50_ms, report.p90_ms, report.p99_ms, report.max_ms
+        );
+        if let Some(cpu) = report.server_cpu_us_per_call {
+            println!("server CPU {cpu:.1} µs per call");
+        }
     }
     if report.failures + report.mismatches > 0 {
         return ExitCode::from(exit::VALIDATION.max(1));

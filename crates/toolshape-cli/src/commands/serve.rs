@@ -33,6 +33,13 @@ pub(crate) struct ServeArgs {
     allow_origin: Vec<String>,
 }
 
+impl ServeArgs {
+    /// Whether this serves Streamable HTTP (rather than one peer over stdio).
+    pub(crate) fn serves_http(&self) -> bool {
+        self.http.is_some()
+    }
+}
+
 pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     let workspace = match Workspace::open(&args.root) {
         Ok(workspace) => workspace,

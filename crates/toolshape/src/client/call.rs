@@ -50,9 +50,11 @@ pub struct CallSettings {
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
 }
 
-fn digest(value: &Value) -> String {
+fn digest(arguments: Option<&Map<String, Value>>) -> String {
     let mut hasher = DefaultHasher::new();
-    value.to_string().hash(&mut hasher);
+    serde_json::to_string(&arguments)
+        .unwrap_or_default()
+        .hash(&mut hasher);
     format!("{:016x}", hasher.finish())
 }
 
@@ -75,28 +77,33 @@ impl Client {
         arguments: Option<Map<String, Value>>,
         settings: CallSettings,
     ) -> Result<ToolResult, ClientError> {
-        let arguments_value = Value::Object(arguments.clone().unwrap_or_default());
-        if let Some(confirm) = &self.inner.hooks.before_call
-            && !confirm(name, &arguments_value).await
-        {
-            return Err(ClientErrorKind::Declined(name.to_owned()).into());
+        if let Some(confirm) = &self.inner.hooks.before_call {
+            let arguments_value = Value::Object(arguments.clone().unwrap_or_default());
+            if !confirm(name, &arguments_value).await {
+                return Err(ClientErrorKind::Declined(name.to_owned()).into());
+            }
         }
+        // The audit record's digest is only worked out when someone listens.
+        let audited = tracing::enabled!(target: "toolshape::audit", tracing::Level::INFO);
+        let arguments_digest = audited.then(|| digest(arguments.as_ref()));
         let started = Instant::now();
         let outcome = self.call_checked(name, arguments, settings).await;
-        let outcome_label = match &outcome {
-            Ok(result) if result.is_error => "tool_error",
-            Ok(_) => "ok",
-            Err(e) if e.is_validation_error() => "invalid_output",
-            Err(_) => "failed",
-        };
-        tracing::info!(
-            target: "toolshape::audit",
-            tool = name,
-            arguments_digest = %digest(&arguments_value),
-            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
-            outcome = outcome_label,
-            "tool call"
-        );
+        if let Some(arguments_digest) = arguments_digest {
+            let outcome_label = match &outcome {
+                Ok(result) if result.is_error => "tool_error",
+                Ok(_) => "ok",
+                Err(e) if e.is_validation_error() => "invalid_output",
+                Err(_) => "failed",
+            };
+            tracing::info!(
+                target: "toolshape::audit",
+                tool = name,
+                arguments_digest = %arguments_digest,
+                duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                outcome = outcome_label,
+                "tool call"
+            );
+        }
         outcome
     }
 

@@ -116,6 +116,16 @@ impl Client {
         self.inner.negotiated.server_info.as_ref()
     }
 
+    /// The process id of the server, when this client started it.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.inner
+            .child
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .and_then(Child::id)
+    }
+
     /// The last lines the server wrote to stderr, when it is captured.
     pub fn stderr_tail(&self) -> Vec<String> {
         self.inner

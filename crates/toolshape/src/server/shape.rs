@@ -8,11 +8,29 @@
 //! A text block with the serialized JSON accompanies every `structuredContent`
 //! (optional for 2026-07-28 peers).
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use toolshape_protocol::{CallToolResult, ContentBlock, Meta, ProtocolVersion, ResultType};
+use toolshape_protocol::{ContentBlock, Meta, ProtocolVersion, ResultType};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use crate::tool::{RegisteredTool, ToolFailure, ToolOutput, WRAPPED_OUTPUT_META_KEY};
+
+/// A `tools/call` result as it goes on the wire. The structured content is
+/// serialized once: the same text fills `structuredContent` and the text block.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireResult {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<ResultType>,
+    content: Vec<ContentBlock>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structured_content: Option<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_error: Option<bool>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Meta>,
+}
 
 /// The wire result of a successful call.
 pub(crate) fn success(
@@ -20,12 +38,18 @@ pub(crate) fn success(
     tool: &RegisteredTool,
     version: ProtocolVersion,
     text_block_for_modern: bool,
-) -> CallToolResult {
+) -> WireResult {
     let ToolOutput {
         structured,
         mut content,
     } = output;
-    let mut result = CallToolResult::new(Vec::new());
+    let mut result = WireResult {
+        result_type: None,
+        content: Vec::new(),
+        structured_content: None,
+        is_error: None,
+        meta: None,
+    };
     if let Some(value) = structured {
         let native = !version.supports_structured_output()
             || version.allows_any_structured_content()
@@ -37,12 +61,16 @@ pub(crate) fn success(
             object.insert(WRAPPED_RESULT_KEY.into(), value);
             (Value::Object(object), true)
         };
+        // Serializing a `Value` cannot fail.
+        let Ok(json) = serde_json::value::to_raw_value(&value) else {
+            return failure(&ToolFailure::Panicked, &tool.name, version);
+        };
         let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
         if wants_text && content.is_empty() {
-            content.push(ContentBlock::text(value.to_string()));
+            content.push(ContentBlock::text(json.get()));
         }
         if version.supports_structured_output() {
-            result.structured_content = Some(value);
+            result.structured_content = Some(json);
         }
         if wrapped {
             let mut meta = Meta::new();
@@ -58,15 +86,20 @@ pub(crate) fn success(
 }
 
 /// The wire result of a failed call: `isError: true` and a message.
-pub(crate) fn failure(
-    failure: &ToolFailure,
-    tool: &str,
-    version: ProtocolVersion,
-) -> CallToolResult {
-    finish(CallToolResult::error_text(failure.message(tool)), version)
+pub(crate) fn failure(failure: &ToolFailure, tool: &str, version: ProtocolVersion) -> WireResult {
+    finish(
+        WireResult {
+            result_type: None,
+            content: vec![ContentBlock::text(failure.message(tool))],
+            structured_content: None,
+            is_error: Some(true),
+            meta: None,
+        },
+        version,
+    )
 }
 
-fn finish(mut result: CallToolResult, version: ProtocolVersion) -> CallToolResult {
+fn finish(mut result: WireResult, version: ProtocolVersion) -> WireResult {
     if version.has_result_type() {
         result.result_type = Some(ResultType::Complete);
     }

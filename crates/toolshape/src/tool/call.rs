@@ -9,7 +9,7 @@ use toolshape_schema::{ValidationError, Violation};
 
 use toolshape_protocol::notifications::LoggingLevel;
 
-use super::handler::{LogMessage, Progress, ToolContext, ToolError, ToolOutput};
+use super::handler::{BoxFuture, LogMessage, Progress, ToolContext, ToolError, ToolOutput};
 use super::registry::ToolRegistry;
 
 /// How one call runs.
@@ -79,12 +79,26 @@ impl ToolFailure {
     }
 }
 
-/// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::AbortHandle);
+/// A handler that panicked.
+struct Panicked;
 
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
+/// Polls a handler, turning a panic into [`Panicked`]; it is not polled again after.
+struct CatchPanic(BoxFuture<Result<ToolOutput, ToolError>>);
+
+impl std::future::Future for CatchPanic {
+    type Output = Result<Result<ToolOutput, ToolError>, Panicked>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.0.as_mut().poll(cx)));
+        match polled {
+            Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Err(_) => std::task::Poll::Ready(Err(Panicked)),
+        }
     }
 }
 
@@ -115,9 +129,9 @@ impl ToolRegistry {
         }
 
         let context = ToolContext::new(tool.name.clone(), options.progress, options.log);
-        let mut task = tokio::spawn(tool.handler.call(context, arguments));
-        // If this call is dropped (its caller went away), the handler stops too.
-        let _abort_on_drop = AbortOnDrop(task.abort_handle());
+        // The handler runs within this call: dropping the call (its caller went
+        // away) drops the handler too, and a panic is caught where it happens.
+        let mut task = CatchPanic(tool.handler.call(context, arguments));
         let cancelled = async {
             match options.cancel {
                 // Either a cancel or the canceller going away ends the call.
@@ -135,12 +149,8 @@ impl ToolRegistry {
         };
         let joined = tokio::select! {
             joined = &mut task => joined,
-            () = cancelled => {
-                task.abort();
-                return Ok(CallOutcome::Cancelled);
-            }
+            () = cancelled => return Ok(CallOutcome::Cancelled),
             () = deadline => {
-                task.abort();
                 let limit = options.timeout.unwrap_or_default();
                 tracing::warn!(tool = %tool.name, limit_ms = limit.as_millis(), "tool timed out");
                 return Ok(CallOutcome::Failed(ToolFailure::TimedOut(limit)));
@@ -149,8 +159,8 @@ impl ToolRegistry {
         let output = match joined {
             Ok(Ok(output)) => output,
             Ok(Err(error)) => return Ok(CallOutcome::Failed(ToolFailure::Tool(error))),
-            Err(join_error) => {
-                tracing::error!(tool = %tool.name, panicked = join_error.is_panic(), "tool handler failed");
+            Err(Panicked) => {
+                tracing::error!(tool = %tool.name, "tool handler panicked");
                 return Ok(CallOutcome::Failed(ToolFailure::Panicked));
             }
         };
