@@ -18,6 +18,10 @@ export TOOLSHAPE_PEERS="$PWD/target/peers"
 step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
 cargo test --workspace --locked
 
+step "JSON-Schema-Test-Suite, one line per dialect"
+cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
+  | grep -E '^draft[0-9-]+(-format)?: '
+
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
 bash interop/run.sh

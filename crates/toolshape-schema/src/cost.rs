@@ -11,14 +11,14 @@
 //! fan-out multiplies per instance level. A reference cycle that never descends
 //! into the instance would recurse forever, and is refused outright.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use referencing::{Draft, Resolver, ResourceRef};
 use serde_json::Value;
 
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::report::excerpt;
-use crate::walk::{self, Applies, ChildGroup, push_segment};
+use crate::walk::{self, Applies, ChildGroup, Key, push_segment};
 
 /// Deepest the estimator itself may recurse; it runs on a thread with a large stack.
 const MAX_FRAMES: usize = 20_000;
@@ -52,66 +52,67 @@ struct Estimator {
 }
 
 /// The cost of applying one subschema at one instance location.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct Cost {
     /// Evaluations at this location itself.
     here: u64,
-    /// The worst a single property of an object instance costs.
-    object_child: u64,
+    /// Per property name: what a child of that name costs (`properties`).
+    /// Subschemas applied at the same location add up per name, so branches
+    /// that recurse into differently named properties do not compound.
+    named: BTreeMap<String, u64>,
+    /// What any property costs on top (`patternProperties`,
+    /// `additionalProperties`, `unevaluatedProperties`, `propertyNames`).
+    any_property: u64,
     /// The worst a single item of an array instance costs.
     array_child: u64,
 }
 
 impl Cost {
-    /// The worst case for a chain-shaped instance: this location and its worst child.
-    /// A location is either an object or an array, never both.
-    fn total(self) -> u64 {
-        self.here
-            .saturating_add(self.object_child.max(self.array_child))
-    }
-
-    /// Adds a subschema applied at the same location: its children apply to the same children.
-    fn add_in_place(&mut self, other: Cost) {
-        self.here = self.here.saturating_add(other.here);
-        self.object_child = self.object_child.saturating_add(other.object_child);
-        self.array_child = self.array_child.saturating_add(other.array_child);
-    }
-}
-
-#[derive(Default)]
-struct ChildCosts {
-    property: u64,
-    pattern_properties: u64,
-    other_properties: u64,
-    item: u64,
-    other_items: u64,
-}
-
-impl ChildCosts {
-    fn add(&mut self, group: ChildGroup, cost: u64) {
-        match group {
-            ChildGroup::Property => self.property = self.property.max(cost),
-            ChildGroup::PatternProperty => {
-                self.pattern_properties = self.pattern_properties.saturating_add(cost)
-            }
-            ChildGroup::OtherProperty => {
-                self.other_properties = self.other_properties.saturating_add(cost)
-            }
-            ChildGroup::Item => self.item = self.item.max(cost),
-            ChildGroup::OtherItem => self.other_items = self.other_items.saturating_add(cost),
+    fn leaf() -> Cost {
+        Cost {
+            here: 1,
+            ..Cost::default()
         }
     }
 
-    /// The most one property of an object instance costs.
-    fn object_child(&self) -> u64 {
-        self.property
-            .saturating_add(self.pattern_properties)
-            .saturating_add(self.other_properties)
+    /// The worst case for a chain-shaped instance: this location and its worst child.
+    /// A location is either an object or an array, never both.
+    fn total(&self) -> u64 {
+        let worst_named = self.named.values().copied().max().unwrap_or(0);
+        let object_child = worst_named.saturating_add(self.any_property);
+        self.here.saturating_add(object_child.max(self.array_child))
     }
 
-    /// The most one item of an array instance costs.
-    fn array_child(&self) -> u64 {
-        self.item.saturating_add(self.other_items)
+    /// Adds a subschema applied at the same location: its children apply to the same children.
+    fn add_in_place(&mut self, other: &Cost) {
+        self.here = self.here.saturating_add(other.here);
+        for (name, cost) in &other.named {
+            let entry = self.named.entry(name.clone()).or_insert(0);
+            *entry = entry.saturating_add(*cost);
+        }
+        self.any_property = self.any_property.saturating_add(other.any_property);
+        self.array_child = self.array_child.saturating_add(other.array_child);
+    }
+
+    /// Adds what a child subschema costs, by the group of children it applies to.
+    fn add_child(
+        &mut self,
+        group: ChildGroup,
+        key: Option<Key<'_>>,
+        cost: u64,
+        items: &mut (u64, u64),
+    ) {
+        match (group, key) {
+            (ChildGroup::Property, Some(Key::Name(name))) => {
+                let entry = self.named.entry(name.to_owned()).or_insert(0);
+                *entry = (*entry).max(cost);
+            }
+            (ChildGroup::Property | ChildGroup::PatternProperty | ChildGroup::OtherProperty, _) => {
+                self.any_property = self.any_property.saturating_add(cost);
+            }
+            (ChildGroup::Item, _) => items.0 = items.0.max(cost),
+            (ChildGroup::OtherItem, _) => items.1 = items.1.saturating_add(cost),
+        }
     }
 }
 
@@ -124,14 +125,11 @@ impl Estimator {
         depth: usize,
     ) -> Result<Cost, SchemaError> {
         let Value::Object(map) = node else {
-            return Ok(Cost {
-                here: 1,
-                ..Cost::default()
-            });
+            return Ok(Cost::leaf());
         };
         let key = (std::ptr::from_ref(node) as usize, depth);
         if let Some(cost) = self.memo.get(&key) {
-            return Ok(*cost);
+            return Ok(cost.clone());
         }
         if !self.on_stack.insert(key) {
             return Err(SchemaErrorKind::ReferenceCycle {
@@ -160,10 +158,7 @@ impl Estimator {
             resolver
         };
 
-        let mut cost = Cost {
-            here: 1,
-            ..Cost::default()
-        };
+        let mut cost = Cost::leaf();
         for (keyword, reference) in walk::references(map) {
             // Unresolvable references are reported by the compiler proper.
             let Ok(resolved) = resolver.lookup(reference) else {
@@ -174,10 +169,10 @@ impl Estimator {
             push_segment(&mut self.pointer, keyword);
             let target_cost = self.cost(target, &target_resolver, target_draft, depth)?;
             self.pointer.truncate(len);
-            cost.add_in_place(target_cost);
+            cost.add_in_place(&target_cost);
         }
 
-        let mut children = ChildCosts::default();
+        let mut items = (0u64, 0u64);
         let mut result = Ok(());
         walk::for_each_subschema(map, |edge| {
             if result.is_err() {
@@ -187,12 +182,12 @@ impl Estimator {
             edge.push_pointer(&mut self.pointer);
             match edge.applies {
                 Applies::InPlace => match self.cost(edge.schema, resolver, draft, depth) {
-                    Ok(child) => cost.add_in_place(child),
+                    Ok(child) => cost.add_in_place(&child),
                     Err(e) => result = Err(e),
                 },
                 Applies::Child(group) if depth > 0 => {
                     match self.cost(edge.schema, resolver, draft, depth - 1) {
-                        Ok(child) => children.add(group, child.total()),
+                        Ok(child) => cost.add_child(group, edge.key, child.total(), &mut items),
                         Err(e) => result = Err(e),
                     }
                 }
@@ -201,8 +196,9 @@ impl Estimator {
             self.pointer.truncate(len);
         });
         result?;
-        cost.object_child = cost.object_child.saturating_add(children.object_child());
-        cost.array_child = cost.array_child.saturating_add(children.array_child());
+        cost.array_child = cost
+            .array_child
+            .saturating_add(items.0.saturating_add(items.1));
 
         self.frames -= 1;
         self.on_stack.remove(&key);
@@ -220,7 +216,7 @@ impl Estimator {
             }
             .into());
         }
-        self.memo.insert(key, cost);
+        self.memo.insert(key, cost.clone());
         Ok(cost)
     }
 }
