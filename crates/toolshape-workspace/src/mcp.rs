@@ -2,6 +2,9 @@
 
 use std::future::Future;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use toolshape::{RegistrationError, Tool, ToolError, ToolRegistry};
 
 use crate::catalog::{self, ToolInfo};
@@ -26,45 +29,50 @@ fn describe(tool: Tool, info: &ToolInfo) -> Tool {
         .read_only()
 }
 
+/// One workspace operation as a typed, read-only tool.
+fn typed<I, O>(
+    workspace: &Workspace,
+    info: &ToolInfo,
+    operation: fn(&Workspace, I) -> Result<O, WorkspaceError>,
+) -> Tool
+where
+    I: DeserializeOwned + JsonSchema + Send + 'static,
+    O: Serialize + JsonSchema + Send + 'static,
+{
+    let workspace = workspace.clone();
+    let tool = Tool::typed(info.name, move |input: I| {
+        blocking(&workspace, move |w| operation(w, input))
+    });
+    describe(tool, info)
+}
+
 /// Every workspace tool, described and marked read-only (`readOnlyHint`,
 /// `idempotentHint`, `openWorldHint: false`).
 pub fn tools(workspace: &Workspace) -> Vec<Tool> {
     let ws = workspace.clone();
-    let list_directory = Tool::typed(catalog::LIST_DIRECTORY.name, move |input| {
-        blocking(&ws, move |w| w.list_directory(input))
-    });
-    let ws = workspace.clone();
-    let file_info = Tool::typed(catalog::FILE_INFO.name, move |input| {
-        blocking(&ws, move |w| w.file_info(input))
-    });
-    let ws = workspace.clone();
     let read_text = Tool::text(catalog::READ_TEXT.name, move |input| {
         blocking(&ws, move |w| w.read_text(input))
     });
-    let ws = workspace.clone();
-    let count_lines = Tool::typed(catalog::COUNT_LINES.name, move |input| {
-        blocking(&ws, move |w| w.count_lines(input))
-    });
-    let ws = workspace.clone();
-    let find = Tool::typed(catalog::FIND.name, move |input| {
-        blocking(&ws, move |w| w.find(input))
-    });
-    let ws = workspace.clone();
-    let analyze_project = Tool::typed(catalog::ANALYZE_PROJECT.name, move |input| {
-        blocking(&ws, move |w| w.analyze_project(input))
-    });
-    let ws = workspace.clone();
-    let analyze_dataset = Tool::typed(catalog::ANALYZE_DATASET.name, move |input| {
-        blocking(&ws, move |w| w.analyze_dataset(input))
-    });
     vec![
-        describe(list_directory, &catalog::LIST_DIRECTORY),
-        describe(file_info, &catalog::FILE_INFO),
+        typed(
+            workspace,
+            &catalog::LIST_DIRECTORY,
+            Workspace::list_directory,
+        ),
+        typed(workspace, &catalog::FILE_INFO, Workspace::file_info),
         describe(read_text, &catalog::READ_TEXT),
-        describe(count_lines, &catalog::COUNT_LINES),
-        describe(find, &catalog::FIND),
-        describe(analyze_project, &catalog::ANALYZE_PROJECT),
-        describe(analyze_dataset, &catalog::ANALYZE_DATASET),
+        typed(workspace, &catalog::COUNT_LINES, Workspace::count_lines),
+        typed(workspace, &catalog::FIND, Workspace::find),
+        typed(
+            workspace,
+            &catalog::ANALYZE_PROJECT,
+            Workspace::analyze_project,
+        ),
+        typed(
+            workspace,
+            &catalog::ANALYZE_DATASET,
+            Workspace::analyze_dataset,
+        ),
     ]
 }
 
