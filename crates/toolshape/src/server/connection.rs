@@ -134,11 +134,20 @@ impl Connection {
                             Ok(cancelled) => {
                                 let (shared, in_flight) =
                                     (Arc::clone(&self.shared), Arc::clone(&self.in_flight));
-                                self.calls.spawn(async move {
+                                let mut running = Box::pin(async move {
                                     let id = call.id.clone();
                                     call.run(shared, outbox, cancelled).await;
                                     in_flight.finish(&id);
                                 });
+                                // Most calls finish at their first poll: those need no task
+                                // of their own. The rest go on concurrently.
+                                let done = std::future::poll_fn(|cx| {
+                                    std::task::Poll::Ready(running.as_mut().poll(cx).is_ready())
+                                })
+                                .await;
+                                if !done {
+                                    self.calls.spawn(running);
+                                }
                             }
                             Err(error) => {
                                 self.calls.spawn(async move {
