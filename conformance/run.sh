@@ -12,7 +12,8 @@
 #
 # Failing checks (FAILURE or WARNING) are compared with expected-failures.txt by compare.mjs: any
 # failure not listed, or any listed entry that no longer fails, fails this script. Prints one line
-# per suite run: `conformance-<version>-<server|client>: N passed, M failed` (N, M count checks).
+# per suite run: `conformance-<version>-<server|client>: N passed, U failed (K known failures, ...)`
+# (checks; U are the failures not listed, K the listed ones).
 #
 # Environment: CONFORMANCE_RESULTS=DIR keeps the suite's output there (default: a temp dir, removed
 # unless something failed); CONFORMANCE_SKIP_SETUP=1 skips interop/setup.sh and the npm installs;
