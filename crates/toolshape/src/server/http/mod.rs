@@ -3,6 +3,7 @@
 //! older revisions. Foreign Origins are refused, bodies and concurrency are
 //! bounded, sessions expire, and shutdown is graceful.
 
+mod header_rules;
 mod options;
 mod origin;
 mod response;
