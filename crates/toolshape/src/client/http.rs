@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use axum::body::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -22,6 +23,11 @@ use crate::transport::sse::EventReader;
 pub(crate) struct HttpState {
     session_id: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
+    /// The `initialize` request that opened the session, to open a new one
+    /// when the server says the session is gone.
+    initialize: Mutex<Option<Bytes>>,
+    /// Serializes re-opening a session.
+    reopening: tokio::sync::Mutex<()>,
 }
 
 impl HttpState {
@@ -30,6 +36,13 @@ impl HttpState {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    fn set_session_id(&self, id: Option<String>) {
+        *self
+            .session_id
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = id;
     }
 
     fn protocol_version(&self) -> Option<String> {
@@ -292,6 +305,75 @@ impl Exchange {
         }
     }
 
+    /// Opens a new session in place of `gone` with the remembered `initialize`;
+    /// says whether there is a live session to send with now.
+    async fn reopen_session(&self, gone: &str) -> bool {
+        let _reopening = self.state.reopening.lock().await;
+        if self.state.session_id().as_deref() != Some(gone) {
+            // Another request already opened a new one.
+            return self.state.session_id().is_some();
+        }
+        self.state.set_session_id(None);
+        let Some(initialize) = self
+            .state
+            .initialize
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+        else {
+            return false;
+        };
+        let mut request = HeaderMap::new();
+        request.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        request.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let Ok(response) = self
+            .http
+            .post(self.url.clone())
+            .headers(request.clone())
+            .body(initialize)
+            .send()
+            .await
+        else {
+            return false;
+        };
+        let Some(session) = response
+            .headers()
+            .get(headers::SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+        else {
+            return false;
+        };
+        if !response.status().is_success() {
+            return false;
+        }
+        tracing::debug!("the server ended the session; opened a new one");
+        self.state.set_session_id(Some(session.clone()));
+        let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let mut notify = request;
+        if let Ok(value) = HeaderValue::from_str(&session) {
+            notify.insert(headers::SESSION_ID, value);
+        }
+        if let Some(value) = self
+            .state
+            .protocol_version()
+            .and_then(|v| HeaderValue::from_str(&v).ok())
+        {
+            notify.insert(headers::PROTOCOL_VERSION, value);
+        }
+        let sent = self
+            .http
+            .post(self.url.clone())
+            .headers(notify)
+            .body(&initialized[..])
+            .send()
+            .await;
+        sent.is_ok()
+    }
+
     async fn post(self, mut message: Vec<u8>) {
         if message.last() == Some(&b'\n') {
             message.pop();
@@ -299,13 +381,39 @@ impl Exchange {
         let Some(outgoing) = inspect(&message) else {
             return;
         };
-        let sent = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers(&outgoing))
-            .body(message)
-            .send()
-            .await;
+        let message = Bytes::from(message);
+        if outgoing.method == methods::INITIALIZE {
+            *self
+                .state
+                .initialize
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(message.clone());
+        }
+        let mut reopened = false;
+        let sent = loop {
+            let used_session = self.state.session_id();
+            let sent = self
+                .http
+                .post(self.url.clone())
+                .headers(self.headers(&outgoing))
+                .body(message.clone())
+                .send()
+                .await;
+            // A session the server no longer knows: open a new one and send again, once
+            // (2025-11-25: a 404 to a request with a session id means "initialize again").
+            let gone = matches!(&sent, Ok(r) if r.status() == reqwest::StatusCode::NOT_FOUND);
+            if gone
+                && !reopened
+                && outgoing.method != methods::INITIALIZE
+                && outgoing.version.is_none()
+                && let Some(used) = used_session
+                && self.reopen_session(&used).await
+            {
+                reopened = true;
+                continue;
+            }
+            break sent;
+        };
         let response = match sent {
             Ok(response) => response,
             Err(error) => {
