@@ -71,8 +71,12 @@ impl Server {
 
     /// Serves one peer over this process's stdin and stdout until stdin ends
     /// and every call in flight has finished.
+    ///
+    /// Needs a runtime with I/O enabled (as `#[tokio::main]` builds): when
+    /// stdin and stdout are pipes, they are read and written on the reactor.
     pub async fn serve_stdio(&self) -> io::Result<()> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let (input, output) = crate::transport::stdio::streams();
+        self.serve(input, output).await
     }
 
     /// Serves one peer over any byte streams of newline-delimited JSON.

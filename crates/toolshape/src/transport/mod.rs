@@ -5,3 +5,4 @@
 pub(crate) mod headers;
 pub(crate) mod lines;
 pub(crate) mod sse;
+pub(crate) mod stdio;
