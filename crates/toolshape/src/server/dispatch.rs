@@ -90,7 +90,7 @@ fn prepare_call(session: &Session, request: Request) -> Step {
             })
         })
         .and_then(|call| {
-            let version = answer::call_revision(session, call.meta.as_ref())?;
+            let version = session.revision(call.meta.as_ref())?;
             Ok((call, version))
         });
     match prepared {

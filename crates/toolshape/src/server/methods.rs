@@ -9,7 +9,7 @@ use toolshape_protocol::meta::keys;
 use toolshape_protocol::version::negotiate_initialize_version;
 use toolshape_protocol::{
     CacheScope, DiscoverResult, ErrorObject, InitializeResult, ListToolsParams, Meta,
-    ProtocolVersion, RequestParams, ResultType, ServerCapabilities,
+    RequestParams, ResultType, ServerCapabilities,
 };
 
 use super::Shared;
@@ -132,12 +132,4 @@ pub(crate) fn list_tools(
     };
     toolshape_protocol::write_result(out, id, &result)
         .map_err(|e| ErrorObject::internal_error(e.to_string()))
-}
-
-/// The revision a `tools/call` is served under, from its `_meta` or the handshake.
-pub(crate) fn call_revision(
-    session: &Session,
-    meta: Option<&Meta>,
-) -> Result<ProtocolVersion, ErrorObject> {
-    session.revision(meta)
 }

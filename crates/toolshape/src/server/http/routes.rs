@@ -90,11 +90,15 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
         Incoming::Response(_) => StatusCode::ACCEPTED.into_response(),
         Incoming::Notification(notification) => notify(&app, &headers, &notification),
         Incoming::Request(request) => {
-            let version = RequestMeta::from_params(request.params.as_deref())
+            // `_meta` is read once: its version picks the era, and a 2026-07-28
+            // request must also declare the client's capabilities in it.
+            let meta = RequestMeta::from_params(request.params.as_deref());
+            let version = meta
+                .as_ref()
                 .ok()
-                .and_then(|meta| meta.protocol_version);
+                .and_then(|meta| meta.protocol_version.clone());
             match version {
-                Some(version) => modern(&app, &headers, request, &version).await,
+                Some(version) => modern(&app, &headers, request, &version, meta).await,
                 // A 2026-07-28 request (by its header) without the version in
                 // `_meta`: invalid params, not a handshake request.
                 None if header(&headers, headers::PROTOCOL_VERSION)
@@ -115,7 +119,13 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
 }
 
 /// A stateless 2026-07-28 request: any instance can answer it.
-async fn modern(app: &Arc<App>, headers: &HeaderMap, request: Request, version: &str) -> Response {
+async fn modern(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    request: Request,
+    version: &str,
+    meta: Result<RequestMeta, toolshape_protocol::MetaError>,
+) -> Response {
     if let Err(refused) = check_modern_headers(app, headers, &request, version) {
         return refused;
     }
@@ -127,9 +137,7 @@ async fn modern(app: &Arc<App>, headers: &HeaderMap, request: Request, version: 
         );
     }
     // Every 2026-07-28 request declares the client's capabilities.
-    if let Err(error) = RequestMeta::from_params(request.params.as_deref())
-        .and_then(|meta| meta.require_modern().map(|_| ()))
-    {
+    if let Err(error) = meta.and_then(|meta| meta.require_modern().map(|_| ())) {
         return response::error(
             StatusCode::BAD_REQUEST,
             Some(&request.id),
