@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against toolshape:
-#   - server suite: against examples/conformance_server.rs (Streamable HTTP on a free loopback port)
-#   - client suite: the suite's mock servers drive examples/conformance_client.rs
+#   - server suite: against crates/toolshape-harness/src/bin/conformance_server.rs (Streamable HTTP on a free loopback port)
+#   - client suite: the suite's mock servers drive crates/toolshape-harness/src/bin/conformance_client.rs
 # for each suite version in suites/ (0.1.16, 0.2.0-alpha.12), on Node 22 from interop/setup.sh.
 #
 # 0.1.16 runs `--suite all` for both sides. 0.2.0-alpha.12 runs the server suite twice, at
@@ -70,11 +70,11 @@ fi
 setup_done=$SECONDS
 
 # --- build ----------------------------------------------------------------------------------------
-(cd "$repo" && cargo build --quiet -p toolshape --example conformance_server --example conformance_client) \
+(cd "$repo" && cargo build --quiet --locked -p toolshape-harness --bin conformance_server --bin conformance_client) \
   || { log "cargo build failed"; exit 1; }
 target=$(cd "$repo" && cargo metadata --format-version 1 --no-deps | "$node_bin" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
-server_bin=$target/debug/examples/conformance_server
-client_bin=$target/debug/examples/conformance_client
+server_bin=$target/debug/conformance_server
+client_bin=$target/debug/conformance_client
 build_done=$SECONDS
 
 # --- the server under test ---------------------------------------------------------------------

@@ -53,12 +53,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(async {
+    let code = runtime.block_on(async {
         match cli.command {
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Tools(args) => commands::tools::run(args).await,
             Command::Call(args) => commands::call::run(args).await,
             Command::Bench(args) => commands::bench::run(args).await,
         }
-    })
+    });
+    // A read of a terminal or file may still be pending on a blocking
+    // thread (the output closed first): it must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
 }

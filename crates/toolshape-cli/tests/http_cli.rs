@@ -380,22 +380,42 @@ fn output_that_breaks_its_schema_is_exit_3() {
 
 // `Client::close` waits (bounded) until the transport has sent the session's
 // DELETE, so a CLI run that pins a handshake revision leaves no session behind.
+// The endpoint is mounted in an axum app whose middleware counts the DELETEs
+// the server accepted.
 #[test]
 fn a_pinned_handshake_ends_its_session_before_exiting() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = toolshape::Server::builder("one-session", "1").build();
-    let mut options = toolshape::HttpOptions::default();
-    // One session at a time: a second run can only open one if the first
-    // run's session was ended.
-    options.max_sessions = 1;
+    let server = toolshape::Server::builder("one-session", "1")
+        .build()
+        .unwrap();
+    let ended = std::sync::Arc::new(AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&ended);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = runtime.spawn(async move {
-        server
-            .serve_http(listener, options, async move {
+        let router =
+            server
+                .router(toolshape::HttpOptions::default())
+                .layer(axum::middleware::from_fn(
+                    move |request: axum::extract::Request, next: axum::middleware::Next| {
+                        let counted = std::sync::Arc::clone(&counted);
+                        async move {
+                            let delete = request.method() == axum::http::Method::DELETE;
+                            let response = next.run(request).await;
+                            if delete && response.status().is_success() {
+                                counted.fetch_add(1, Ordering::SeqCst);
+                            }
+                            response
+                        }
+                    },
+                ));
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
                 let _ = stopped.await;
             })
             .await
@@ -403,6 +423,11 @@ fn a_pinned_handshake_ends_its_session_before_exiting() {
     for run in 0..3 {
         let output = toolshape(&["tools", "--url", &url, "--protocol", "2025-11-25"]);
         assert_eq!(code(&output), 0, "run {run}: {}", describe(&output));
+        assert_eq!(
+            ended.load(Ordering::SeqCst),
+            run + 1,
+            "run {run} ended its session"
+        );
     }
     let _ = stop.send(());
     runtime.block_on(serving).unwrap().unwrap();

@@ -3,7 +3,7 @@
 //! the shaping of each result for each revision (checked against the schemas
 //! the same connection listed), malformed input, logs and the end of input.
 
-#[path = "../../toolshape/tests/common/mod.rs"]
+#[path = "../../toolshape-harness/tests/common/mod.rs"]
 mod common;
 mod fixture;
 

@@ -3,7 +3,7 @@
 //! folder: the values it returns, how it refuses invalid arguments, and how
 //! it keeps to its root.
 
-#[path = "../../toolshape/tests/common/mod.rs"]
+#[path = "../../toolshape-harness/tests/common/mod.rs"]
 mod common;
 mod fixture;
 

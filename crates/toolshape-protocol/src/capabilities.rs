@@ -13,6 +13,7 @@ pub type JsonObject = serde_json::Map<String, Value>;
 /// A capability whose only setting is `listChanged`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListChangedCapability {
     /// Whether the list-changed notification is supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,6 +30,7 @@ pub type RootsCapability = ListChangedCapability;
 /// The `resources` server capability.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether subscribing to resource updates is supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,6 +42,7 @@ pub struct ResourcesCapability {
 
 /// What a server supports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Present if the server offers tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +95,7 @@ impl ServerCapabilities {
 /// What a client supports. In 2026-07-28 it is sent with every request in
 /// `_meta["io.modelcontextprotocol/clientCapabilities"]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Present if the client can list roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -21,6 +21,7 @@ pub enum Role {
 /// Hints for clients about how to use or display content.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Who the content is for (`user`, `assistant` or both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,6 +40,7 @@ pub struct Annotations {
 
 /// Text content (`"type": "text"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -54,6 +56,7 @@ pub struct TextContent {
 /// (`"type": "image"`) and audio (`"type": "audio"`) blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BinaryContent {
     /// Base64-encoded bytes.
     pub data: String,
@@ -75,6 +78,7 @@ pub type AudioContent = BinaryContent;
 /// A link to a resource (`"type": "resource_link"`, 2025-06-18 on).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The resource URI.
     pub uri: String,
@@ -105,6 +109,7 @@ pub struct ResourceLink {
 
 /// Resource contents embedded in a tool result (`"type": "resource"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The contents (text or blob).
     pub resource: ResourceContents,
@@ -119,6 +124,7 @@ pub struct EmbeddedResource {
 /// Text resource contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The resource URI.
     pub uri: String,
@@ -135,6 +141,7 @@ pub struct TextResourceContents {
 /// Binary resource contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The resource URI.
     pub uri: String,
@@ -146,6 +153,81 @@ pub struct BlobResourceContents {
     /// Optional metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl TextContent {
+    /// A text block's content.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
+impl BinaryContent {
+    /// Base64 `data` of type `mime_type`.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
+impl ResourceLink {
+    /// A link to `uri`, named `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
+impl EmbeddedResource {
+    /// Embedded `resource` contents.
+    pub fn new(resource: ResourceContents) -> Self {
+        Self {
+            resource,
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
+impl TextResourceContents {
+    /// The text of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+        }
+    }
+}
+
+impl BlobResourceContents {
+    /// The base64 bytes of the resource at `uri`.
+    pub fn new(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            blob: blob.into(),
+            meta: None,
+        }
+    }
 }
 
 /// The contents of a resource: text or a base64 blob, told apart by which
@@ -180,6 +262,7 @@ impl<'de> Deserialize<'de> for ResourceContents {
 
 /// One block of a tool result's `content`, tagged by its `type` field.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// `"type": "text"`.
     Text(TextContent),

@@ -4,15 +4,18 @@
 use crate::error::ErrorObject;
 use crate::jsonrpc::{Notification, ParamsError, Request, parse_raw_params};
 use crate::lifecycle::{InitializeParams, RequestParams};
+use crate::meta::Meta;
 use crate::methods;
 use crate::notifications::{
     CancelledNotificationParams, LoggingMessageNotificationParams, NotificationParams,
     ProgressNotificationParams,
 };
+use crate::subscriptions::{ListenParams, SetLevelParams};
 use crate::tools::{CallToolParams, ListToolsParams};
 
 /// A request with a method this crate models, params parsed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum KnownRequest {
     /// `initialize` (legacy; boxed, it is by far the largest variant).
     Initialize(Box<InitializeParams>),
@@ -24,6 +27,10 @@ pub enum KnownRequest {
     ListTools(ListToolsParams),
     /// `tools/call`.
     CallTool(CallToolParams),
+    /// `logging/setLevel` (legacy).
+    SetLoggingLevel(SetLevelParams),
+    /// `subscriptions/listen` (2026-07-28).
+    Listen(ListenParams),
 }
 
 /// A notification with a method this crate models, params parsed.
@@ -74,6 +81,8 @@ impl KnownRequest {
             methods::PING => Self::Ping(parse_raw_params(params)?),
             methods::TOOLS_LIST => Self::ListTools(parse_raw_params(params)?),
             methods::TOOLS_CALL => Self::CallTool(parse_raw_params(params)?),
+            methods::LOGGING_SET_LEVEL => Self::SetLoggingLevel(parse_raw_params(params)?),
+            methods::SUBSCRIPTIONS_LISTEN => Self::Listen(parse_raw_params(params)?),
             other => return Err(DispatchError::UnknownMethod(other.to_owned())),
         })
     }
@@ -86,6 +95,20 @@ impl KnownRequest {
             Self::Ping(_) => methods::PING,
             Self::ListTools(_) => methods::TOOLS_LIST,
             Self::CallTool(_) => methods::TOOLS_CALL,
+            Self::SetLoggingLevel(_) => methods::LOGGING_SET_LEVEL,
+            Self::Listen(_) => methods::SUBSCRIPTIONS_LISTEN,
+        }
+    }
+
+    /// The request's `_meta`, whatever its method.
+    pub fn meta(&self) -> Option<&Meta> {
+        match self {
+            Self::Initialize(params) => params.meta.as_ref(),
+            Self::Discover(params) | Self::Ping(params) => params.meta.as_ref(),
+            Self::ListTools(params) => params.meta.as_ref(),
+            Self::CallTool(params) => params.meta.as_ref(),
+            Self::SetLoggingLevel(params) => params.meta.as_ref(),
+            Self::Listen(params) => params.meta.as_ref(),
         }
     }
 }

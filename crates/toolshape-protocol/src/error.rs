@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::text::excerpt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -66,6 +67,11 @@ pub struct ErrorObject {
     pub data: Option<Value>,
 }
 
+/// Most characters of a detail in an error message.
+const MAX_DETAIL_CHARS: usize = 300;
+/// Most characters of a name (method, tool) in an error message.
+const MAX_NAME_CHARS: usize = 100;
+
 impl ErrorObject {
     /// An error with the given code and message and no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
@@ -88,22 +94,38 @@ impl ErrorObject {
         Self::new(error_code::PARSE_ERROR, message)
     }
 
-    /// `-32600`: valid JSON, but not a valid JSON-RPC message.
-    pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(error_code::INVALID_REQUEST, message)
-    }
-
-    /// `-32601`: the method is unknown; the message names it.
-    pub fn method_not_found(method: &str) -> Self {
+    /// `-32600`: valid JSON, but not a valid JSON-RPC message. The message
+    /// reads `Invalid Request: {detail}` (the detail cut to a few hundred
+    /// characters, so that no caller input is echoed back in full).
+    pub fn invalid_request(detail: impl std::fmt::Display) -> Self {
         Self::new(
-            error_code::METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
+            error_code::INVALID_REQUEST,
+            format!(
+                "Invalid Request: {}",
+                excerpt(&detail.to_string(), MAX_DETAIL_CHARS)
+            ),
         )
     }
 
-    /// `-32602`: the parameters are invalid.
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self::new(error_code::INVALID_PARAMS, message)
+    /// `-32601`: the method is unknown; the message names it (cut short
+    /// when long).
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            error_code::METHOD_NOT_FOUND,
+            format!("Method not found: {}", excerpt(method, MAX_NAME_CHARS)),
+        )
+    }
+
+    /// `-32602`: the parameters are invalid. The message reads
+    /// `Invalid params: {detail}` (the detail cut short when long).
+    pub fn invalid_params(detail: impl std::fmt::Display) -> Self {
+        Self::new(
+            error_code::INVALID_PARAMS,
+            format!(
+                "Invalid params: {}",
+                excerpt(&detail.to_string(), MAX_DETAIL_CHARS)
+            ),
+        )
     }
 
     /// `-32603`: an internal error.
@@ -111,9 +133,16 @@ impl ErrorObject {
         Self::new(error_code::INTERNAL_ERROR, message)
     }
 
-    /// `-32020`: an HTTP header does not match the body (2026-07-28).
-    pub fn header_mismatch(message: impl Into<String>) -> Self {
-        Self::new(error_code::HEADER_MISMATCH, message)
+    /// `-32020`: an HTTP header does not match the body (2026-07-28). The
+    /// message reads `Header mismatch: {detail}`.
+    pub fn header_mismatch(detail: impl std::fmt::Display) -> Self {
+        Self::new(
+            error_code::HEADER_MISMATCH,
+            format!(
+                "Header mismatch: {}",
+                excerpt(&detail.to_string(), MAX_DETAIL_CHARS)
+            ),
+        )
     }
 
     /// `-32021` with `data.requiredCapabilities` (2026-07-28).

@@ -13,7 +13,9 @@
 //! - [`lifecycle`], [`capabilities`], [`meta`], [`result`]: `initialize`,
 //!   `server/discover`, capabilities, `_meta` keys and result fields;
 //! - [`notifications`], [`methods`], [`dispatch`]: notification params,
-//!   method names and typed routing.
+//!   method names and typed routing;
+//! - [`http`]: the headers of Streamable HTTP and the rules that tie them
+//!   to the body (shared by clients and servers).
 //!
 //! Deserialization tolerates unknown fields everywhere; optional fields that
 //! are absent stay absent when serialized again.
@@ -40,12 +42,15 @@ pub mod capabilities;
 pub mod content;
 pub mod dispatch;
 pub mod error;
+pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod meta;
 pub mod methods;
 pub mod notifications;
 pub mod result;
+pub mod subscriptions;
+pub mod text;
 pub mod tools;
 pub mod version;
 
@@ -70,7 +75,7 @@ pub use notifications::{
 };
 pub use result::{CacheScope, EmptyResult, InputRequiredResult, ResultType};
 pub use tools::{
-    CallToolOutcome, CallToolParams, CallToolResult, Icon, ListToolsParams, ListToolsResult, Tool,
-    ToolAnnotations,
+    CallToolOutcome, CallToolParams, CallToolResult, Icon, ListToolsParams, ListToolsResult,
+    ToolAnnotations, ToolDefinition,
 };
 pub use version::{ProtocolVersion, UnsupportedProtocolVersion};

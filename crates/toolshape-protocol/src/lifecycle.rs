@@ -14,6 +14,7 @@ use crate::version::{ProtocolVersion, highest_common_version};
 /// Name and version of a client or server implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -50,6 +51,7 @@ impl Implementation {
 /// Params of `initialize` (legacy revisions).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeParams {
     /// The version the client wants, verbatim (may be unknown to us).
     pub protocol_version: String,
@@ -62,9 +64,26 @@ pub struct InitializeParams {
     pub meta: Option<Meta>,
 }
 
+impl InitializeParams {
+    /// An `initialize` asking for `protocol_version`.
+    pub fn new(
+        protocol_version: impl Into<String>,
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+    ) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            capabilities,
+            client_info,
+            meta: None,
+        }
+    }
+}
+
 /// Result of `initialize` (legacy revisions).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The version the server chose (see
     /// [`crate::version::negotiate_initialize_version`]).
@@ -101,6 +120,7 @@ impl InitializeResult {
 /// Params that are only `_meta`: `server/discover`, `ping`, and any request
 /// without parameters of its own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestParams {
     /// Request metadata (in 2026-07-28: protocol version, client
     /// capabilities, client info).
@@ -114,6 +134,7 @@ pub type DiscoverParams = RequestParams;
 /// Result of `server/discover` (2026-07-28).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// `resultType` (required).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -34,6 +34,10 @@ pub mod keys {
     /// Ties a notification to its `subscriptions/listen` request
     /// (2026-07-28).
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// Marks a `tools/call` result (and a tool definition) whose structured
+    /// output is wrapped as `{"result": value}` for a revision that needs an
+    /// object; its value names the property. toolshape's own key.
+    pub const WRAPPED_OUTPUT: &str = "dev.toolshape/wrappedOutput";
     /// OpenTelemetry trace context.
     pub const TRACEPARENT: &str = "traceparent";
     /// OpenTelemetry trace state.
@@ -48,6 +52,7 @@ pub mod keys {
 /// (which have none of the `io.modelcontextprotocol/*` keys); use
 /// [`RequestMeta::require_modern`] to enforce the 2026-07-28 rules.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`, verbatim.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
@@ -95,7 +100,7 @@ pub enum MetaError {
 impl MetaError {
     /// The `-32602 Invalid params` error to send back.
     pub fn to_error_object(&self) -> ErrorObject {
-        ErrorObject::invalid_params(format!("Invalid params: {self}"))
+        ErrorObject::invalid_params(self)
     }
 }
 

@@ -20,3 +20,12 @@ pub const PROGRESS: &str = "notifications/progress";
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// `notifications/message` notification (logging).
 pub const LOGGING_MESSAGE: &str = "notifications/message";
+/// `logging/setLevel` (2024-11-05 through 2025-11-25; removed in 2026-07-28,
+/// where a request carries its level in `_meta`).
+pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+/// `subscriptions/listen` (2026-07-28): a long-lived stream of the
+/// notifications the client opts in to.
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// `notifications/subscriptions/acknowledged` (2026-07-28): the first message
+/// of a `subscriptions/listen` stream.
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";

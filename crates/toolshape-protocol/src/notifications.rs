@@ -10,6 +10,7 @@ use crate::serde_util::{serialize_js_number, serialize_opt_js_number};
 /// Params of `notifications/cancelled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The request to cancel. Required except in 2025-11-25, whose schema
     /// makes it optional (tasks are cancelled with `tasks/cancel`).
@@ -37,6 +38,7 @@ impl CancelledNotificationParams {
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ProgressNotificationParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: ProgressToken,
@@ -56,6 +58,19 @@ pub struct ProgressNotificationParams {
     /// Optional metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl ProgressNotificationParams {
+    /// A report of `progress` for the request that sent `progress_token`.
+    pub fn new(progress_token: ProgressToken, progress: f64) -> Self {
+        Self {
+            progress_token,
+            progress,
+            total: None,
+            message: None,
+            meta: None,
+        }
+    }
 }
 
 /// Severity of a log message (syslog levels, RFC 5424), ordered from
@@ -84,6 +99,7 @@ pub enum LoggingLevel {
 /// Params of `notifications/message` (logging; deprecated in 2026-07-28,
 /// where a request opts in with `_meta["io.modelcontextprotocol/logLevel"]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// Severity.
     pub level: LoggingLevel,
@@ -97,9 +113,22 @@ pub struct LoggingMessageNotificationParams {
     pub meta: Option<Meta>,
 }
 
+impl LoggingMessageNotificationParams {
+    /// A message at `level`.
+    pub fn new(level: LoggingLevel, data: Value) -> Self {
+        Self {
+            level,
+            logger: None,
+            data,
+            meta: None,
+        }
+    }
+}
+
 /// Params of notifications that carry only `_meta`, e.g.
 /// `notifications/tools/list_changed` and `notifications/initialized`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NotificationParams {
     /// Optional metadata (on a `subscriptions/listen` stream:
     /// `io.modelcontextprotocol/subscriptionId`).

@@ -61,6 +61,7 @@ pub fn ttl_from_ms(ttl_ms: Option<i64>) -> Duration {
 /// acknowledgement shape.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct EmptyResult {
     /// `resultType` (required from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,6 +76,7 @@ pub struct EmptyResult {
 /// `inputResponses` (and `requestState`, if given) under a new request id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always `"input_required"` on the wire.
     pub result_type: ResultType,

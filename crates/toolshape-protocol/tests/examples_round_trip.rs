@@ -15,7 +15,8 @@ use toolshape_protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, CancelledNotificationParams,
     ClientCapabilities, ContentBlock, DiscoverResult, ErrorObject, Incoming, KnownNotification,
     KnownRequest, ListToolsResult, LoggingMessageNotificationParams, ProgressNotificationParams,
-    ProtocolVersion, ResourceContents, Response, ServerCapabilities, Tool, classify, error_code,
+    ProtocolVersion, ResourceContents, Response, ServerCapabilities, ToolDefinition as Tool,
+    classify, error_code,
 };
 
 type Check = fn(&[u8], &Value) -> Result<(), String>;

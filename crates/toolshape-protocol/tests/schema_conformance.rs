@@ -24,7 +24,7 @@ use toolshape_protocol::{
     LoggingLevel, LoggingMessageNotificationParams, Meta, Notification, NotificationParams,
     ProgressNotificationParams, ProtocolVersion, Request, RequestId, RequestParams,
     ResourceContents, ResourceLink, Response, ResultType, Role, ServerCapabilities, TextContent,
-    Tool, ToolAnnotations, methods,
+    ToolAnnotations, ToolDefinition as Tool, methods,
 };
 use toolshape_schema::{CompiledSchema, SchemaEngine, Trust};
 
@@ -152,82 +152,68 @@ fn complete_if_modern(version: ProtocolVersion) -> Option<ResultType> {
 }
 
 fn annotations() -> Annotations {
-    Annotations {
-        audience: Some(vec![Role::User, Role::Assistant]),
-        priority: Some(0.5),
-        last_modified: Some("2025-05-03T14:30:00Z".into()),
-    }
+    let mut annotations = Annotations::default();
+    annotations.audience = Some(vec![Role::User, Role::Assistant]);
+    annotations.priority = Some(0.5);
+    annotations.last_modified = Some("2025-05-03T14:30:00Z".into());
+    annotations
 }
 
 fn content_blocks(version: ProtocolVersion) -> Vec<(&'static str, ContentBlock)> {
-    let binary = |mime: &str| BinaryContent {
-        data: "AAEC".into(),
-        mime_type: mime.into(),
-        annotations: Some(annotations()),
-        meta: Some(meta(json!({"com.example/k": 1}))),
+    let binary = |mime: &str| {
+        let mut content = BinaryContent::new("AAEC", mime);
+        content.annotations = Some(annotations());
+        content.meta = Some(meta(json!({"com.example/k": 1})));
+        content
     };
+    let text = {
+        let mut text = TextContent::new("hello");
+        text.annotations = Some(annotations());
+        text
+    };
+    let link = {
+        let mut link = ResourceLink::new("file:///project/src/main.rs", "main.rs");
+        link.title = Some("Main".into());
+        link.description = Some("Entry point".into());
+        link.mime_type = Some("text/x-rust".into());
+        link.size = Some(42);
+        link.annotations = Some(annotations());
+        link
+    };
+    let embedded_text = {
+        let mut contents = TextResourceContents::new("file:///a.txt", "a");
+        contents.mime_type = Some("text/plain".into());
+        let mut embedded = EmbeddedResource::new(ResourceContents::Text(contents));
+        embedded.annotations = Some(annotations());
+        embedded
+    };
+    let embedded_blob = EmbeddedResource::new(ResourceContents::Blob(BlobResourceContents::new(
+        "file:///a.png",
+        "AAEC",
+    )));
     let icons = version.has_icons().then(|| vec![icon()]);
     vec![
-        (
-            "TextContent",
-            ContentBlock::Text(TextContent {
-                text: "hello".into(),
-                annotations: Some(annotations()),
-                meta: None,
-            }),
-        ),
+        ("TextContent", ContentBlock::Text(text)),
         ("ImageContent", ContentBlock::Image(binary("image/png"))),
         ("AudioContent", ContentBlock::Audio(binary("audio/wav"))),
         (
             "ResourceLink",
-            ContentBlock::ResourceLink(ResourceLink {
-                uri: "file:///project/src/main.rs".into(),
-                name: "main.rs".into(),
-                title: Some("Main".into()),
-                description: Some("Entry point".into()),
-                mime_type: Some("text/x-rust".into()),
-                size: Some(42),
-                icons,
-                annotations: Some(annotations()),
-                meta: None,
+            ContentBlock::ResourceLink({
+                let mut link = link;
+                link.icons = icons;
+                link
             }),
         ),
-        (
-            "EmbeddedResource",
-            ContentBlock::Resource(EmbeddedResource {
-                resource: ResourceContents::Text(TextResourceContents {
-                    uri: "file:///a.txt".into(),
-                    mime_type: Some("text/plain".into()),
-                    text: "a".into(),
-                    meta: None,
-                }),
-                annotations: Some(annotations()),
-                meta: None,
-            }),
-        ),
-        (
-            "EmbeddedResource",
-            ContentBlock::Resource(EmbeddedResource {
-                resource: ResourceContents::Blob(BlobResourceContents {
-                    uri: "file:///a.png".into(),
-                    mime_type: None,
-                    blob: "AAEC".into(),
-                    meta: None,
-                }),
-                annotations: None,
-                meta: None,
-            }),
-        ),
+        ("EmbeddedResource", ContentBlock::Resource(embedded_text)),
+        ("EmbeddedResource", ContentBlock::Resource(embedded_blob)),
     ]
 }
 
 fn icon() -> Icon {
-    Icon {
-        src: "https://example.com/icon.png".into(),
-        mime_type: Some("image/png".into()),
-        sizes: Some(vec!["48x48".into()]),
-        theme: None,
-    }
+    let mut icon = Icon::new("https://example.com/icon.png");
+    icon.mime_type = Some("image/png".into());
+    icon.sizes = Some(vec!["48x48".into()]);
+    icon
 }
 
 fn tool(version: ProtocolVersion) -> Tool {
@@ -239,17 +225,17 @@ fn tool(version: ProtocolVersion) -> Tool {
     tool.title = Some("Weather".into());
     tool.output_schema =
         Some(json!({"type": "object", "properties": {"temperature": {"type": "number"}}}));
-    tool.annotations = Some(ToolAnnotations {
-        title: Some("Weather".into()),
-        read_only_hint: Some(true),
-        destructive_hint: Some(false),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(true),
-    });
+    let mut annotations = ToolAnnotations::default();
+    annotations.title = Some("Weather".into());
+    annotations.read_only_hint = Some(true);
+    annotations.destructive_hint = Some(false);
+    annotations.idempotent_hint = Some(true);
+    annotations.open_world_hint = Some(true);
+    tool.annotations = Some(annotations);
     tool.icons = version.has_icons().then(|| vec![icon()]);
-    tool.execution = version.has_tool_execution_field().then_some(ToolExecution {
-        task_support: Some(TaskSupport::Optional),
-    });
+    tool.execution = version
+        .has_tool_execution_field()
+        .then(|| ToolExecution::with_task_support(TaskSupport::Optional));
     tool.meta = Some(meta(json!({"com.example/owner": "team"})));
     tool
 }
@@ -277,13 +263,15 @@ fn call_tool_results(version: ProtocolVersion) -> Vec<CallToolResult> {
     with_every_kind.meta = Some(meta(json!({"com.example/trace": "t"})));
     let mut results = vec![
         with_every_kind,
-        CallToolResult {
-            result_type: complete_if_modern(version),
-            ..CallToolResult::error_text("bad date")
+        {
+            let mut result = CallToolResult::error_text("bad date");
+            result.result_type = complete_if_modern(version);
+            result
         },
-        CallToolResult {
-            result_type: complete_if_modern(version),
-            ..CallToolResult::structured(json!({"temperature": 22.5}))
+        {
+            let mut result = CallToolResult::structured(json!({"temperature": 22.5}));
+            result.result_type = complete_if_modern(version);
+            result
         },
     ];
     if version.allows_any_structured_content() {
@@ -346,10 +334,9 @@ fn serialized_values_conform_to_every_revision_schema() {
             "CallToolRequest",
             &Request::new(id.clone(), methods::TOOLS_CALL, &call).unwrap(),
         );
-        let list = ListToolsParams {
-            cursor: Some("page-2".into()),
-            meta: request_meta(version),
-        };
+        let mut list = ListToolsParams::default();
+        list.cursor = Some("page-2".into());
+        list.meta = request_meta(version);
         let list_request = Request::new(RequestId::Number(2), methods::TOOLS_LIST, &list).unwrap();
         schemas.check(version, "ListToolsRequest", &list_request);
         schemas.check(version, "JSONRPCRequest", &list_request);
@@ -372,19 +359,12 @@ fn serialized_values_conform_to_every_revision_schema() {
         schemas.check(version, "JSONRPCMessage", &error);
 
         let cancelled = CancelledNotificationParams::new(id.clone(), Some("user".into()));
-        let progress = ProgressNotificationParams {
-            progress_token: RequestId::from("tok"),
-            progress: 50.0,
-            total: Some(100.0),
-            message: Some("half".into()),
-            meta: None,
-        };
-        let log = LoggingMessageNotificationParams {
-            level: LoggingLevel::Error,
-            logger: Some("db".into()),
-            data: json!({"error": "down"}),
-            meta: None,
-        };
+        let mut progress = ProgressNotificationParams::new(RequestId::from("tok"), 50.0);
+        progress.total = Some(100.0);
+        progress.message = Some("half".into());
+        let mut log =
+            LoggingMessageNotificationParams::new(LoggingLevel::Error, json!({"error": "down"}));
+        log.logger = Some("db".into());
         for (definition, notification) in [
             (
                 "CancelledNotification",
@@ -413,12 +393,11 @@ fn serialized_values_conform_to_every_revision_schema() {
         }
 
         if version.uses_initialize_handshake() {
-            let initialize = InitializeParams {
-                protocol_version: version.as_str().into(),
-                capabilities: ClientCapabilities::default(),
-                client_info: Implementation::new("client", "1.0.0"),
-                meta: None,
-            };
+            let initialize = InitializeParams::new(
+                version.as_str(),
+                ClientCapabilities::default(),
+                Implementation::new("client", "1.0.0"),
+            );
             schemas.check(
                 version,
                 "InitializeRequest",
@@ -443,14 +422,11 @@ fn serialized_values_conform_to_every_revision_schema() {
             );
             schemas.check(version, "EmptyResult", &EmptyResult::default());
         } else {
-            schemas.check(
-                version,
-                "EmptyResult",
-                &EmptyResult {
-                    result_type: Some(ResultType::Complete),
-                    meta: None,
-                },
-            );
+            schemas.check(version, "EmptyResult", &{
+                let mut empty = EmptyResult::default();
+                empty.result_type = Some(ResultType::Complete);
+                empty
+            });
         }
     }
     modern_only_messages(&mut schemas);
@@ -459,9 +435,8 @@ fn serialized_values_conform_to_every_revision_schema() {
 
 fn modern_only_messages(schemas: &mut Schemas) {
     let version = V2026_07_28;
-    let params = RequestParams {
-        meta: request_meta(version),
-    };
+    let mut params = RequestParams::default();
+    params.meta = request_meta(version);
     schemas.check(
         version,
         "DiscoverRequest",
@@ -515,10 +490,8 @@ fn modern_only_messages(schemas: &mut Schemas) {
         "UnsupportedProtocolVersionError",
         &Response::error(id.clone(), unsupported),
     );
-    let required = ClientCapabilities {
-        elicitation: Some(serde_json::Map::new()),
-        ..ClientCapabilities::default()
-    };
+    let mut required = ClientCapabilities::default();
+    required.elicitation = Some(serde_json::Map::new());
     let missing =
         ErrorObject::missing_required_client_capability("Elicitation required", &required);
     schemas.check(

@@ -10,8 +10,8 @@ use toolshape_protocol::tools::{TaskSupport, ToolNameError, validate_tool_name};
 use toolshape_protocol::{
     CacheScope, CallToolOutcome, CallToolResult, CancelledNotificationParams, ClientCapabilities,
     ContentBlock, InitializeParams, InitializeResult, KnownRequest, ListToolsResult,
-    ProgressNotificationParams, Request, ResultType, ServerCapabilities, Tool, ToolAnnotations,
-    error_code,
+    ProgressNotificationParams, Request, ResultType, ServerCapabilities, ToolAnnotations,
+    ToolDefinition as Tool, error_code,
 };
 
 fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> T {
@@ -69,10 +69,9 @@ fn unknown_fields_are_tolerated() {
 fn display_name_precedence_and_annotation_defaults() {
     let mut tool = Tool::new("name", json!({"type": "object"}));
     assert_eq!(tool.display_name(), "name");
-    tool.annotations = Some(ToolAnnotations {
-        title: Some("Annotated".into()),
-        ..ToolAnnotations::default()
-    });
+    let mut annotations = ToolAnnotations::default();
+    annotations.title = Some("Annotated".into());
+    tool.annotations = Some(annotations);
     assert_eq!(tool.display_name(), "Annotated");
     tool.title = Some("Title".into());
     assert_eq!(tool.display_name(), "Title");
@@ -84,10 +83,8 @@ fn display_name_precedence_and_annotation_defaults() {
             && !defaults.is_idempotent()
             && defaults.is_open_world()
     );
-    let read_only = ToolAnnotations {
-        read_only_hint: Some(true),
-        ..ToolAnnotations::default()
-    };
+    let mut read_only = ToolAnnotations::default();
+    read_only.read_only_hint = Some(true);
     assert!(!read_only.is_destructive() && read_only.is_idempotent());
 }
 

@@ -10,7 +10,9 @@ use toolshape::{RegistrationError, Tool, ToolError, ToolRegistry};
 use crate::catalog::{self, ToolInfo};
 use crate::{Workspace, WorkspaceError};
 
-/// Runs one workspace operation off the async runtime.
+/// Runs one workspace operation off the async runtime. A panic in it is
+/// raised again here, where the call catches it: the caller is told only
+/// that the tool failed, never the panic's message.
 fn blocking<T, F>(
     workspace: &Workspace,
     operation: F,
@@ -20,7 +22,13 @@ where
     F: FnOnce(&Workspace) -> Result<T, WorkspaceError> + Send + 'static,
 {
     let workspace = workspace.clone();
-    async move { Ok(tokio::task::spawn_blocking(move || operation(&workspace)).await??) }
+    async move {
+        match tokio::task::spawn_blocking(move || operation(&workspace)).await {
+            Ok(outcome) => outcome.map_err(ToolError::from_error),
+            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+            Err(join) => Err(ToolError::from_error(join)),
+        }
+    }
 }
 
 fn describe(tool: Tool, info: &ToolInfo) -> Tool {
@@ -76,9 +84,10 @@ pub fn tools(workspace: &Workspace) -> Vec<Tool> {
     ]
 }
 
-/// Registers every workspace tool in `registry`.
-pub fn register(registry: &ToolRegistry, workspace: &Workspace) -> Result<(), RegistrationError> {
-    tools(workspace)
-        .into_iter()
-        .try_for_each(|tool| registry.register(tool))
+/// Registers every workspace tool in `registry` (all of them, or none).
+pub fn register(
+    registry: &ToolRegistry,
+    workspace: &Workspace,
+) -> Result<(), Vec<RegistrationError>> {
+    registry.register_all(tools(workspace))
 }

@@ -6,13 +6,36 @@
 //! - [`ToolRegistry`]: the tools, shared by every protocol binding; every call
 //!   validates its arguments, runs the handler under a time limit with panics
 //!   contained, and validates the output before anything is sent.
-//! - [`client::Client`]: connects to any MCP server, negotiates a revision,
-//!   validates every structured result against the tool's `outputSchema`
-//!   (compiled once, untrusted: nothing fetched, bounded, budgeted), and
-//!   decodes typed results.
-//! - [`Server`]: serves a registry over stdio (newline-delimited JSON), to
-//!   peers on every MCP revision from 2024-11-05 to 2026-07-28, shaping each
-//!   response for the revision that peer speaks.
+//! - [`Server`]: serves a registry over stdio (newline-delimited JSON) and
+//!   Streamable HTTP (feature `server-http`), to peers on every MCP revision
+//!   from 2024-11-05 to 2026-07-28, shaping each response for the revision
+//!   that peer speaks.
+//! - [`client::Client`]: connects to any MCP server (stdio, or HTTP with
+//!   feature `client-http`), negotiates a revision, validates every
+//!   structured result against the tool's `outputSchema` (compiled once,
+//!   untrusted: nothing fetched, bounded, budgeted), and decodes typed
+//!   results.
+//!
+//! ```no_run
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use toolshape::{Server, Tool, ToolError};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct AddInput { a: i64, b: i64 }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("example", "1.0.0")
+//!     .tool(Tool::typed("add", |input: AddInput| async move {
+//!         Ok::<_, ToolError>(Sum { sum: input.a + input.b })
+//!     }))
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
 //!
 //! Schemas are handled by [`toolshape_schema`]; wire types live in
 //! [`toolshape_protocol`]; both are re-exported.
@@ -22,13 +45,12 @@ pub use toolshape_schema as schema;
 
 pub mod client;
 mod server;
-mod text;
-mod tool;
+pub mod tool;
 mod transport;
 
-pub use server::{HttpOptions, Server, ServerBuilder, ServerOptions};
+#[cfg(feature = "server-http")]
+pub use server::HttpOptions;
+pub use server::{BuildError, Server, ServerBuilder, ServerOptions};
 pub use tool::{
-    BoxFuture, CallOptions, CallOutcome, ErasedHandler, InvalidCursor, LogMessage, Progress,
-    RegistrationError, Tool, ToolContext, ToolError, ToolFailure, ToolOutput, ToolRegistry,
-    UnknownTool, WRAPPED_OUTPUT_META_KEY,
+    CallOptions, RegistrationError, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
 };

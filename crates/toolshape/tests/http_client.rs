@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use toolshape::client::{CallSettings, Client, ClientErrorKind, Negotiation};
+use toolshape::client::{Client, ClientErrorKind, Negotiation};
 use toolshape::protocol::ProtocolVersion;
-use toolshape::{HttpOptions, Tool, ToolError};
+use toolshape::{CallOptions, HttpOptions, Tool, ToolError};
 
 use http_support::{
     EchoOut, LEGACY, MODERN, Recorder, Serving, SleepOut, TIMEOUT, request, session_post,
@@ -259,10 +259,7 @@ async fn progress_arrives_over_the_event_stream() {
         let serving = Serving::start(HttpOptions::default()).await;
         let client = connect(&serving.url, negotiation).await;
         let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let settings = CallSettings {
-            progress: Some(sender),
-            ..CallSettings::default()
-        };
+        let settings = CallOptions::new().progress(sender);
         let result = client
             .call_tool_with("sleep", arguments(json!({"ms": 60, "steps": 3})), settings)
             .await
@@ -327,10 +324,8 @@ async fn a_request_timeout_cancels_the_call_at_the_server() {
         let serving = Serving::start(HttpOptions::default()).await;
         let client = connect(&serving.url, negotiation).await;
         let (sender, _reports) = tokio::sync::mpsc::unbounded_channel();
-        let settings = CallSettings {
-            timeout: Some(Duration::from_millis(150)),
-            progress: progress.then_some(sender),
-        };
+        let mut settings = CallOptions::new().timeout(Duration::from_millis(150));
+        settings.progress = progress.then_some(sender);
         let error = client
             .call_tool_with("sleep", arguments(json!({"ms": 10_000})), settings)
             .await

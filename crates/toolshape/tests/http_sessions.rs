@@ -142,12 +142,32 @@ async fn an_idle_session_expires() {
 }
 
 #[tokio::test]
-async fn sessions_are_bounded() {
+async fn a_full_table_makes_room_by_ending_the_least_recently_used_idle_session() {
+    let mut options = HttpOptions::default();
+    options.max_sessions = 2;
+    let serving = Serving::start(options).await;
+    let list = request(2, "tools/list", json!({}));
+    let oldest = open_session(&serving.url).await;
+    let recent = open_session(&serving.url).await;
+    // `oldest` is used after `recent`: `recent` is now the least recently used.
+    result_of(&session_post(&serving.url, &oldest, &list).await);
+    let third = open_session(&serving.url).await;
+    let gone = session_post(&serving.url, &recent, &list).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{gone:?}");
+    result_of(&session_post(&serving.url, &oldest, &list).await);
+    result_of(&session_post(&serving.url, &third, &list).await);
+}
+
+#[tokio::test]
+async fn sessions_in_use_are_never_evicted_and_a_full_table_of_them_refuses() {
     let mut options = HttpOptions::default();
     options.max_sessions = 2;
     let serving = Serving::start(options).await;
     let first = open_session(&serving.url).await;
-    let _second = open_session(&serving.url).await;
+    let second = open_session(&serving.url).await;
+    // An open stream keeps a session in use.
+    let _first_stream = open_stream(&serving.url, &first).await;
+    let _second_stream = open_stream(&serving.url, &second).await;
     let reply = post_raw(&serving.url, &[], initialize_body().to_string()).await;
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE, "{reply:?}");
     assert_eq!(reply.json()["id"], 1, "{}", reply.text);
@@ -155,6 +175,19 @@ async fn sessions_are_bounded() {
     // Ending one makes room.
     assert_eq!(delete(&serving.url, &first).await, StatusCode::OK);
     let _third = open_session(&serving.url).await;
+}
+
+#[tokio::test]
+async fn a_second_get_stream_replaces_the_first() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let session = open_session(&serving.url).await;
+    let mut first = open_stream(&serving.url, &session).await;
+    let _second = open_stream(&serving.url, &session).await;
+    assert_eq!(
+        first.next(Duration::from_secs(3)).await,
+        None,
+        "the older stream ends when a newer one opens"
+    );
 }
 
 #[tokio::test]

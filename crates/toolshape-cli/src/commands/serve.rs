@@ -1,5 +1,6 @@
 //! `toolshape serve`: the built-in read-only workspace toolset over stdio.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,6 +8,10 @@ use std::time::Duration;
 use clap::Args;
 use toolshape::{HttpOptions, Server, ServerOptions};
 use toolshape_workspace::Workspace;
+
+/// What a newcomer who runs `toolshape serve` at a terminal sees.
+const TERMINAL_HINT: &str = "toolshape serve: serving MCP over stdio: waiting for JSON-RPC messages on stdin, one per line \
+(Ctrl-D ends). This is meant for an MCP client to start; to try it, run: toolshape tools -- toolshape serve";
 
 /// Arguments of `toolshape serve`.
 #[derive(Debug, Args)]
@@ -58,18 +63,25 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         "Read-only tools over the folder {}: list, inspect, read, search and analyse its files.",
         workspace.root().display()
     ));
-    let server = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
+    let built = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
         .title("toolshape workspace")
         .options(options)
+        .tools(toolshape_workspace::mcp::tools(&workspace))
         .build();
-    if let Err(error) = toolshape_workspace::mcp::register(server.registry(), &workspace) {
-        eprintln!("toolshape serve: {error}");
-        return ExitCode::FAILURE;
-    }
+    let server = match built {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("toolshape serve: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     if let Some(address) = args.http {
         return serve_http(&server, address, args.stateless, args.allow_origin).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
+    if std::io::stdin().is_terminal() {
+        eprintln!("{TERMINAL_HINT}");
+    }
     match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 use serde_json::Value;
-use toolshape::protocol::Tool;
+use toolshape::protocol::ToolDefinition;
 
 use super::connect::{ServerArgs, exit_code, fail};
 
@@ -46,7 +46,7 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
-fn table(tools: &[Tool]) -> String {
+fn table(tools: &[ToolDefinition]) -> String {
     let name_width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     let mut out = format!(
         "{:name_width$}  {:8}  {:8}  DESCRIPTION\n",

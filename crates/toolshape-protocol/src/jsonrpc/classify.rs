@@ -104,10 +104,7 @@ fn invalid(id: Option<RequestId>, error: ErrorObject) -> Incoming {
 }
 
 fn invalid_request(id: Option<RequestId>, reason: &str) -> Incoming {
-    invalid(
-        id,
-        ErrorObject::invalid_request(format!("Invalid Request: {reason}")),
-    )
+    invalid(id, ErrorObject::invalid_request(reason))
 }
 
 /// The top-level members of a message, each kept as raw JSON text. `R` is

@@ -66,7 +66,7 @@ pub struct ParamsError {
 impl ParamsError {
     /// The `-32602 Invalid params` error to send back.
     pub fn to_error_object(&self) -> ErrorObject {
-        ErrorObject::invalid_params(format!("Invalid params: {}", self.source))
+        ErrorObject::invalid_params(&self.source)
     }
 }
 

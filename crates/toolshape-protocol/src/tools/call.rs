@@ -11,6 +11,7 @@ use crate::serde_util::deserialize_present;
 
 /// Params of `tools/call`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolParams {
     /// The tool to call.
@@ -49,9 +50,15 @@ impl CallToolParams {
 }
 
 /// The result of `tools/call`.
+///
+/// `S` is how the structured content is held: a [`Value`] by default, or
+/// JSON serialized ahead of time (`Box<RawValue>`) by a server that writes
+/// the same text into `structuredContent` and the text block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CallToolResult {
+#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+#[non_exhaustive]
+pub struct CallToolResult<S = Value> {
     /// `resultType` (required from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
@@ -65,7 +72,7 @@ pub struct CallToolResult {
         deserialize_with = "deserialize_present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<S>,
     /// Whether the tool failed (a tool execution error, shown to the model
     /// so it can correct itself). Absent means `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,39 +82,15 @@ pub struct CallToolResult {
     pub meta: Option<Meta>,
 }
 
-impl CallToolResult {
-    /// A result with the given content blocks.
-    pub fn new(content: Vec<ContentBlock>) -> Self {
+impl<S> CallToolResult<S> {
+    /// A result with these content blocks and structured content.
+    pub fn from_parts(content: Vec<ContentBlock>, structured_content: Option<S>) -> Self {
         Self {
             result_type: None,
             content,
-            structured_content: None,
+            structured_content,
             is_error: None,
             meta: None,
-        }
-    }
-
-    /// A successful result with one text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::new(vec![ContentBlock::text(text)])
-    }
-
-    /// A tool execution error (`isError: true`) with one text block.
-    pub fn error_text(text: impl Into<String>) -> Self {
-        Self {
-            is_error: Some(true),
-            ..Self::text(text)
-        }
-    }
-
-    /// A structured result. For clients that ignore `structuredContent`
-    /// it also carries the serialized JSON as a text block, as the
-    /// specification recommends.
-    pub fn structured(value: Value) -> Self {
-        let text = value.to_string();
-        Self {
-            structured_content: Some(value),
-            ..Self::text(text)
         }
     }
 
@@ -118,9 +101,41 @@ impl CallToolResult {
         self
     }
 
+    /// Marks the result a tool execution error (`isError: true`).
+    #[must_use]
+    pub fn into_error(mut self) -> Self {
+        self.is_error = Some(true);
+        self
+    }
+
     /// `isError`, defaulting to `false`.
     pub fn is_error(&self) -> bool {
         self.is_error.unwrap_or(false)
+    }
+}
+
+impl CallToolResult {
+    /// A result with the given content blocks.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self::from_parts(content, None)
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// A tool execution error (`isError: true`) with one text block.
+    pub fn error_text(text: impl Into<String>) -> Self {
+        Self::text(text).into_error()
+    }
+
+    /// A structured result. For clients that ignore `structuredContent`
+    /// it also carries the serialized JSON as a text block, as the
+    /// specification recommends.
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        Self::from_parts(vec![ContentBlock::text(text)], Some(value))
     }
 }
 

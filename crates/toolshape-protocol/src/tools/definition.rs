@@ -1,4 +1,4 @@
-//! The `Tool` definition and its parts.
+//! A tool's definition (the schema's `Tool`) and its parts.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -8,7 +8,8 @@ use crate::meta::Meta;
 /// A tool the client can call, as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Tool {
+#[non_exhaustive]
+pub struct ToolDefinition {
     /// Programmatic name, unique within a server (see [`validate_tool_name`]).
     pub name: String,
     /// Display name (2025-06-18 on).
@@ -38,7 +39,7 @@ pub struct Tool {
     pub meta: Option<Meta>,
 }
 
-impl Tool {
+impl ToolDefinition {
     /// A tool with just a name and an input schema.
     pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
         Self {
@@ -71,6 +72,7 @@ impl Tool {
 /// Hints about a tool's behaviour. All are hints, not guarantees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A display title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +121,7 @@ impl ToolAnnotations {
 /// An icon for a tool, resource or implementation (2025-11-25 on).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// An `https:` or `data:` URI. Treat as untrusted.
     pub src: String,
@@ -131,6 +134,18 @@ pub struct Icon {
     /// The background the icon is designed for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<IconTheme>,
+}
+
+impl Icon {
+    /// An icon at `src` (an `https:` or `data:` URI).
+    pub fn new(src: impl Into<String>) -> Self {
+        Self {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+        }
+    }
 }
 
 /// The background an icon is designed for.
@@ -146,11 +161,21 @@ pub enum IconTheme {
 /// Execution properties of a tool (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolExecution {
     /// Whether the tool supports task-augmented calls (absent means
     /// [`TaskSupport::Forbidden`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_support: Option<TaskSupport>,
+}
+
+impl ToolExecution {
+    /// Execution properties with this task support.
+    pub fn with_task_support(task_support: TaskSupport) -> Self {
+        Self {
+            task_support: Some(task_support),
+        }
+    }
 }
 
 /// Whether a tool supports task-augmented execution (2025-11-25).

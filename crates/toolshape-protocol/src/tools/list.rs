@@ -4,12 +4,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::definition::Tool;
+use super::definition::ToolDefinition;
 use crate::meta::Meta;
 use crate::result::{CacheScope, ResultType, ttl_from_ms};
 
 /// Params of a paginated request such as `tools/list`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// Opaque position returned as `nextCursor` by the previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,14 +25,19 @@ pub struct PaginatedRequestParams {
 pub type ListToolsParams = PaginatedRequestParams;
 
 /// Result of `tools/list`.
+///
+/// `T` is how each tool is held: a [`ToolDefinition`] by default, or a
+/// definition serialized ahead of time (`&RawValue`) by a server that
+/// writes its listings from definitions it serialized once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ListToolsResult {
+#[non_exhaustive]
+pub struct ListToolsResult<T = ToolDefinition> {
     /// `resultType` (required from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
     /// The tools of this page.
-    pub tools: Vec<Tool>,
+    pub tools: Vec<T>,
     /// Cursor of the next page; absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -48,9 +54,9 @@ pub struct ListToolsResult {
     pub meta: Option<Meta>,
 }
 
-impl ListToolsResult {
+impl<T> ListToolsResult<T> {
     /// A single-page result in the legacy shape (no 2026-07-28 fields).
-    pub fn new(tools: Vec<Tool>) -> Self {
+    pub fn new(tools: Vec<T>) -> Self {
         Self {
             result_type: None,
             tools,
@@ -68,6 +74,13 @@ impl ListToolsResult {
         self.result_type = Some(ResultType::Complete);
         self.ttl_ms = Some(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         self.cache_scope = Some(scope);
+        self
+    }
+
+    /// Sets the cursor of the next page.
+    #[must_use]
+    pub fn with_next_cursor(mut self, cursor: Option<String>) -> Self {
+        self.next_cursor = cursor;
         self
     }
 

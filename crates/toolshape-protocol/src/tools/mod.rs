@@ -6,7 +6,7 @@ mod list;
 
 pub use call::{CallToolOutcome, CallToolParams, CallToolResult};
 pub use definition::{
-    Icon, IconTheme, TaskSupport, Tool, ToolAnnotations, ToolExecution, ToolNameError,
+    Icon, IconTheme, TaskSupport, ToolAnnotations, ToolDefinition, ToolExecution, ToolNameError,
     validate_tool_name,
 };
 pub use list::{ListToolsParams, ListToolsResult, PaginatedRequestParams};

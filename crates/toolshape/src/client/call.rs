@@ -2,19 +2,18 @@
 //! legacy wrapping is undone, and typed calls decode into Rust types.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, ResultType, methods};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::Client;
 use super::error::{ClientError, ClientErrorKind};
-use crate::tool::{Progress, WRAPPED_OUTPUT_META_KEY};
+use crate::tool::CallOptions;
 
 /// A tool's result, checked: `structured` matched the tool's outputSchema and
 /// is unwrapped when the server wrapped it for an older revision.
@@ -41,15 +40,6 @@ impl ToolResult {
     }
 }
 
-/// Per-call settings.
-#[derive(Debug, Default)]
-pub struct CallSettings {
-    /// Overrides the client's request timeout.
-    pub timeout: Option<Duration>,
-    /// Receives the server's progress reports for this call.
-    pub progress: Option<mpsc::UnboundedSender<Progress>>,
-}
-
 fn digest(arguments: Option<&Map<String, Value>>) -> String {
     let mut hasher = DefaultHasher::new();
     serde_json::to_string(&arguments)
@@ -66,16 +56,18 @@ impl Client {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<ToolResult, ClientError> {
-        self.call_tool_with(name, arguments, CallSettings::default())
+        self.call_tool_with(name, arguments, CallOptions::default())
             .await
     }
 
-    /// Calls a tool with per-call settings.
+    /// Calls a tool with per-call options: its own timeout, progress reports,
+    /// cancellation (the server is told with `notifications/cancelled`, or
+    /// over stateless HTTP by closing the request).
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        settings: CallSettings,
+        options: CallOptions,
     ) -> Result<ToolResult, ClientError> {
         if let Some(confirm) = &self.inner.hooks.before_call {
             let arguments_value = Value::Object(arguments.clone().unwrap_or_default());
@@ -87,7 +79,7 @@ impl Client {
         let audited = tracing::enabled!(target: "toolshape::audit", tracing::Level::INFO);
         let arguments_digest = audited.then(|| digest(arguments.as_ref()));
         let started = Instant::now();
-        let outcome = self.call_checked(name, arguments, settings).await;
+        let outcome = self.call_checked(name, arguments, options).await;
         if let Some(arguments_digest) = arguments_digest {
             let outcome_label = match &outcome {
                 Ok(result) if result.is_error => "tool_error",
@@ -118,22 +110,14 @@ impl Client {
         let arguments = match serde_json::to_value(arguments) {
             Ok(Value::Object(map)) => Some(map),
             Ok(Value::Null) => None,
-            Ok(_) => {
-                return Err(ClientError::invalid(
-                    "tool arguments must serialize to a JSON object",
-                ));
-            }
-            Err(e) => {
-                return Err(ClientError::invalid(format!(
-                    "tool arguments do not serialize: {e}"
-                )));
-            }
+            Ok(_) => return Err(ClientErrorKind::Arguments(None).into()),
+            Err(e) => return Err(ClientErrorKind::Arguments(Some(e)).into()),
         };
         let result = self.call_tool(name, arguments).await?;
         if result.is_error {
             return Err(ClientErrorKind::Tool {
                 tool: name.to_owned(),
-                message: crate::text::excerpt(&result.text(), 2000),
+                message: toolshape_protocol::text::excerpt(&result.text(), 2000),
             }
             .into());
         }
@@ -145,10 +129,10 @@ impl Client {
                 serde_json::from_str(&text).unwrap_or(Value::String(text))
             }
         };
-        serde_json::from_value(value).map_err(|e| {
+        serde_json::from_value(value).map_err(|source| {
             ClientErrorKind::Decode {
                 tool: name.to_owned(),
-                message: e.to_string(),
+                source,
             }
             .into()
         })
@@ -158,28 +142,54 @@ impl Client {
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        settings: CallSettings,
+        options: CallOptions,
     ) -> Result<ToolResult, ClientError> {
         let listing = self.listing().await?;
         let entry = listing.by_name.get(name).cloned();
         let peer = &self.inner.peer;
         let id = peer.next_id();
         let mut meta = self.request_meta();
-        if let Some(progress) = settings.progress {
+        if let Some(progress) = options.progress {
             let token = serde_json::to_value(&id).unwrap_or(Value::Null);
             meta.get_or_insert_with(Meta::new)
                 .insert(keys::PROGRESS_TOKEN.into(), token);
             peer.route_progress(id.clone(), progress);
         }
+        let mut route = self.route();
+        route.name = Some(name.to_owned());
+        if let Some(entry) = &entry {
+            route.param_headers = entry
+                .param_headers
+                .headers_for(arguments.as_ref())
+                .into_iter()
+                .map(|(header, value)| (header.to_owned(), value))
+                .collect();
+        }
         let mut params = CallToolParams::new(name, arguments);
         params.meta = meta;
-        let timeout = settings
+        let timeout = options
             .timeout
             .unwrap_or(self.inner.options.request_timeout);
-        let answer = peer
-            .request(id.clone(), methods::TOOLS_CALL, &params, timeout, true)
-            .await;
+        let request = peer.request(
+            id.clone(),
+            methods::TOOLS_CALL,
+            &params,
+            route,
+            timeout,
+            true,
+        );
+        // A cancellation drops the request, which tells the server.
+        let answer = match options.cancel {
+            Some(cancel) => tokio::select! {
+                answer = request => Some(answer),
+                _ = cancel => None,
+            },
+            None => Some(request.await),
+        };
         peer.unroute_progress(&id);
+        let Some(answer) = answer else {
+            return Err(ClientErrorKind::Cancelled.into());
+        };
         let raw = answer?;
         let result: CallToolResult = serde_json::from_str(raw.get())
             .map_err(|e| ClientError::invalid(format!("bad tools/call result: {e}")))?;
@@ -211,7 +221,7 @@ impl Client {
             let marked = result
                 .meta
                 .as_ref()
-                .is_some_and(|m| m.contains_key(WRAPPED_OUTPUT_META_KEY));
+                .is_some_and(|m| m.contains_key(keys::WRAPPED_OUTPUT));
             if entry.wrapped || marked {
                 structured = structured.map(unwrap_result);
             }

@@ -1,13 +1,15 @@
-//! What can go wrong on the client side, told apart by kind.
+//! What can go wrong on the client side, told apart by kind, each keeping
+//! its cause.
 
 use std::time::Duration;
 
 use toolshape_protocol::ErrorObject;
 use toolshape_schema::{SchemaError, ValidationError};
 
-/// A failed client operation. [`ClientError::kind`] tells the cases apart.
+/// A failed client operation. [`ClientError::kind`] tells the cases apart;
+/// [`std::error::Error::source`] reaches the cause.
 #[derive(Debug, thiserror::Error)]
-#[error("{kind}")]
+#[error(transparent)]
 pub struct ClientError {
     kind: ClientErrorKind,
 }
@@ -49,28 +51,82 @@ pub enum ClientErrorKind {
         source: SchemaError,
     },
     /// The structured result does not deserialize into the requested type.
-    #[error("tool {tool} returned output that does not fit the requested type: {message}")]
+    #[error("tool {tool} returned output that does not fit the requested type: {source}")]
     Decode {
         /// The tool.
         tool: String,
         /// Why.
-        message: String,
+        #[source]
+        source: serde_json::Error,
     },
+    /// The arguments of a typed call do not serialize to a JSON object.
+    #[error("the arguments do not serialize to a JSON object")]
+    Arguments(#[source] Option<serde_json::Error>),
     /// The server answered with a JSON-RPC error.
     #[error("the server answered with an error: {0}")]
-    Protocol(ErrorObject),
+    Protocol(#[source] ErrorObject),
     /// The server sent something that is not valid for the protocol.
     #[error("the server sent an invalid message: {0}")]
     InvalidResponse(String),
     /// The connection failed or closed.
     #[error("transport failure: {0}")]
-    Transport(String),
+    Transport(#[source] TransportError),
     /// No answer came in time; the request was cancelled.
     #[error("no answer within {} ms", .0.as_millis())]
     Timeout(Duration),
+    /// The caller cancelled the call (the server was told).
+    #[error("the call was cancelled")]
+    Cancelled,
     /// The host application declined the call (human-in-the-loop confirmation).
     #[error("the call to {0} was declined")]
     Declined(String),
+}
+
+/// How the connection to a server failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The connection is closed (the server exited, or the client closed it).
+    #[error("the connection to the server is closed")]
+    Closed,
+    /// The server process could not be started.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The child process has no stdin or stdout pipe.
+    #[error("the server process's pipes are missing")]
+    Pipes,
+    /// A request could not be serialized.
+    #[error("cannot serialize the request: {0}")]
+    Serialize(#[source] serde_json::Error),
+    /// The URL is not usable.
+    #[error("bad URL {url:?}: {reason}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// An HTTP exchange failed.
+    #[cfg(feature = "client-http")]
+    #[error("HTTP request failed: {0}")]
+    Http(#[source] reqwest::Error),
+    /// The server answered with an HTTP status and no usable JSON-RPC message.
+    #[error("HTTP {status}{}", if .detail.is_empty() { String::new() } else { format!(": {}", .detail) })]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The start of the body, when it was text.
+        detail: String,
+    },
+    /// A stream ended before the answer arrived.
+    #[error("{0}")]
+    Interrupted(&'static str),
 }
 
 impl ClientError {
@@ -95,17 +151,42 @@ impl ClientError {
         )
     }
 
-    pub(crate) fn transport(message: impl std::fmt::Display) -> Self {
-        ClientErrorKind::Transport(message.to_string()).into()
-    }
-
     pub(crate) fn invalid(message: impl std::fmt::Display) -> Self {
-        ClientErrorKind::InvalidResponse(crate::text::excerpt(&message.to_string(), 300)).into()
+        ClientErrorKind::InvalidResponse(toolshape_protocol::text::excerpt(
+            &message.to_string(),
+            300,
+        ))
+        .into()
     }
 }
 
 impl From<ClientErrorKind> for ClientError {
     fn from(kind: ClientErrorKind) -> Self {
         ClientError { kind }
+    }
+}
+
+impl From<TransportError> for ClientError {
+    fn from(error: TransportError) -> Self {
+        ClientErrorKind::Transport(error).into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn the_source_reaches_the_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such program");
+        let error = ClientError::from(TransportError::Spawn {
+            program: "x".into(),
+            source: io,
+        });
+        let transport = error.source().expect("the transport error");
+        let cause = transport.source().expect("the I/O error");
+        assert_eq!(cause.to_string(), "no such program");
     }
 }

@@ -14,8 +14,10 @@
 
 mod call;
 mod error;
+#[cfg(feature = "client-http")]
 mod http;
 mod negotiate;
+mod outgoing;
 mod peer;
 mod stdio;
 mod tools;
@@ -30,11 +32,12 @@ use tokio::process::Child;
 use toolshape_protocol::{Implementation, Meta, ProtocolVersion};
 use toolshape_schema::SchemaEngine;
 
-pub use call::{CallSettings, ToolResult};
-pub use error::{ClientError, ClientErrorKind};
+pub use call::ToolResult;
+pub use error::{ClientError, ClientErrorKind, TransportError};
 pub use negotiate::{Negotiated, Negotiation};
 pub use stdio::{ServerCommand, StderrMode};
 
+use outgoing::Route;
 use peer::Peer;
 
 /// Asked before each call with the tool's name and arguments; `false` declines it
@@ -158,6 +161,11 @@ impl Client {
         }
     }
 
+    /// How a request goes: under the negotiated revision.
+    fn route(&self) -> Route {
+        Route::under(Some(self.inner.negotiated.version))
+    }
+
     /// The `_meta` a request carries: 2026-07-28 puts the revision and the
     /// client's capabilities in every request.
     fn request_meta(&self) -> Option<Meta> {
@@ -177,6 +185,17 @@ pub struct ClientBuilder {
     engine: Option<SchemaEngine>,
     options: ClientOptions,
     hooks: Hooks,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("negotiation", &self.negotiation)
+            .field("client_info", &self.client_info)
+            .field("options", &self.options)
+            .field("before_call", &self.hooks.before_call.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for ClientBuilder {
@@ -249,10 +268,13 @@ impl ClientBuilder {
     }
 
     /// Connects to an MCP endpoint over Streamable HTTP (`http://host:port/mcp`).
+    #[cfg(feature = "client-http")]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
-        let url = reqwest::Url::parse(url)
-            .map_err(|e| ClientError::transport(format!("bad URL {url:?}: {e}")))?;
-        let peer = http::connect(url, self.options.max_message_bytes)?;
+        let parsed = reqwest::Url::parse(url).map_err(|e| TransportError::Url {
+            url: toolshape_protocol::text::excerpt(url, 200),
+            reason: e.to_string(),
+        })?;
+        let peer = http::connect(parsed, self.options.max_message_bytes)?;
         self.finish(peer, None, stdio::StderrTail::default()).await
     }
 

@@ -13,6 +13,7 @@ use toolshape_protocol::{
 };
 
 use super::error::{ClientError, ClientErrorKind};
+use super::outgoing::Route;
 use super::peer::Peer;
 
 /// How the client picks the revision it speaks.
@@ -127,6 +128,7 @@ async fn discover(
             peer.next_id(),
             methods::SERVER_DISCOVER,
             &params,
+            Route::under(Some(ProtocolVersion::V2026_07_28)),
             timeout,
             true,
         )
@@ -157,14 +159,20 @@ async fn initialize(
     version: ProtocolVersion,
     timeout: Duration,
 ) -> Result<Negotiated, ClientError> {
-    let params = InitializeParams {
-        protocol_version: version.as_str().to_owned(),
-        capabilities: ClientCapabilities::default(),
-        client_info: client.clone(),
-        meta: None,
-    };
+    let params = InitializeParams::new(
+        version.as_str(),
+        ClientCapabilities::default(),
+        client.clone(),
+    );
     let raw = peer
-        .request(peer.next_id(), methods::INITIALIZE, &params, timeout, false)
+        .request(
+            peer.next_id(),
+            methods::INITIALIZE,
+            &params,
+            Route::default(),
+            timeout,
+            false,
+        )
         .await?;
     let result: InitializeResult = serde_json::from_str(raw.get())
         .map_err(|e| ClientError::invalid(format!("bad initialize result: {e}")))?;
@@ -173,10 +181,14 @@ async fn initialize(
         .ok_or_else(|| {
             ClientError::invalid(format!(
                 "the server chose protocol version {:?}, which this client does not speak",
-                crate::text::excerpt(&result.protocol_version, 40)
+                toolshape_protocol::text::excerpt(&result.protocol_version, 40)
             ))
         })?;
-    peer.notify(methods::INITIALIZED, &Value::Object(Default::default()))?;
+    peer.notify(
+        methods::INITIALIZED,
+        &Value::Object(Default::default()),
+        Route::under(Some(agreed)),
+    )?;
     Ok(Negotiated {
         version: agreed,
         server_info: Some(result.server_info),

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -12,32 +12,49 @@ use serde_json::value::RawValue;
 use tokio::io::AsyncBufRead;
 use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::{
-    CancelledNotificationParams, ErrorObject, Incoming, Notification, ProgressNotificationParams,
-    RequestId, Response, methods,
+    CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, Notification, RequestId,
+    Response, methods,
 };
 
-use super::error::{ClientError, ClientErrorKind};
+use super::error::{ClientError, ClientErrorKind, TransportError};
+use super::outgoing::{Outbound, Outgoing, Route};
 use crate::tool::Progress;
 use crate::transport::lines::{Line, LineReader, leading_id};
 
 type Reply = Result<Response, ClientError>;
 
+/// What a message from the server turned out to be.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+pub(crate) enum Received {
+    /// The response to the request with this id.
+    Answer(RequestId),
+    /// An error response without an id (about the transport request itself).
+    UnaddressedError(ErrorObject),
+    /// Not a JSON-RPC message.
+    Invalid,
+    /// A notification or a request of the server's.
+    Other,
+}
+
 /// The shared state of one connection to a server.
+#[derive(Debug)]
 pub(crate) struct Peer {
-    outgoing: mpsc::Sender<Vec<u8>>,
+    outgoing: mpsc::Sender<Outbound>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
     progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Progress>>>,
     next_id: AtomicI64,
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
     pub(crate) tools_changed: AtomicBool,
-    /// Per tool, the arguments mirrored in `Mcp-Param-*` headers (SEP-2243):
-    /// `(property, header suffix)`, from the last listing.
-    pub(crate) param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Peer {
-    pub(crate) fn new(outgoing: mpsc::Sender<Vec<u8>>) -> Arc<Peer> {
+    pub(crate) fn new(outgoing: mpsc::Sender<Outbound>) -> Arc<Peer> {
         Arc::new(Peer {
             outgoing,
             pending: Mutex::default(),
@@ -45,18 +62,7 @@ impl Peer {
             next_id: AtomicI64::new(1),
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
-            param_headers: Mutex::default(),
         })
-    }
-
-    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<Reply>>> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn progress_routes(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::UnboundedSender<Progress>>> {
-        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A fresh request id.
@@ -70,39 +76,46 @@ impl Peer {
     pub(crate) async fn request<P: Serialize + ?Sized>(
         self: &Arc<Self>,
         id: RequestId,
-        method: &str,
+        method: &'static str,
         params: &P,
+        route: Route,
         timeout: Duration,
         cancellable: bool,
     ) -> Result<Box<RawValue>, ClientError> {
-        let mut message = Vec::with_capacity(256);
-        toolshape_protocol::write_request(&mut message, &id, method, params)
-            .map_err(|e| ClientError::transport(format!("cannot serialize the request: {e}")))?;
-        message.push(b'\n');
+        let mut body = Vec::with_capacity(256);
+        toolshape_protocol::write_request(&mut body, &id, method, params)
+            .map_err(TransportError::Serialize)?;
         let (sender, receiver) = oneshot::channel();
-        self.pending().insert(id.clone(), sender);
+        lock(&self.pending).insert(id.clone(), sender);
         let mut guard = PendingGuard {
             peer: Arc::clone(self),
-            id,
-            cancellable,
+            id: id.clone(),
+            route: cancellable.then(|| Route::under(route.version)),
             armed: true,
         };
-        if self.closed.load(Ordering::Acquire) || self.outgoing.send(message).await.is_err() {
-            return Err(ClientError::transport(
-                "the connection to the server is closed",
-            ));
+        let message = Outgoing {
+            id: Some(id),
+            method,
+            body,
+            route,
+        };
+        if self.closed.load(Ordering::Acquire)
+            || self
+                .outgoing
+                .send(Outbound::Message(message))
+                .await
+                .is_err()
+        {
+            return Err(TransportError::Closed.into());
         }
-        let reply = tokio::time::timeout(timeout, receiver).await;
-        let reply = match reply {
+        let reply = match tokio::time::timeout(timeout, receiver).await {
             Ok(Ok(reply)) => {
                 guard.armed = false;
                 reply?
             }
             Ok(Err(_)) => {
                 guard.armed = false;
-                return Err(ClientError::transport(
-                    "the connection to the server closed",
-                ));
+                return Err(TransportError::Closed.into());
             }
             Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
         };
@@ -115,47 +128,57 @@ impl Peer {
     /// Sends a notification; errors only when the connection is closed.
     pub(crate) fn notify<P: Serialize + ?Sized>(
         &self,
-        method: &str,
+        method: &'static str,
         params: &P,
+        route: Route,
     ) -> Result<(), ClientError> {
-        let mut message = Vec::with_capacity(128);
-        toolshape_protocol::write_notification(&mut message, method, params).map_err(|e| {
-            ClientError::transport(format!("cannot serialize the notification: {e}"))
-        })?;
-        message.push(b'\n');
+        let mut body = Vec::with_capacity(128);
+        toolshape_protocol::write_notification(&mut body, method, params)
+            .map_err(TransportError::Serialize)?;
+        let message = Outgoing {
+            id: None,
+            method,
+            body,
+            route,
+        };
         self.outgoing
-            .try_send(message)
-            .map_err(|_| ClientError::transport("the connection to the server is closed"))
+            .try_send(Outbound::Message(message))
+            .map_err(|_| TransportError::Closed.into())
     }
 
     /// Asks the writer to close the server's input (its signal to exit).
     /// Waits (a bounded time) until the writer has finished: the server's
     /// input is closed, or the HTTP session's DELETE has been sent.
     pub(crate) async fn close_output(&self) {
-        if self.outgoing.send(Vec::new()).await.is_ok() {
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), self.outgoing.closed())
-                .await;
+        if self.outgoing.send(Outbound::Close).await.is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.outgoing.closed()).await;
         }
     }
 
     /// Routes progress for the request `id` to `sender` until [`Peer::unroute_progress`].
     pub(crate) fn route_progress(&self, id: RequestId, sender: mpsc::UnboundedSender<Progress>) {
-        self.progress_routes().insert(id, sender);
+        lock(&self.progress).insert(id, sender);
     }
 
     pub(crate) fn unroute_progress(&self, id: &RequestId) {
-        self.progress_routes().remove(id);
+        lock(&self.progress).remove(id);
     }
 
-    /// Handles one message from the server.
-    pub(crate) fn receive(&self, bytes: &[u8]) {
+    /// Handles one message from the server, and says what it was.
+    pub(crate) fn receive(&self, bytes: &[u8]) -> Received {
         match toolshape_protocol::classify(bytes) {
             Incoming::Response(response) => {
-                let Some(id) = response.id().cloned() else {
-                    tracing::warn!(error = ?response, "the server sent an error without an id");
-                    return;
+                let id = match response {
+                    Response::Error { id: None, error } => {
+                        tracing::warn!(%error, "the server sent an error without an id");
+                        return Received::UnaddressedError(error);
+                    }
+                    ref addressed => match addressed.id() {
+                        Some(id) => id.clone(),
+                        None => return Received::Invalid,
+                    },
                 };
-                match self.pending().remove(&id) {
+                match lock(&self.pending).remove(&id) {
                     Some(waiter) => {
                         let _ = waiter.send(Ok(response));
                     }
@@ -163,24 +186,34 @@ impl Peer {
                         tracing::debug!(%id, "a response for no pending request (late or cancelled)")
                     }
                 }
+                Received::Answer(id)
             }
-            Incoming::Notification(notification) => self.notification(&notification),
+            Incoming::Notification(notification) => {
+                self.notification(&notification);
+                Received::Other
+            }
             Incoming::Request(request) => {
                 // A tools client offers nothing the server may ask for, but ping.
-                let mut reply = Vec::with_capacity(96);
+                let mut body = Vec::with_capacity(96);
                 let written = if request.method == methods::PING {
-                    toolshape_protocol::write_result(&mut reply, &request.id, &json!({}))
+                    toolshape_protocol::write_result(&mut body, &request.id, &json!({}))
                 } else {
                     toolshape_protocol::write_error(
-                        &mut reply,
+                        &mut body,
                         Some(&request.id),
                         &ErrorObject::method_not_found(&request.method),
                     )
                 };
                 if written.is_ok() {
-                    reply.push(b'\n');
-                    let _ = self.outgoing.try_send(reply);
+                    let reply = Outgoing {
+                        id: None,
+                        method: "",
+                        body,
+                        route: Route::default(),
+                    };
+                    let _ = self.outgoing.try_send(Outbound::Message(reply));
                 }
+                Received::Other
             }
             // An unreadable response to one of our requests (a malformed
             // error object, both `result` and `error`...): fail that request
@@ -194,21 +227,22 @@ impl Peer {
                     &id,
                     ClientError::invalid(format!("invalid response: {}", error.message)),
                 );
+                Received::Answer(id)
             }
             Incoming::Invalid { error, .. } => {
                 tracing::warn!(%error, "the server sent an invalid message; ignored");
+                Received::Invalid
             }
         }
     }
 
     fn notification(&self, notification: &Notification) {
-        match notification.method.as_str() {
-            methods::TOOLS_LIST_CHANGED => self.tools_changed.store(true, Ordering::Release),
-            methods::PROGRESS => {
-                let Ok(params) = notification.parse_params::<ProgressNotificationParams>() else {
-                    return;
-                };
-                if let Some(route) = self.progress_routes().get(&params.progress_token) {
+        match KnownNotification::from_notification(notification) {
+            Ok(KnownNotification::ToolListChanged(_)) => {
+                self.tools_changed.store(true, Ordering::Release);
+            }
+            Ok(KnownNotification::Progress(params)) => {
+                if let Some(route) = lock(&self.progress).get(&params.progress_token) {
                     let _ = route.send(Progress {
                         progress: params.progress,
                         total: params.total,
@@ -216,21 +250,18 @@ impl Peer {
                     });
                 }
             }
-            methods::LOGGING_MESSAGE => {
-                let params = notification
-                    .params
-                    .as_deref()
-                    .map(RawValue::get)
-                    .unwrap_or("{}");
-                tracing::info!(target: "toolshape::server_log", message = %crate::text::excerpt(params, 1000));
+            Ok(KnownNotification::LoggingMessage(params)) => {
+                let data = toolshape_protocol::text::excerpt(&params.data.to_string(), 1000);
+                tracing::info!(target: "toolshape::server_log", level = ?params.level, logger = ?params.logger, message = %data);
             }
-            other => tracing::debug!(method = other, "ignored a notification"),
+            Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
+            Err(error) => tracing::debug!(%error, "ignored a notification"),
         }
     }
 
     /// Fails a pending request whose response could not be read.
     pub(crate) fn fail(&self, id: &RequestId, error: ClientError) {
-        if let Some(waiter) = self.pending().remove(id) {
+        if let Some(waiter) = lock(&self.pending).remove(id) {
             let _ = waiter.send(Err(error));
         }
     }
@@ -238,10 +269,8 @@ impl Peer {
     /// Marks the connection closed and fails everything still waiting.
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        for (_, waiter) in self.pending().drain() {
-            let _ = waiter.send(Err(ClientError::transport(
-                "the server closed the connection",
-            )));
+        for (_, waiter) in lock(&self.pending).drain() {
+            let _ = waiter.send(Err(TransportError::Closed.into()));
         }
     }
 }
@@ -260,7 +289,8 @@ fn has_method(bytes: &[u8]) -> bool {
 struct PendingGuard {
     peer: Arc<Peer>,
     id: RequestId,
-    cancellable: bool,
+    /// Where a cancellation goes; `None`: the request is not cancellable.
+    route: Option<Route>,
     armed: bool,
 }
 
@@ -269,13 +299,17 @@ impl Drop for PendingGuard {
         if !self.armed {
             return;
         }
-        let was_pending = self.peer.pending().remove(&self.id).is_some();
-        if was_pending && self.cancellable {
+        let was_pending = lock(&self.peer.pending).remove(&self.id).is_some();
+        if let (true, Some(route)) = (was_pending, self.route.take()) {
             let params = CancelledNotificationParams::new(
                 self.id.clone(),
                 Some("the client stopped waiting".into()),
             );
-            let _ = self.peer.notify(methods::CANCELLED, &params);
+            let route = Route {
+                cancels: Some(self.id.clone()),
+                ..route
+            };
+            let _ = self.peer.notify(methods::CANCELLED, &params, route);
         }
     }
 }
@@ -289,7 +323,9 @@ pub(crate) async fn read_loop<R: AsyncBufRead + Unpin>(
     let mut lines = LineReader::new(reader, max_message_bytes);
     loop {
         match lines.next().await {
-            Ok(Line::Message(bytes)) => peer.receive(bytes),
+            Ok(Line::Message(bytes)) => {
+                peer.receive(bytes);
+            }
             Ok(Line::TooLong(prefix)) => {
                 tracing::warn!(
                     limit = max_message_bytes,

@@ -10,7 +10,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
-use super::error::ClientError;
+use super::error::{ClientError, TransportError};
+use super::outgoing::Outbound;
 use super::peer::{self, Peer};
 
 /// What happens to the child's stderr.
@@ -19,7 +20,7 @@ pub enum StderrMode {
     /// Passed through to this process's stderr (the default).
     #[default]
     Inherit,
-    /// Captured; the last lines are kept (see [`crate::Client::stderr_tail`]).
+    /// Captured; the last lines are kept (see [`Client::stderr_tail`](super::Client::stderr_tail)).
     Capture,
     /// Discarded.
     Discard,
@@ -130,14 +131,12 @@ pub(crate) fn spawn(
     if let Some(dir) = &command.current_dir {
         process.current_dir(dir);
     }
-    let mut child = process.spawn().map_err(|e| {
-        ClientError::transport(format!(
-            "cannot start {}: {e}",
-            command.program.to_string_lossy()
-        ))
+    let mut child = process.spawn().map_err(|source| TransportError::Spawn {
+        program: command.program.to_string_lossy().into_owned(),
+        source,
     })?;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(ClientError::transport("the child's pipes are missing"));
+        return Err(TransportError::Pipes.into());
     };
     let stderr = StderrTail::default();
     if let Some(pipe) = child.stderr.take() {
@@ -168,25 +167,25 @@ pub(crate) fn spawn(
     })
 }
 
-/// Writes queued messages, flushing whenever the queue runs dry. Ends, closing
-/// the child's stdin, on an empty message (the close signal) or when every
+/// Writes queued messages, one per line, flushing whenever the queue runs
+/// dry. Ends, closing the child's stdin, on [`Outbound::Close`] or when every
 /// sender is gone.
 pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
     writer: W,
-    mut receiver: mpsc::Receiver<Vec<u8>>,
+    mut receiver: mpsc::Receiver<Outbound>,
 ) {
     let mut writer = BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(message) = receiver.recv().await {
-        if message.is_empty() || writer.write_all(&message).await.is_err() {
-            break;
-        }
-        while let Ok(message) = receiver.try_recv() {
-            if message.is_empty() {
-                let _ = writer.flush().await;
-                let _ = writer.shutdown().await;
-                return;
-            }
-            if writer.write_all(&message).await.is_err() {
+    'writing: while let Some(first) = receiver.recv().await {
+        let mut next = Some(first);
+        while let Some(outbound) = next.take().or_else(|| receiver.try_recv().ok()) {
+            let Outbound::Message(message) = outbound else {
+                break 'writing;
+            };
+            let written = async {
+                writer.write_all(&message.body).await?;
+                writer.write_all(b"\n").await
+            };
+            if written.await.is_err() {
                 return;
             }
         }
@@ -194,5 +193,6 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
             return;
         }
     }
+    let _ = writer.flush().await;
     let _ = writer.shutdown().await;
 }

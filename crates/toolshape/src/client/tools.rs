@@ -6,12 +6,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
-use toolshape_protocol::{ListToolsResult, Tool as WireTool, methods};
+use toolshape_protocol::http::ParamHeaders;
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{ListToolsResult, ToolDefinition, methods};
 use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError};
 
 use super::Client;
 use super::error::ClientError;
-use crate::tool::WRAPPED_OUTPUT_META_KEY;
 
 /// FastMCP marks wrapped outputs inside the schema itself.
 const FASTMCP_WRAP_MARKER: &str = "x-fastmcp-wrap-result";
@@ -21,18 +22,20 @@ const MAX_PAGES: usize = 10_000;
 
 /// One listed tool.
 pub(crate) struct ToolEntry {
-    pub(crate) definition: WireTool,
+    pub(crate) definition: ToolDefinition,
     /// Whether its structured output arrives wrapped as `{"result": value}`.
     pub(crate) wrapped: bool,
+    /// The arguments a call mirrors in `Mcp-Param-*` headers (2026-07-28 HTTP).
+    pub(crate) param_headers: ParamHeaders,
     output: OnceLock<Result<Arc<CompiledSchema>, SchemaError>>,
 }
 
 impl ToolEntry {
-    fn new(definition: WireTool) -> Self {
+    fn new(definition: ToolDefinition, param_headers: ParamHeaders) -> Self {
         let marked_by_meta = definition
             .meta
             .as_ref()
-            .is_some_and(|meta| meta.contains_key(WRAPPED_OUTPUT_META_KEY));
+            .is_some_and(|meta| meta.contains_key(keys::WRAPPED_OUTPUT));
         let marked_by_schema = definition
             .output_schema
             .as_ref()
@@ -40,6 +43,7 @@ impl ToolEntry {
             .is_some_and(|marker| marker == &Value::Bool(true));
         ToolEntry {
             wrapped: marked_by_meta || marked_by_schema,
+            param_headers,
             definition,
             output: OnceLock::new(),
         }
@@ -68,47 +72,6 @@ impl ToolEntry {
     }
 }
 
-/// The `x-mcp-header` annotations of an input schema's properties as
-/// `(property, header suffix)`, or why they are invalid (SEP-2243): a suffix
-/// must be a non-empty HTTP token, unique regardless of case, on a property
-/// of type string, integer or boolean.
-fn param_headers(input_schema: &Value) -> Result<Vec<(String, String)>, String> {
-    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
-        return Ok(Vec::new());
-    };
-    let mut mirrored: Vec<(String, String)> = Vec::new();
-    for (property, schema) in properties {
-        let Some(annotation) = schema.get("x-mcp-header") else {
-            continue;
-        };
-        let suffix = annotation
-            .as_str()
-            .ok_or_else(|| format!("{property}: x-mcp-header is not a string"))?;
-        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-        if suffix.is_empty() || !suffix.bytes().all(token) {
-            return Err(format!(
-                "{property}: x-mcp-header {suffix:?} is not a header name"
-            ));
-        }
-        if !matches!(
-            schema.get("type").and_then(Value::as_str),
-            Some("string" | "integer" | "boolean")
-        ) {
-            return Err(format!(
-                "{property}: x-mcp-header on a property that is not a string, integer or boolean"
-            ));
-        }
-        if mirrored
-            .iter()
-            .any(|(_, other)| other.eq_ignore_ascii_case(suffix))
-        {
-            return Err(format!("{property}: x-mcp-header {suffix:?} is used twice"));
-        }
-        mirrored.push((property.clone(), suffix.to_owned()));
-    }
-    Ok(mirrored)
-}
-
 /// A complete listing.
 pub(crate) struct Listing {
     pub(crate) order: Vec<Arc<ToolEntry>>,
@@ -118,7 +81,7 @@ pub(crate) struct Listing {
 impl Client {
     /// Every tool the server offers, following pagination to the end. Cached
     /// until the server sends `notifications/tools/list_changed`.
-    pub async fn list_tools(&self) -> Result<Vec<WireTool>, ClientError> {
+    pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
         let listing = self.listing().await?;
         Ok(listing
             .order
@@ -143,7 +106,6 @@ impl Client {
         let mut by_name = HashMap::new();
         let mut cursor: Option<String> = None;
         let mut seen_cursors = HashSet::new();
-        let mut headers = HashMap::new();
         for _ in 0..MAX_PAGES {
             let mut params = json!({});
             if let Some(cursor) = &cursor {
@@ -158,6 +120,7 @@ impl Client {
                     peer.next_id(),
                     methods::TOOLS_LIST,
                     &params,
+                    self.route(),
                     self.inner.options.request_timeout,
                     true,
                 )
@@ -174,18 +137,18 @@ impl Client {
                 // SEP-2243 (2026-07-28): a tool whose `x-mcp-header`
                 // annotations are invalid is left out; the others' annotated
                 // arguments are mirrored in headers.
-                if self.protocol_version().is_stateless() {
-                    match param_headers(&tool.input_schema) {
-                        Ok(mirrored) => {
-                            headers.insert(tool.name.clone(), mirrored);
-                        }
+                let param_headers = if self.protocol_version().is_stateless() {
+                    match ParamHeaders::from_input_schema(&tool.input_schema) {
+                        Ok(rules) => rules,
                         Err(reason) => {
                             tracing::warn!(tool = %tool.name, %reason, "left out a tool with an invalid x-mcp-header");
                             continue;
                         }
                     }
-                }
-                let entry = Arc::new(ToolEntry::new(tool));
+                } else {
+                    ParamHeaders::default()
+                };
+                let entry = Arc::new(ToolEntry::new(tool, param_headers));
                 by_name.insert(entry.definition.name.clone(), Arc::clone(&entry));
                 order.push(entry);
             }
@@ -194,15 +157,7 @@ impl Client {
                     return Err(ClientError::invalid("tools/list repeated a cursor"));
                 }
                 Some(next) => cursor = Some(next),
-                None => {
-                    *self
-                        .inner
-                        .peer
-                        .param_headers
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = headers;
-                    return Ok(Listing { order, by_name });
-                }
+                None => return Ok(Listing { order, by_name }),
             }
         }
         Err(ClientError::invalid(format!(

@@ -1,17 +1,20 @@
 //! One stdio connection: read messages, answer them (tool calls concurrently),
-//! write everything through one buffered writer, until the input ends.
+//! write everything through one buffered writer, until the input ends, or
+//! until the output fails (the peer stopped reading: the session ends at once).
 
 use std::io;
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{JoinHandle, JoinSet};
 use toolshape_protocol::{ErrorObject, Incoming, methods};
 
 use super::Shared;
-use super::dispatch::{self, InFlight, Step};
-use super::outbox::Outbox;
+use super::dispatch::{self, Step};
+use super::in_flight::InFlight;
+use super::outbox::{Frame, Outbox};
+use super::request::ParsedRequest;
 use super::session::Session;
 use crate::transport::lines::{Line, LineReader, leading_id};
 
@@ -29,7 +32,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (sender, receiver) = mpsc::channel(1024);
-    let writer = tokio::spawn(write_loop(writer, receiver));
+    let mut writer: JoinHandle<io::Result<()>> = tokio::spawn(write_loop(writer, receiver));
     let session = Arc::new(Session::default());
     let outbox = Outbox(sender);
     let watcher = tokio::spawn(announce_list_changes(
@@ -49,21 +52,34 @@ where
         calls: JoinSet::new(),
     };
 
+    let mut write_failed = None;
     loop {
         while connection.calls.try_join_next().is_some() {}
         if connection.calls.len() >= connection.shared.options.max_in_flight.max(1) {
             // At the bound: stop reading until a call finishes.
-            connection.calls.join_next().await;
-            continue;
+            tokio::select! {
+                _ = connection.calls.join_next() => continue,
+                outcome = &mut writer => {
+                    write_failed = Some(outcome);
+                    break;
+                }
+            }
         }
-        let open = match lines.next().await {
+        // A pending read is dropped only when the session ends anyway.
+        let line = tokio::select! {
+            line = lines.next() => line,
+            outcome = &mut writer => {
+                write_failed = Some(outcome);
+                break;
+            }
+        };
+        let open = match line {
             Ok(Line::Message(bytes)) => connection.handle(bytes).await,
             Ok(Line::TooLong(prefix)) => {
                 let limit = connection.shared.options.max_message_bytes;
                 tracing::warn!(limit, "skipped a message over the size limit");
-                let error = ErrorObject::invalid_request(format!(
-                    "Invalid Request: message larger than {limit} bytes"
-                ));
+                let error =
+                    ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
                 connection
                     .outbox
                     .error(leading_id(prefix).as_ref(), &error)
@@ -81,8 +97,20 @@ where
         }
     }
 
-    while connection.calls.join_next().await.is_some() {}
     watcher.abort();
+    if let Some(outcome) = write_failed {
+        // Nobody reads the answers any more: stop the calls in flight.
+        connection.calls.abort_all();
+        while connection.calls.join_next().await.is_some() {}
+        let error = match outcome {
+            Ok(Err(error)) => error,
+            Ok(Ok(())) => io::Error::new(io::ErrorKind::BrokenPipe, "the output closed"),
+            Err(join) => io::Error::other(join),
+        };
+        tracing::warn!(%error, in_flight = connection.in_flight.len(), "writing to the peer failed; the session ends");
+        return Err(error);
+    }
+    while connection.calls.join_next().await.is_some() {}
     drop(connection);
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
 }
@@ -90,19 +118,28 @@ where
 /// Writes each message as one line, flushing whenever the queue runs dry.
 async fn write_loop<W: AsyncWrite + Unpin>(
     writer: W,
-    mut receiver: mpsc::Receiver<Vec<u8>>,
+    mut receiver: mpsc::Receiver<Frame>,
 ) -> io::Result<()> {
     let mut writer = BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(message) = receiver.recv().await {
-        writer.write_all(&message).await?;
-        writer.write_all(b"\n").await?;
-        while let Ok(message) = receiver.try_recv() {
-            writer.write_all(&message).await?;
-            writer.write_all(b"\n").await?;
+    while let Some(frame) = receiver.recv().await {
+        write_frame(&mut writer, frame).await?;
+        while let Ok(frame) = receiver.try_recv() {
+            write_frame(&mut writer, frame).await?;
         }
         writer.flush().await?;
     }
     writer.flush().await
+}
+
+async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, frame: Frame) -> io::Result<()> {
+    match frame {
+        Frame::Message(message) => {
+            writer.write_all(&message).await?;
+            writer.write_all(b"\n").await
+        }
+        // A line stream needs no keep-alive.
+        Frame::KeepAlive => Ok(()),
+    }
 }
 
 async fn announce_list_changes(
@@ -113,7 +150,7 @@ async fn announce_list_changes(
     while changes.changed().await.is_ok() {
         if session.is_initialized()
             && !outbox
-                .notification(methods::TOOLS_LIST_CHANGED, &dispatch::list_changed())
+                .notification(methods::TOOLS_LIST_CHANGED, &serde_json::json!({}))
                 .await
         {
             return;
@@ -126,36 +163,12 @@ impl Connection {
     async fn handle(&mut self, bytes: &[u8]) -> bool {
         match toolshape_protocol::classify(bytes) {
             Incoming::Request(request) => {
-                match dispatch::step(&self.shared, &self.session, request) {
-                    Step::Answer(answer) => self.outbox.send(answer).await,
-                    Step::Call(call) => {
-                        let outbox = self.outbox.clone();
-                        match self.in_flight.begin(&call.id) {
-                            Ok(cancelled) => {
-                                let (shared, in_flight) =
-                                    (Arc::clone(&self.shared), Arc::clone(&self.in_flight));
-                                let mut running = Box::pin(async move {
-                                    let id = call.id.clone();
-                                    call.run(shared, outbox, cancelled).await;
-                                    in_flight.finish(&id);
-                                });
-                                // Most calls finish at their first poll: those need no task
-                                // of their own. The rest go on concurrently.
-                                let done = std::future::poll_fn(|cx| {
-                                    std::task::Poll::Ready(running.as_mut().poll(cx).is_ready())
-                                })
-                                .await;
-                                if !done {
-                                    self.calls.spawn(running);
-                                }
-                            }
-                            Err(error) => {
-                                self.calls.spawn(async move {
-                                    outbox.error(Some(&call.id), &error).await;
-                                });
-                            }
-                        }
-                        true
+                match ParsedRequest::parse(request, &self.shared.registry) {
+                    Ok(request) => self.request(request).await,
+                    Err(unparsable) => {
+                        self.outbox
+                            .error(Some(&unparsable.id), &unparsable.error)
+                            .await
                     }
                 }
             }
@@ -169,5 +182,35 @@ impl Connection {
             }
             Incoming::Invalid { id, error } => self.outbox.error(id.as_ref(), &error).await,
         }
+    }
+
+    async fn request(&mut self, request: ParsedRequest) -> bool {
+        let call = match dispatch::route(&self.shared, &self.session, request) {
+            Step::Answer(answer) => return self.outbox.send(answer).await,
+            Step::Call(call) => call,
+        };
+        let cancelled = match self.in_flight.begin(&call.id) {
+            Ok(cancelled) => cancelled,
+            Err(error) => return self.outbox.error(Some(&call.id), &error).await,
+        };
+        let (shared, in_flight, outbox) = (
+            Arc::clone(&self.shared),
+            Arc::clone(&self.in_flight),
+            self.outbox.clone(),
+        );
+        let mut running = Box::pin(async move {
+            let id = call.id.clone();
+            call.run(shared, outbox, cancelled).await;
+            in_flight.finish(&id);
+        });
+        // Most calls finish at their first poll: those need no task of their
+        // own. The rest go on concurrently.
+        let done =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(running.as_mut().poll(cx).is_ready()))
+                .await;
+        if !done {
+            self.calls.spawn(running);
+        }
+        true
     }
 }

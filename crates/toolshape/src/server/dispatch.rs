@@ -1,30 +1,15 @@
-//! Answering requests and notifications, whatever transport carried them.
+//! Answering requests and notifications, whatever transport carried them:
+//! one match on the request parsed once.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use serde_json::json;
+use toolshape_protocol::{ErrorObject, KnownNotification, KnownRequest, Notification, RequestId};
 
-use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
-use toolshape_protocol::meta::keys;
-use toolshape_protocol::{
-    CallToolParams, CancelledNotificationParams, ErrorObject, LoggingLevel,
-    LoggingMessageNotificationParams, Notification, ProgressNotificationParams, ProtocolVersion,
-    Request, RequestId, methods,
-};
-
-use super::outbox::{Outbox, encode_error, encode_result};
+use super::call::PreparedCall;
+use super::in_flight::InFlight;
+use super::outbox::{encode_error, encode_result};
+use super::request::ParsedRequest;
 use super::session::Session;
-use super::{Shared, methods as answer, shape};
-use crate::tool::{CallOptions, CallOutcome, LogMessage, Progress};
-
-/// `logging/setLevel` (2024-11-05 through 2025-11-25; removed in 2026-07-28,
-/// where a request carries its level in `_meta`).
-pub(crate) const LOGGING_SET_LEVEL: &str = "logging/setLevel";
-
-#[derive(serde::Deserialize)]
-struct SetLevelParams {
-    level: LoggingLevel,
-}
+use super::{Shared, methods};
 
 /// What a request needs.
 pub(crate) enum Step {
@@ -34,250 +19,87 @@ pub(crate) enum Step {
     Call(Box<PreparedCall>),
 }
 
+impl Step {
+    fn error(id: &RequestId, error: &ErrorObject) -> Step {
+        Step::Answer(encode_error(Some(id), error))
+    }
+}
+
 /// Works out a request's answer, or prepares its tool call.
-pub(crate) fn step(shared: &Shared, session: &Session, request: Request) -> Step {
-    let params = request.params.as_deref();
-    let id = &request.id;
-    let answer = match request.method.as_str() {
-        methods::TOOLS_CALL => return prepare_call(session, request),
-        methods::TOOLS_LIST => {
-            let mut out = Vec::with_capacity(4096);
-            answer::list_tools(shared, session, params, &mut out, id).map(|()| out)
+pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) -> Step {
+    let ParsedRequest {
+        id,
+        body,
+        meta,
+        tool,
+    } = request;
+    let answer = match body {
+        KnownRequest::CallTool(call) => {
+            return match PreparedCall::prepare(
+                session,
+                id.clone(),
+                tool,
+                &call.name,
+                call.arguments,
+                meta,
+            ) {
+                Ok(prepared) => Step::Call(Box::new(prepared)),
+                Err(error) => Step::error(&id, &error),
+            };
         }
-        methods::INITIALIZE => {
-            answer::initialize(shared, session, params).map(|r| encode_result(id, &r))
+        KnownRequest::ListTools(params) => session
+            .revision(&meta)
+            .and_then(|version| methods::list_tools(shared, version, &params, &id)),
+        KnownRequest::Initialize(params) => {
+            methods::initialize(shared, session, &params).map(|r| encode_result(&id, &r))
         }
-        methods::SERVER_DISCOVER => {
-            answer::discover(shared, session, params).map(|r| encode_result(id, &r))
+        KnownRequest::Discover(_) => {
+            // A version named in `_meta` must be one this server speaks.
+            let checked = match meta.protocol_version {
+                Some(_) => session.revision(&meta).map(drop),
+                None => Ok(()),
+            };
+            checked.map(|()| encode_result(&id, &methods::discover(shared)))
         }
-        methods::PING => Ok(encode_result(id, &json!({}))),
-        LOGGING_SET_LEVEL => set_level(session, params).map(|()| encode_result(id, &json!({}))),
-        // Name the method, but never echo an arbitrarily long one back.
-        other => Err(ErrorObject::method_not_found(&crate::text::excerpt(
-            other, 100,
-        ))),
+        KnownRequest::Ping(_) => Ok(encode_result(&id, &json!({}))),
+        KnownRequest::SetLoggingLevel(params) => {
+            set_level(session, params.level).map(|()| encode_result(&id, &json!({})))
+        }
+        // A stream of notifications: only Streamable HTTP serves it.
+        other => Err(ErrorObject::method_not_found(other.method())),
     };
-    Step::Answer(answer.unwrap_or_else(|error| encode_error(Some(id), &error)))
+    Step::Answer(answer.unwrap_or_else(|error| encode_error(Some(&id), &error)))
 }
 
 /// `logging/setLevel`: the least severe level of the log messages tools send
 /// this peer (a handshake-revision method).
 fn set_level(
     session: &Session,
-    raw: Option<&serde_json::value::RawValue>,
+    level: toolshape_protocol::LoggingLevel,
 ) -> Result<(), ErrorObject> {
-    let Some(version) = session.handshake() else {
-        return Err(ErrorObject::invalid_request(
-            "Invalid Request: logging/setLevel needs an initialized session",
-        ));
-    };
-    if version.is_stateless() {
-        return Err(ErrorObject::method_not_found(LOGGING_SET_LEVEL));
-    }
-    let params: Option<SetLevelParams> = answer::params(raw)?;
-    let params =
-        params.ok_or_else(|| ErrorObject::invalid_params("Invalid params: level is required"))?;
-    session.set_log_level(params.level);
-    Ok(())
-}
-
-fn prepare_call(session: &Session, request: Request) -> Step {
-    let Request { id, params, .. } = request;
-    let prepared = answer::params::<Option<CallToolParams>>(params.as_deref())
-        .and_then(|params| {
-            params.ok_or_else(|| {
-                ErrorObject::invalid_params("Invalid params: tools/call needs a tool name")
-            })
-        })
-        .and_then(|call| {
-            let version = session.revision(call.meta.as_ref())?;
-            Ok((call, version))
-        });
-    match prepared {
-        Ok((call, version)) => {
-            let progress_token = call
-                .meta
-                .as_ref()
-                .and_then(|meta| meta.get(keys::PROGRESS_TOKEN))
-                .cloned();
-            // 2026-07-28: a request opts in to log messages with `_meta`;
-            // before, the session's `logging/setLevel` decides.
-            let log_level = if version.is_stateless() {
-                call.meta
-                    .as_ref()
-                    .and_then(|meta| meta.get(keys::LOG_LEVEL))
-                    .and_then(|level| serde_json::from_value(level.clone()).ok())
-            } else {
-                session.log_level()
-            };
-            Step::Call(Box::new(PreparedCall {
-                id,
-                call,
-                version,
-                progress_token,
-                log_level,
-            }))
-        }
-        Err(error) => Step::Answer(encode_error(Some(&id), &error)),
-    }
-}
-
-/// A `tools/call` ready to run.
-pub(crate) struct PreparedCall {
-    pub(crate) id: RequestId,
-    call: CallToolParams,
-    pub(crate) version: ProtocolVersion,
-    progress_token: Option<Value>,
-    log_level: Option<LoggingLevel>,
-}
-
-impl PreparedCall {
-    /// Whether the caller asked for progress or log messages (so
-    /// notifications may precede the answer).
-    pub(crate) fn wants_notifications(&self) -> bool {
-        self.progress_token.is_some() || self.log_level.is_some()
-    }
-
-    /// Runs the call, sending progress and then its answer to `outbox`; nothing
-    /// is sent when it is cancelled.
-    pub(crate) async fn run(
-        self,
-        shared: Arc<Shared>,
-        outbox: Outbox,
-        cancel: oneshot::Receiver<()>,
-    ) {
-        let PreparedCall {
-            id,
-            call,
-            version,
-            progress_token,
-            log_level,
-        } = self;
-        let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
-        let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
-        let options = CallOptions {
-            timeout: shared.options.call_timeout,
-            cancel: Some(cancel),
-            progress: progress_token.is_some().then_some(progress),
-            log: log_level.map(|level| (level, log)),
-        };
-        let running = shared.registry.call(&call.name, call.arguments, options);
-        tokio::pin!(running);
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                outcome = &mut running => break outcome,
-                Some(report) = reports.recv() => send_progress(&outbox, progress_token.as_ref(), report).await,
-                Some(message) = logs.recv() => send_log(&outbox, message).await,
-            }
-        };
-        while let Ok(report) = reports.try_recv() {
-            send_progress(&outbox, progress_token.as_ref(), report).await;
-        }
-        while let Ok(message) = logs.try_recv() {
-            send_log(&outbox, message).await;
-        }
-        match outcome {
-            Err(unknown) => {
-                outbox
-                    .error(Some(&id), &ErrorObject::invalid_params(unknown.to_string()))
-                    .await;
-            }
-            Ok(CallOutcome::Cancelled) => {}
-            Ok(CallOutcome::Success(output)) => {
-                let Some(tool) = shared.registry.get(&call.name) else {
-                    return;
-                };
-                let result =
-                    shape::success(output, &tool, version, shared.options.text_block_for_modern);
-                outbox.result(&id, &result).await;
-            }
-            Ok(CallOutcome::Failed(failure)) => {
-                let result = shape::failure(&failure, &call.name, version);
-                outbox.result(&id, &result).await;
-            }
-        }
-    }
-}
-
-async fn send_progress(outbox: &Outbox, token: Option<&Value>, report: Progress) {
-    let Some(token) = token.and_then(|t| serde_json::from_value(t.clone()).ok()) else {
-        return;
-    };
-    let params = ProgressNotificationParams {
-        progress_token: token,
-        progress: report.progress,
-        total: report.total,
-        message: report.message,
-        meta: None,
-    };
-    outbox.notification(methods::PROGRESS, &params).await;
-}
-
-async fn send_log(outbox: &Outbox, message: LogMessage) {
-    let params = LoggingMessageNotificationParams {
-        level: message.level,
-        logger: message.logger,
-        data: message.data,
-        meta: None,
-    };
-    outbox.notification(methods::LOGGING_MESSAGE, &params).await;
-}
-
-/// The calls running for one peer, by request id, so that they can be cancelled.
-#[derive(Default)]
-pub(crate) struct InFlight {
-    calls: Mutex<HashMap<RequestId, oneshot::Sender<()>>>,
-}
-
-impl InFlight {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, oneshot::Sender<()>>> {
-        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Registers a call; its receiver resolves when it is cancelled. A second
-    /// call with the same id while the first runs is refused.
-    pub(crate) fn begin(&self, id: &RequestId) -> Result<oneshot::Receiver<()>, ErrorObject> {
-        let mut calls = self.calls();
-        if calls.contains_key(id) {
-            return Err(ErrorObject::invalid_request(
-                "Invalid Request: a request with this id is already in flight",
-            ));
-        }
-        let (cancel, cancelled) = oneshot::channel();
-        calls.insert(id.clone(), cancel);
-        Ok(cancelled)
-    }
-
-    /// Forgets a finished call.
-    pub(crate) fn finish(&self, id: &RequestId) {
-        self.calls().remove(id);
-    }
-
-    fn cancel(&self, id: &RequestId) {
-        if let Some(cancel) = self.calls().remove(id) {
-            tracing::debug!(%id, "call cancelled");
-            let _ = cancel.send(());
+    match session.handshake() {
+        None => Err(ErrorObject::invalid_request(
+            "logging/setLevel needs an initialized session",
+        )),
+        Some(version) if version.is_stateless() => Err(ErrorObject::method_not_found(
+            toolshape_protocol::methods::LOGGING_SET_LEVEL,
+        )),
+        Some(_) => {
+            session.set_log_level(level);
+            Ok(())
         }
     }
 }
 
 /// Handles a notification from the peer.
 pub(crate) fn notification(session: &Session, in_flight: &InFlight, notification: &Notification) {
-    match notification.method.as_str() {
-        methods::INITIALIZED => session.mark_initialized(),
-        methods::CANCELLED => match notification.parse_params::<CancelledNotificationParams>() {
-            Ok(CancelledNotificationParams {
-                request_id: Some(id),
-                ..
-            }) => in_flight.cancel(&id),
-            _ => tracing::debug!("ignored a cancellation without a usable requestId"),
+    match KnownNotification::from_notification(notification) {
+        Ok(KnownNotification::Initialized(_)) => session.mark_initialized(),
+        Ok(KnownNotification::Cancelled(cancelled)) => match cancelled.request_id {
+            Some(id) => in_flight.cancel(&id),
+            None => tracing::debug!("ignored a cancellation without a requestId"),
         },
-        other => tracing::debug!(method = other, "ignored a notification"),
+        Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
+        Err(error) => tracing::debug!(%error, "ignored a notification"),
     }
-}
-
-/// The notification that the tool list changed.
-pub(crate) fn list_changed() -> Value {
-    json!({})
 }

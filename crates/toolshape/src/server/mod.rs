@@ -1,12 +1,17 @@
 //! The MCP server: serves a [`ToolRegistry`] over a transport, shaping every
 //! response for the revision each peer speaks.
 
+mod builder;
+mod call;
 mod connection;
 mod dispatch;
+#[cfg(feature = "server-http")]
 mod http;
+mod in_flight;
 mod methods;
 mod options;
 mod outbox;
+mod request;
 mod session;
 mod shape;
 
@@ -16,23 +21,24 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use toolshape_protocol::Implementation;
 
-use crate::tool::{RegistrationError, Tool, ToolRegistry};
+use crate::tool::ToolRegistry;
 
+pub use builder::{BuildError, ServerBuilder};
+#[cfg(feature = "server-http")]
 pub use http::HttpOptions;
 pub use options::ServerOptions;
 
-/// An MCP tools server.
+/// An MCP tools server. Cheap to clone; clones serve the same tools.
 ///
 /// ```no_run
-/// # async fn run() -> std::io::Result<()> {
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use toolshape::{Server, Tool, ToolError};
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Input { a: i64 }
 /// let server = Server::builder("example", "1.0.0")
 ///     .tool(Tool::typed("double", |i: Input| async move { Ok::<_, ToolError>(i.a * 2) }))
-///     .map_err(std::io::Error::other)?
-///     .build();
-/// server.serve_stdio().await
-/// # }
+///     .build()?;
+/// server.serve_stdio().await?;
+/// # Ok(()) }
 /// ```
 #[derive(Clone)]
 pub struct Server {
@@ -57,11 +63,7 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Starts building a server that names itself `name` at `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder {
-            registry: ToolRegistry::new(),
-            options: ServerOptions::default(),
-            info: Implementation::new(name, version),
-        }
+        ServerBuilder::new(Implementation::new(name, version))
     }
 
     /// The tools it serves; add or remove tools here while serving.
@@ -70,12 +72,15 @@ impl Server {
     }
 
     /// Serves one peer over this process's stdin and stdout until stdin ends
-    /// and every call in flight has finished.
+    /// and every call in flight has finished, or until writing to stdout
+    /// fails (an error then).
     ///
-    /// Needs a runtime with I/O enabled (as `#[tokio::main]` builds): when
-    /// stdin and stdout are pipes, they are read and written on the reactor.
+    /// Works whatever stdin and stdout are (pipes, files, a terminal,
+    /// sockets); pipes are read and written on the runtime's reactor, so it
+    /// needs a runtime with I/O enabled (as `#[tokio::main]` builds).
     pub async fn serve_stdio(&self) -> io::Result<()> {
-        let (input, output) = crate::transport::stdio::streams();
+        let input = crate::transport::stdio::input();
+        let output = crate::transport::stdio::output();
         self.serve(input, output).await
     }
 
@@ -86,53 +91,5 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         connection::serve(Arc::clone(&self.shared), reader, writer).await
-    }
-}
-
-/// Configures a [`Server`].
-#[derive(Debug)]
-pub struct ServerBuilder {
-    registry: ToolRegistry,
-    options: ServerOptions,
-    info: Implementation,
-}
-
-impl ServerBuilder {
-    /// Registers a tool.
-    pub fn tool(self, tool: Tool) -> Result<Self, RegistrationError> {
-        self.registry.register(tool)?;
-        Ok(self)
-    }
-
-    /// Serves the tools of an existing registry instead (shared with other bindings).
-    #[must_use]
-    pub fn registry(mut self, registry: ToolRegistry) -> Self {
-        self.registry = registry;
-        self
-    }
-
-    /// Sets the options.
-    #[must_use]
-    pub fn options(mut self, options: ServerOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// Sets the server's human-readable title.
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.info.title = Some(title.into());
-        self
-    }
-
-    /// Builds the server.
-    pub fn build(self) -> Server {
-        Server {
-            shared: Arc::new(Shared {
-                registry: self.registry,
-                options: self.options,
-                info: self.info,
-            }),
-        }
     }
 }

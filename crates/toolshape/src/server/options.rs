@@ -19,8 +19,9 @@ pub struct ServerOptions {
     /// Whether 2026-07-28 peers also get the text block that repeats the structured
     /// content (older revisions always get it).
     pub text_block_for_modern: bool,
-    /// `ttlMs` on 2026-07-28 `tools/list` and `server/discover` results.
-    pub list_ttl_ms: i64,
+    /// How long 2026-07-28 clients may cache `tools/list` and `server/discover`
+    /// results (`ttlMs`).
+    pub list_ttl: Duration,
     /// `cacheScope` on those results.
     pub cache_scope: CacheScope,
     /// Guidance for the model about this server.
@@ -35,7 +36,7 @@ impl Default for ServerOptions {
             max_in_flight: 128,
             max_message_bytes: 16 * 1024 * 1024,
             text_block_for_modern: true,
-            list_ttl_ms: 0,
+            list_ttl: Duration::ZERO,
             cache_scope: CacheScope::Public,
             instructions: None,
         }

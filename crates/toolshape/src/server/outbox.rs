@@ -4,14 +4,29 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 use toolshape_protocol::{ErrorObject, RequestId};
 
-/// A channel of serialized JSON-RPC messages (no framing), in order.
+/// What travels to a peer: a serialized JSON-RPC message (no framing), or a
+/// keep-alive for a stream that has nothing to say.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "server-http"), allow(dead_code))]
+pub(crate) enum Frame {
+    Message(Vec<u8>),
+    KeepAlive,
+}
+
+/// A channel of frames to one peer, in order.
 #[derive(Clone)]
-pub(crate) struct Outbox(pub(crate) mpsc::Sender<Vec<u8>>);
+pub(crate) struct Outbox(pub(crate) mpsc::Sender<Frame>);
 
 impl Outbox {
     /// Sends one serialized message; false when the receiving side is gone.
     pub(crate) async fn send(&self, message: Vec<u8>) -> bool {
-        self.0.send(message).await.is_ok()
+        self.0.send(Frame::Message(message)).await.is_ok()
+    }
+
+    /// Sends a keep-alive; false when the receiving side is gone.
+    #[cfg_attr(not(feature = "server-http"), allow(dead_code))]
+    pub(crate) async fn keep_alive(&self) -> bool {
+        self.0.send(Frame::KeepAlive).await.is_ok()
     }
 
     pub(crate) async fn result<R: Serialize + ?Sized>(&self, id: &RequestId, result: &R) -> bool {

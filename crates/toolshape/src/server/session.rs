@@ -7,9 +7,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use serde_json::Value;
-use toolshape_protocol::meta::keys;
-use toolshape_protocol::{ErrorObject, LoggingLevel, Meta, ProtocolVersion};
+use toolshape_protocol::meta::{RequestMeta, keys};
+use toolshape_protocol::{ErrorObject, LoggingLevel, ProtocolVersion};
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -64,21 +63,19 @@ impl Session {
     }
 
     /// The revision to serve a request under, from its `_meta` or the handshake.
-    pub(crate) fn revision(&self, meta: Option<&Meta>) -> Result<ProtocolVersion, ErrorObject> {
-        let requested = meta.and_then(|meta| meta.get(keys::PROTOCOL_VERSION));
-        match requested {
-            Some(Value::String(requested)) => match ProtocolVersion::parse(requested) {
+    pub(crate) fn revision(&self, meta: &RequestMeta) -> Result<ProtocolVersion, ErrorObject> {
+        match meta.protocol_version.as_deref() {
+            Some(requested) => match ProtocolVersion::parse(requested) {
                 Some(version) if version.is_stateless() => Ok(version),
                 Some(version) if self.handshake() == Some(version) => Ok(version),
-                _ => Err(ErrorObject::unsupported_protocol_version(requested, &supported_strings())),
+                _ => Err(ErrorObject::unsupported_protocol_version(
+                    requested,
+                    &supported_strings(),
+                )),
             },
-            Some(_) => Err(ErrorObject::invalid_params(format!(
-                "Invalid params: `_meta.{}` must be a string",
-                keys::PROTOCOL_VERSION
-            ))),
             None => self.handshake().ok_or_else(|| {
                 ErrorObject::invalid_request(format!(
-                    "Invalid Request: no protocol version: send `initialize` first, or put `{}` in `_meta`",
+                    "no protocol version: send `initialize` first, or put `{}` in `_meta`",
                     keys::PROTOCOL_VERSION
                 ))
             }),
@@ -86,6 +83,7 @@ impl Session {
     }
 }
 
+/// The supported revisions, newest first, as a discovery or error lists them.
 pub(crate) fn supported_strings() -> Vec<&'static str> {
     SUPPORTED
         .iter()

@@ -8,29 +8,17 @@
 //! A text block with the serialized JSON accompanies every `structuredContent`
 //! (optional for 2026-07-28 peers).
 
-use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use toolshape_protocol::{ContentBlock, Meta, ProtocolVersion, ResultType};
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{CallToolResult, ContentBlock, Meta, ProtocolVersion, ResultType};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
-use crate::tool::{RegisteredTool, ToolFailure, ToolOutput, WRAPPED_OUTPUT_META_KEY};
+use crate::tool::{RegisteredTool, ToolFailure, ToolOutput};
 
 /// A `tools/call` result as it goes on the wire. The structured content is
 /// serialized once: the same text fills `structuredContent` and the text block.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireResult {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result_type: Option<ResultType>,
-    content: Vec<ContentBlock>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structured_content: Option<Box<RawValue>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_error: Option<bool>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<Meta>,
-}
+pub(crate) type WireResult = CallToolResult<Box<RawValue>>;
 
 /// The wire result of a successful call.
 pub(crate) fn success(
@@ -43,13 +31,7 @@ pub(crate) fn success(
         structured,
         mut content,
     } = output;
-    let mut result = WireResult {
-        result_type: None,
-        content: Vec::new(),
-        structured_content: None,
-        is_error: None,
-        meta: None,
-    };
+    let mut result = WireResult::from_parts(Vec::new(), None);
     if let Some(value) = structured {
         let native = !version.supports_structured_output()
             || version.allows_any_structured_content()
@@ -63,7 +45,17 @@ pub(crate) fn success(
         };
         // Serializing a `Value` cannot fail.
         let Ok(json) = serde_json::value::to_raw_value(&value) else {
-            return failure(&ToolFailure::Panicked, &tool.name, version);
+            return failure(
+                &ToolFailure::InvalidOutput(
+                    toolshape_schema::ValidationErrorKind::Mismatch {
+                        violations: Vec::new(),
+                        truncated: false,
+                    }
+                    .into(),
+                ),
+                &tool.name,
+                version,
+            );
         };
         let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
         if wants_text && content.is_empty() {
@@ -75,7 +67,7 @@ pub(crate) fn success(
         if wrapped {
             let mut meta = Meta::new();
             meta.insert(
-                WRAPPED_OUTPUT_META_KEY.into(),
+                keys::WRAPPED_OUTPUT.into(),
                 Value::String(WRAPPED_RESULT_KEY.into()),
             );
             result.meta = Some(meta);
@@ -87,16 +79,8 @@ pub(crate) fn success(
 
 /// The wire result of a failed call: `isError: true` and a message.
 pub(crate) fn failure(failure: &ToolFailure, tool: &str, version: ProtocolVersion) -> WireResult {
-    finish(
-        WireResult {
-            result_type: None,
-            content: vec![ContentBlock::text(failure.message(tool))],
-            structured_content: None,
-            is_error: Some(true),
-            meta: None,
-        },
-        version,
-    )
+    let content = vec![ContentBlock::text(failure.message(tool))];
+    finish(WireResult::from_parts(content, None).into_error(), version)
 }
 
 fn finish(mut result: WireResult, version: ProtocolVersion) -> WireResult {

@@ -1,32 +1,23 @@
-//! Calling a tool: validate the arguments, run the handler (bounded in time,
-//! cancellable, panics contained), validate the output.
+//! Running a call: validate the arguments, run the handler (bounded in time,
+//! cancellable, panics contained), validate the output. The call holds its
+//! tool from start to end, so a change to the registry never disturbs it.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, oneshot};
-use toolshape_schema::{ValidationError, Violation};
+use toolshape_schema::{ValidationError, ValidationErrorKind, Violation};
 
-use toolshape_protocol::notifications::LoggingLevel;
-
-use super::handler::{BoxFuture, LogMessage, Progress, ToolContext, ToolError, ToolOutput};
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::handler::ToolOutput;
+use super::options::CallOptions;
+use super::panic::{CatchPanic, Incident};
+use super::registered::RegisteredTool;
 use super::registry::ToolRegistry;
-
-/// How one call runs.
-#[derive(Debug, Default)]
-pub struct CallOptions {
-    /// The longest the handler may run; past it the call fails with [`ToolFailure::TimedOut`].
-    pub timeout: Option<Duration>,
-    /// Resolves (or is dropped) when the caller cancels the call.
-    pub cancel: Option<oneshot::Receiver<()>>,
-    /// Where the handler's progress reports go.
-    pub progress: Option<mpsc::UnboundedSender<Progress>>,
-    /// Where the handler's log messages go, with the least severe level wanted.
-    pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
-}
 
 /// How a call ended.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum CallOutcome {
     /// The tool ran and its output matched its schema.
     Success(ToolOutput),
@@ -48,14 +39,15 @@ pub enum ToolFailure {
     Tool(ToolError),
     /// The tool's output does not match its output schema; it was not sent.
     InvalidOutput(ValidationError),
-    /// The tool panicked.
-    Panicked,
+    /// The tool panicked; the panic is in the server's log under this incident id.
+    Panicked(String),
     /// The tool ran past its time limit and was stopped.
     TimedOut(Duration),
 }
 
 impl ToolFailure {
-    /// The message the caller sees, written for a model to act on.
+    /// The message the caller sees, written for a model to act on. Nothing
+    /// internal (a panic's message, an output that was withheld) is in it.
     pub fn message(&self, tool: &str) -> String {
         match self {
             ToolFailure::InvalidArguments(violations) => {
@@ -66,38 +58,15 @@ impl ToolFailure {
                 format!("Invalid arguments for tool {tool}: {error}")
             }
             ToolFailure::Tool(error) => error.to_string(),
-            ToolFailure::InvalidOutput(_) => {
-                format!(
-                    "Tool {tool} produced output that does not match its output schema; it was withheld"
-                )
-            }
-            ToolFailure::Panicked => format!("Tool {tool} failed unexpectedly (it panicked)"),
+            ToolFailure::InvalidOutput(_) => format!(
+                "Tool {tool} produced output that does not match its output schema; it was withheld"
+            ),
+            ToolFailure::Panicked(incident) => format!(
+                "Tool {tool} failed unexpectedly (incident {incident}; the details are in the server's log)"
+            ),
             ToolFailure::TimedOut(limit) => {
                 format!("Tool {tool} timed out after {} ms", limit.as_millis())
             }
-        }
-    }
-}
-
-/// A handler that panicked.
-struct Panicked;
-
-/// Polls a handler, turning a panic into [`Panicked`]; it is not polled again after.
-struct CatchPanic(BoxFuture<Result<ToolOutput, ToolError>>);
-
-impl std::future::Future for CatchPanic {
-    type Output = Result<Result<ToolOutput, ToolError>, Panicked>;
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        let polled =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.0.as_mut().poll(cx)));
-        match polled {
-            Ok(std::task::Poll::Ready(output)) => std::task::Poll::Ready(Ok(output)),
-            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
-            Err(_) => std::task::Poll::Ready(Err(Panicked)),
         }
     }
 }
@@ -107,6 +76,12 @@ impl std::future::Future for CatchPanic {
 #[error("Unknown tool: {0}")]
 pub struct UnknownTool(pub String);
 
+impl UnknownTool {
+    pub(crate) fn named(name: &str) -> Self {
+        UnknownTool(toolshape_protocol::text::excerpt(name, 100))
+    }
+}
+
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (absent means `{}`).
     pub async fn call(
@@ -115,23 +90,31 @@ impl ToolRegistry {
         arguments: Option<Map<String, Value>>,
         options: CallOptions,
     ) -> Result<CallOutcome, UnknownTool> {
-        let tool = self
-            .get(name)
-            .ok_or_else(|| UnknownTool(crate::text::excerpt(name, 100)))?;
-        let arguments = Value::Object(arguments.unwrap_or_default());
+        let tool = self.get(name).ok_or_else(|| UnknownTool::named(name))?;
+        Ok(tool.run(arguments, options).await)
+    }
+}
 
-        if let Err(error) = tool.input.validate(&arguments) {
+impl RegisteredTool {
+    /// Runs one call of this tool.
+    pub(crate) async fn run(
+        &self,
+        arguments: Option<Map<String, Value>>,
+        options: CallOptions,
+    ) -> CallOutcome {
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        if let Err(error) = self.input.validate(&arguments) {
             let failure = match error.violations() {
                 [] => ToolFailure::UncheckableArguments(error),
                 violations => ToolFailure::InvalidArguments(violations.to_vec()),
             };
-            return Ok(CallOutcome::Failed(failure));
+            return CallOutcome::Failed(failure);
         }
 
-        let context = ToolContext::new(tool.name.clone(), options.progress, options.log);
+        let context = ToolContext::new(self.name.clone(), options.progress, options.log);
         // The handler runs within this call: dropping the call (its caller went
         // away) drops the handler too, and a panic is caught where it happens.
-        let mut task = CatchPanic(tool.handler.call(context, arguments));
+        let mut task = CatchPanic::new(self.name.clone(), self.handler.call(context, arguments));
         let cancelled = async {
             match options.cancel {
                 // Either a cancel or the canceller going away ends the call.
@@ -149,43 +132,45 @@ impl ToolRegistry {
         };
         let joined = tokio::select! {
             joined = &mut task => joined,
-            () = cancelled => return Ok(CallOutcome::Cancelled),
+            () = cancelled => return CallOutcome::Cancelled,
             () = deadline => {
                 let limit = options.timeout.unwrap_or_default();
-                tracing::warn!(tool = %tool.name, limit_ms = limit.as_millis(), "tool timed out");
-                return Ok(CallOutcome::Failed(ToolFailure::TimedOut(limit)));
+                tracing::warn!(tool = %self.name, limit_ms = limit.as_millis(), "tool timed out");
+                return CallOutcome::Failed(ToolFailure::TimedOut(limit));
             }
         };
         let output = match joined {
             Ok(Ok(output)) => output,
-            Ok(Err(error)) => return Ok(CallOutcome::Failed(ToolFailure::Tool(error))),
-            Err(Panicked) => {
-                tracing::error!(tool = %tool.name, "tool handler panicked");
-                return Ok(CallOutcome::Failed(ToolFailure::Panicked));
-            }
+            Ok(Err(error)) => return CallOutcome::Failed(ToolFailure::Tool(error)),
+            Err(Incident(incident)) => return CallOutcome::Failed(ToolFailure::Panicked(incident)),
         };
-
-        if let Some(schema) = &tool.output {
-            let checked = match &output.structured {
-                Some(value) => schema.validate(value),
-                None => Err(toolshape_schema::ValidationErrorKind::Mismatch {
-                    violations: vec![Violation {
-                        instance_path: String::new(),
-                        keyword: "outputSchema".into(),
-                        schema_path: String::new(),
-                        message:
-                            "the tool declares an outputSchema but returned no structured content"
-                                .into(),
-                    }],
-                    truncated: false,
-                }
-                .into()),
-            };
-            if let Err(error) = checked {
-                tracing::error!(tool = %tool.name, %error, "tool output does not match its outputSchema; withheld");
-                return Ok(CallOutcome::Failed(ToolFailure::InvalidOutput(error)));
+        match self.check_output(&output) {
+            Ok(()) => CallOutcome::Success(output),
+            Err(error) => {
+                tracing::error!(tool = %self.name, %error, "tool output does not match its outputSchema; withheld");
+                CallOutcome::Failed(ToolFailure::InvalidOutput(error))
             }
         }
-        Ok(CallOutcome::Success(output))
+    }
+
+    /// Checks a handler's output against the output schema, if the tool has one.
+    fn check_output(&self, output: &ToolOutput) -> Result<(), ValidationError> {
+        let Some(schema) = &self.output else {
+            return Ok(());
+        };
+        match &output.structured {
+            Some(value) => schema.validate(value),
+            None => Err(ValidationErrorKind::Mismatch {
+                violations: vec![Violation {
+                    instance_path: String::new(),
+                    keyword: "outputSchema".into(),
+                    schema_path: String::new(),
+                    message: "the tool declares an outputSchema but returned no structured content"
+                        .into(),
+                }],
+                truncated: false,
+            }
+            .into()),
+        }
     }
 }

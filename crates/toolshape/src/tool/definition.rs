@@ -10,7 +10,9 @@ use serde_json::Value;
 use toolshape_protocol::tools::ToolExecution;
 use toolshape_protocol::{ContentBlock, Icon, Meta, ToolAnnotations};
 
-use super::handler::{ErasedHandler, ToolContext, ToolError, ToolOutput};
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::handler::{ErasedHandler, ToolOutput};
 use super::schema;
 
 /// A tool to register: name, schemas, metadata and handler.
@@ -58,18 +60,26 @@ impl std::fmt::Debug for Tool {
 }
 
 fn parse_input<I: DeserializeOwned>(arguments: Value) -> Result<I, ToolError> {
-    serde_json::from_value(arguments).map_err(|e| ToolError::new(format!("invalid arguments: {e}")))
+    serde_json::from_value(arguments)
+        .map_err(|e| ToolError::with_source(format!("invalid arguments: {e}"), e))
 }
 
 fn structured<O: Serialize>(output: &O) -> Result<ToolOutput, ToolError> {
     serde_json::to_value(output)
         .map(ToolOutput::structured)
-        .map_err(|e| ToolError::new(format!("the tool's output could not be serialized: {e}")))
+        .map_err(|e| {
+            ToolError::with_source(format!("the tool's output could not be serialized: {e}"), e)
+        })
 }
 
 impl Tool {
     /// A tool from an async function of a typed input to a typed, structured output.
     /// Both schemas are derived from the types, here, once.
+    ///
+    /// The function fails with a [`ToolError`] (the caller then sees an
+    /// `isError` result with its message); `?` converts I/O and JSON errors,
+    /// strings and [`BoxError`](super::BoxError)s into one, and [`ToolError::from_error`] any
+    /// other error.
     pub fn typed<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
@@ -80,7 +90,8 @@ impl Tool {
         Tool::typed_with_context(name, move |_context: ToolContext, input: I| function(input))
     }
 
-    /// As [`Tool::typed`], with the [`ToolContext`] (progress reports, the tool's name).
+    /// As [`Tool::typed`], with the [`ToolContext`] (progress reports, log
+    /// messages, the tool's name).
     pub fn typed_with_context<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,

@@ -1,17 +1,26 @@
-//! Tools: definitions, the registry every binding serves from, and the call pipeline.
+//! Tools: how one is defined, the registry every binding serves from, and
+//! what a call runs through. Most users need only [`Tool`], [`ToolError`]
+//! and [`ToolRegistry`] (also at the crate root); this module holds the
+//! plumbing under them, for hand-written handlers and in-process callers.
 
 mod call;
+mod context;
+mod cursor;
 mod definition;
+mod error;
 mod handler;
+mod options;
+mod panic;
 mod registered;
 mod registry;
 mod schema;
 
-pub use call::{CallOptions, CallOutcome, ToolFailure, UnknownTool};
+pub use call::{CallOutcome, ToolFailure, UnknownTool};
+pub use context::{LogMessage, Progress, ToolContext};
 pub use definition::Tool;
-pub use handler::{
-    BoxFuture, ErasedHandler, LogMessage, Progress, ToolContext, ToolError, ToolOutput,
-};
+pub use error::{BoxError, ToolError};
+pub use handler::{BoxFuture, ErasedHandler, ToolOutput};
+pub use options::CallOptions;
 pub(crate) use registered::RegisteredTool;
-pub use registered::{RegistrationError, WRAPPED_OUTPUT_META_KEY};
-pub use registry::{InvalidCursor, ToolRegistry};
+pub use registered::RegistrationError;
+pub use registry::ToolRegistry;

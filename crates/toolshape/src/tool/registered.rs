@@ -4,15 +4,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
-use toolshape_protocol::{Meta, ProtocolVersion, Tool as WireTool};
+use toolshape_protocol::http::{ParamHeaderError, ParamHeaders};
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{Meta, ProtocolVersion, ToolDefinition};
 use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError, mcp};
 
 use super::definition::Tool;
 use super::handler::ErasedHandler;
-
-/// The `_meta` key that marks an output wrapped as `{"result": value}` for a
-/// revision that needs an object; its value names the property.
-pub const WRAPPED_OUTPUT_META_KEY: &str = "dev.toolshape/wrappedOutput";
 
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +47,15 @@ pub enum RegistrationError {
         #[source]
         source: SchemaError,
     },
+    /// An `x-mcp-header` annotation of the input schema is invalid (SEP-2243).
+    #[error("tool {tool:?}: {source}")]
+    ParamHeader {
+        /// The tool.
+        tool: String,
+        /// The rule broken.
+        #[source]
+        source: ParamHeaderError,
+    },
     /// The tool definition could not be serialized.
     #[error("tool {tool:?} could not be serialized: {source}")]
     Serialize {
@@ -68,10 +75,22 @@ pub(crate) struct RegisteredTool {
     pub(crate) output: Option<Arc<CompiledSchema>>,
     /// Whether structured output goes out as is to revisions that need an object.
     pub(crate) output_object_rooted: bool,
+    /// The arguments mirrored in `Mcp-Param-*` headers (2026-07-28 HTTP;
+    /// worked out, and so checked, whatever the transport).
+    #[cfg_attr(not(feature = "server-http"), allow(dead_code))]
+    pub(crate) param_headers: ParamHeaders,
     /// The definition as 2026-07-28 peers see it.
-    pub(crate) definition: WireTool,
+    pub(crate) definition: ToolDefinition,
     /// Serialized definitions, one per revision in [`ProtocolVersion::ALL`] order.
     wire: [Box<RawValue>; ProtocolVersion::ALL.len()],
+}
+
+impl std::fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RegisteredTool {
@@ -101,6 +120,13 @@ impl RegisteredTool {
                     source,
                 })
         };
+        let param_headers =
+            ParamHeaders::from_input_schema(&tool.input_schema).map_err(|source| {
+                RegistrationError::ParamHeader {
+                    tool: name.clone(),
+                    source,
+                }
+            })?;
         let input = compile(&tool.input_schema, "inputSchema")?;
         let output = tool
             .output_schema
@@ -112,17 +138,14 @@ impl RegisteredTool {
             .as_ref()
             .is_none_or(mcp::is_object_rooted);
 
-        let definition = WireTool {
-            name: name.clone(),
-            title: tool.title,
-            description: tool.description,
-            input_schema: tool.input_schema,
-            output_schema: tool.output_schema,
-            annotations: tool.annotations,
-            icons: tool.icons,
-            execution: tool.execution,
-            meta: tool.meta,
-        };
+        let mut definition = ToolDefinition::new(name.clone(), tool.input_schema);
+        definition.title = tool.title;
+        definition.description = tool.description;
+        definition.output_schema = tool.output_schema;
+        definition.annotations = tool.annotations;
+        definition.icons = tool.icons;
+        definition.execution = tool.execution;
+        definition.meta = tool.meta;
         let wire = ProtocolVersion::ALL
             .iter()
             .map(|version| {
@@ -145,6 +168,7 @@ impl RegisteredTool {
             input,
             output,
             output_object_rooted,
+            param_headers,
             definition,
             wire,
         })
@@ -161,10 +185,10 @@ impl RegisteredTool {
 /// The definition as a peer on `version` may see it: nothing its revision does
 /// not define, and an object-rooted `outputSchema` where it requires one.
 fn shape_definition(
-    definition: &WireTool,
+    definition: &ToolDefinition,
     version: ProtocolVersion,
     object_rooted: bool,
-) -> WireTool {
+) -> ToolDefinition {
     let mut shaped = definition.clone();
     if !version.supports_structured_output() {
         shaped.output_schema = None;
@@ -173,7 +197,7 @@ fn shape_definition(
         shaped.output_schema = shaped.output_schema.as_ref().map(mcp::wrap_output_schema);
         let meta = shaped.meta.get_or_insert_with(Meta::new);
         meta.insert(
-            WRAPPED_OUTPUT_META_KEY.into(),
+            keys::WRAPPED_OUTPUT.into(),
             Value::String(mcp::WRAPPED_RESULT_KEY.into()),
         );
     }

@@ -6,6 +6,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use tokio::sync::watch;
 use toolshape_schema::{SchemaEngine, Trust};
 
+use super::cursor::{self, InvalidCursor};
 use super::definition::Tool;
 use super::registered::{RegisteredTool, RegistrationError};
 
@@ -41,13 +42,6 @@ impl Default for ToolRegistry {
     }
 }
 
-/// An opaque `tools/list` cursor that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid cursor")]
-pub struct InvalidCursor;
-
-const CURSOR_PREFIX: &str = "after:";
-
 impl ToolRegistry {
     /// An empty registry whose schemas compile with a trusted engine.
     pub fn new() -> Self {
@@ -77,6 +71,40 @@ impl ToolRegistry {
         })
     }
 
+    /// Registers several tools at once: all of them, or (when any cannot be
+    /// registered) none, with the reason for each that could not.
+    pub fn register_all(
+        &self,
+        tools: impl IntoIterator<Item = Tool>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        let mut errors = Vec::new();
+        let mut ready = Vec::new();
+        for tool in tools {
+            match RegisteredTool::new(tool, &self.inner.engine) {
+                Ok(registered) => ready.push(Arc::new(registered)),
+                Err(error) => errors.push(error),
+            }
+        }
+        if ready.is_empty() && errors.is_empty() {
+            return Ok(());
+        }
+        self.update(|current| {
+            let mut names = std::collections::BTreeSet::new();
+            for tool in &ready {
+                if current.contains_key(&tool.name) || !names.insert(Arc::clone(&tool.name)) {
+                    errors.push(RegistrationError::Duplicate(tool.name.to_string()));
+                }
+            }
+            if !errors.is_empty() {
+                return Err(std::mem::take(&mut errors));
+            }
+            for tool in ready {
+                current.insert(Arc::clone(&tool.name), tool);
+            }
+            Ok(())
+        })
+    }
+
     /// Removes the tool named `name`; says whether there was one.
     pub fn remove(&self, name: &str) -> bool {
         self.update(|tools| Ok::<_, RegistrationError>(tools.remove(name).is_some()))
@@ -92,7 +120,7 @@ impl ToolRegistry {
     }
 
     /// The definitions of the registered tools, in order, as 2026-07-28 peers see them.
-    pub fn definitions(&self) -> Vec<toolshape_protocol::Tool> {
+    pub fn definitions(&self) -> Vec<toolshape_protocol::ToolDefinition> {
         self.snapshot()
             .values()
             .map(|tool| tool.definition.clone())
@@ -125,7 +153,7 @@ impl ToolRegistry {
         size: usize,
     ) -> Result<(Vec<Arc<RegisteredTool>>, Option<String>), InvalidCursor> {
         let snapshot = self.snapshot();
-        let after = cursor.map(decode_cursor).transpose()?;
+        let after = cursor.map(cursor::decode).transpose()?;
         let mut remaining = match &after {
             Some(name) => Box::new(
                 snapshot
@@ -141,7 +169,7 @@ impl ToolRegistry {
         let page: Vec<Arc<RegisteredTool>> =
             remaining.by_ref().take(size.max(1)).cloned().collect();
         let next = match (remaining.peek(), page.last()) {
-            (Some(_), Some(last)) => Some(encode_cursor(&last.name)),
+            (Some(_), Some(last)) => Some(cursor::encode(&last.name)),
             _ => None,
         };
         Ok((page, next))
@@ -172,45 +200,5 @@ impl ToolRegistry {
         drop(guard);
         self.inner.version.send_modify(|version| *version += 1);
         Ok(outcome)
-    }
-}
-
-fn encode_cursor(name: &str) -> String {
-    let mut cursor = String::from(CURSOR_PREFIX);
-    for byte in name.bytes() {
-        cursor.push_str(&format!("{byte:02x}"));
-    }
-    cursor
-}
-
-fn decode_cursor(cursor: &str) -> Result<String, InvalidCursor> {
-    let hex = cursor.strip_prefix(CURSOR_PREFIX).ok_or(InvalidCursor)?;
-    if hex.len() % 2 != 0 || hex.is_empty() {
-        return Err(InvalidCursor);
-    }
-    let bytes = (0..hex.len())
-        .step_by(2)
-        .map(|i| {
-            hex.get(i..i + 2)
-                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-        })
-        .collect::<Option<Vec<u8>>>()
-        .ok_or(InvalidCursor)?;
-    String::from_utf8(bytes).map_err(|_| InvalidCursor)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip_and_reject_garbage() {
-        assert_eq!(
-            decode_cursor(&encode_cursor("get_weather")).ok().as_deref(),
-            Some("get_weather")
-        );
-        for bad in ["", "after:", "after:zz", "after:6", "garbage", "after:ff"] {
-            assert_eq!(decode_cursor(bad), Err(InvalidCursor), "{bad}");
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! Server-sent events: reading an event stream incrementally, and writing events.
 
+#[cfg(feature = "client-http")]
 /// One event: its `event` name (if any), its `id` (if any) and its data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Event {
@@ -8,6 +9,7 @@ pub(crate) struct Event {
     pub(crate) data: String,
 }
 
+#[cfg(feature = "client-http")]
 /// Splits an event stream into events as bytes arrive, with a size limit per event.
 #[derive(Debug)]
 pub(crate) struct EventReader {
@@ -19,10 +21,12 @@ pub(crate) struct EventReader {
     retry: Option<u64>,
 }
 
+#[cfg(feature = "client-http")]
 /// An event larger than the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EventTooLarge;
 
+#[cfg(feature = "client-http")]
 impl EventReader {
     pub(crate) fn new(max_event_bytes: usize) -> Self {
         EventReader {
@@ -96,6 +100,7 @@ impl EventReader {
     }
 }
 
+#[cfg(feature = "server-http")]
 /// One SSE event carrying a JSON-RPC message (which never holds a raw newline).
 pub(crate) fn message_event(id: Option<&str>, json: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len() + 32);
@@ -111,7 +116,7 @@ pub(crate) fn message_event(id: Option<&str>, json: &[u8]) -> Vec<u8> {
     out
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "client-http", feature = "server-http"))]
 mod tests {
     use super::*;
 

@@ -184,11 +184,11 @@ pub fn server(probe: &Arc<Probe>, page_size: usize) -> Server {
     let mut options = ServerOptions::default();
     options.page_size = page_size;
     options.call_timeout = Some(Duration::from_secs(20));
-    let mut builder = Server::builder("http-test", "1.2.3").options(options);
-    for tool in tools(probe) {
-        builder = builder.tool(tool).unwrap();
-    }
-    builder.build()
+    Server::builder("http-test", "1.2.3")
+        .options(options)
+        .tools(tools(probe))
+        .build()
+        .unwrap()
 }
 
 /// A server serving on a loopback port until [`Serving::begin_shutdown`] or drop.

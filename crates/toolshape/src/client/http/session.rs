@@ -1,46 +1,45 @@
 //! The handshake session of the HTTP transport: its id, its negotiated
 //! version, and opening a new one when the server no longer knows it.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
-use axum::body::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use toolshape_protocol::ProtocolVersion;
+use toolshape_protocol::http::names;
 
-use super::Exchange;
-use crate::transport::headers;
+use super::{Exchange, lock};
 
 /// What the HTTP transport remembers between requests.
 #[derive(Debug, Default)]
-pub(crate) struct HttpState {
-    pub(super) session_id: Mutex<Option<String>>,
-    pub(super) protocol_version: Mutex<Option<String>>,
+pub(super) struct HttpState {
+    session_id: Mutex<Option<String>>,
+    protocol_version: Mutex<Option<ProtocolVersion>>,
     /// The `initialize` request that opened the session, to open a new one
     /// when the server says the session is gone.
-    pub(super) initialize: Mutex<Option<Bytes>>,
+    initialize: Mutex<Option<Vec<u8>>>,
     /// Serializes re-opening a session.
     reopening: tokio::sync::Mutex<()>,
 }
 
 impl HttpState {
     pub(super) fn session_id(&self) -> Option<String> {
-        self.session_id
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.session_id).clone()
     }
 
     pub(super) fn set_session_id(&self, id: Option<String>) {
-        *self
-            .session_id
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = id;
+        *lock(&self.session_id) = id;
     }
 
-    pub(super) fn protocol_version(&self) -> Option<String> {
-        self.protocol_version
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+    pub(super) fn protocol_version(&self) -> Option<ProtocolVersion> {
+        *lock(&self.protocol_version)
+    }
+
+    pub(super) fn set_protocol_version(&self, version: ProtocolVersion) {
+        *lock(&self.protocol_version) = Some(version);
+    }
+
+    pub(super) fn remember_initialize(&self, body: Vec<u8>) {
+        *lock(&self.initialize) = Some(body);
     }
 }
 
@@ -54,13 +53,7 @@ impl Exchange {
             return self.state.session_id().is_some();
         }
         self.state.set_session_id(None);
-        let Some(initialize) = self
-            .state
-            .initialize
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-        else {
+        let Some(initialize) = lock(&self.state.initialize).clone() else {
             return false;
         };
         let mut request = HeaderMap::new();
@@ -81,7 +74,7 @@ impl Exchange {
         };
         let Some(session) = response
             .headers()
-            .get(headers::SESSION_ID)
+            .get(names::SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned)
         else {
@@ -95,14 +88,13 @@ impl Exchange {
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let mut notify = request;
         if let Ok(value) = HeaderValue::from_str(&session) {
-            notify.insert(headers::SESSION_ID, value);
+            notify.insert(names::SESSION_ID, value);
         }
-        if let Some(value) = self
-            .state
-            .protocol_version()
-            .and_then(|v| HeaderValue::from_str(&v).ok())
-        {
-            notify.insert(headers::PROTOCOL_VERSION, value);
+        if let Some(version) = self.state.protocol_version() {
+            notify.insert(
+                names::PROTOCOL_VERSION,
+                HeaderValue::from_static(version.as_str()),
+            );
         }
         let sent = self
             .http

@@ -1,18 +1,24 @@
 //! The Streamable HTTP binding: one endpoint (`/mcp`), stateless 2026-07-28
 //! requests that any instance can answer, and handshake sessions for the
 //! older revisions. Foreign Origins are refused, bodies and concurrency are
-//! bounded, sessions expire, and shutdown is graceful.
+//! bounded, sessions expire (the least recently used idle one makes room
+//! when the table is full), and shutdown is graceful.
 
+mod app;
 mod header_rules;
+mod legacy;
+mod modern;
 mod options;
 mod origin;
 mod response;
 mod routes;
+mod run;
 mod sessions;
+mod streams;
 
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -23,10 +29,33 @@ use tokio::sync::{Semaphore, watch};
 pub use options::HttpOptions;
 
 use super::Server;
-use routes::App;
+use app::App;
 use sessions::Sessions;
 
 impl Server {
+    /// The endpoint as an axum [`Router`] with default [`HttpOptions`]
+    /// (serving `/mcp`), to merge into an app of your own with your own
+    /// middleware (auth, TLS, tracing):
+    ///
+    /// ```no_run
+    /// # async fn run(server: toolshape::Server) -> std::io::Result<()> {
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(server.into_router());
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await
+    /// # }
+    /// ```
+    pub fn into_router(self) -> Router {
+        self.router(HttpOptions::default())
+    }
+
+    /// The endpoint as an axum [`Router`] with these options.
+    pub fn router(&self, options: HttpOptions) -> Router {
+        let (close, closing) = watch::channel(false);
+        build_router(self, options, closing, close)
+    }
+
     /// Serves the endpoint on `listener` until `shutdown` resolves, then lets
     /// the requests in flight finish.
     pub async fn serve_http<F>(
@@ -39,40 +68,59 @@ impl Server {
         F: Future<Output = ()> + Send + 'static,
     {
         let (close, closing) = watch::channel(false);
-        let app = Arc::new(App {
-            shared: Arc::clone(&self.shared),
-            sessions: Sessions::new(options.max_sessions, options.session_idle_timeout),
-            permits: Arc::new(Semaphore::new(options.max_concurrent_requests.max(1))),
-            closing,
-            options,
-        });
-        let expiry = tokio::spawn(expire_sessions(Arc::clone(&app)));
-        let router = Router::new()
-            .route(
-                &app.options.path,
-                post(routes::post).get(routes::get).delete(routes::delete),
-            )
-            .layer(DefaultBodyLimit::max(app.options.max_body_bytes))
-            .with_state(Arc::clone(&app));
+        let router = build_router(self, options, closing, close.clone());
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {
             shutdown.await;
             let _ = close.send(true);
         };
-        let served = axum::serve(listener, router)
+        axum::serve(listener, router)
             .with_graceful_shutdown(shutdown)
-            .await;
-        expiry.abort();
-        served
+            .await
     }
 }
 
-async fn expire_sessions(app: Arc<App>) {
-    let every = (app.sessions.idle_timeout() / 4).max(std::time::Duration::from_secs(1));
+fn build_router(
+    server: &Server,
+    options: HttpOptions,
+    closing: watch::Receiver<bool>,
+    close: watch::Sender<bool>,
+) -> Router {
+    let app = Arc::new(App {
+        shared: Arc::clone(&server.shared),
+        sessions: Sessions::new(options.max_sessions, options.session_idle_timeout),
+        permits: Arc::new(Semaphore::new(options.max_concurrent_requests.max(1))),
+        closing,
+        _close: close,
+        options,
+    });
+    // Expired sessions are dropped as they are met; a background sweep (when
+    // a runtime is at hand) also frees the ones nobody comes back to.
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(expire_sessions(Arc::downgrade(&app)));
+    }
+    Router::new()
+        .route(
+            &app.options.path,
+            post(routes::post).get(routes::get).delete(routes::delete),
+        )
+        .layer(DefaultBodyLimit::max(app.options.max_body_bytes))
+        .with_state(app)
+}
+
+/// Sweeps expired sessions until the endpoint is gone.
+async fn expire_sessions(app: Weak<App>) {
+    let every = match app.upgrade() {
+        Some(app) => (app.sessions.idle_timeout() / 4).max(std::time::Duration::from_secs(1)),
+        None => return,
+    };
     let mut ticks = tokio::time::interval(every);
     loop {
         ticks.tick().await;
-        app.sessions.expire();
+        match app.upgrade() {
+            Some(app) if !*app.closing.borrow() => app.sessions.expire(),
+            _ => return,
+        }
     }
 }

@@ -12,7 +12,7 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use toolshape_protocol::{ErrorObject, RequestId};
 
-use super::super::outbox::encode_error;
+use super::super::outbox::{Frame, encode_error};
 use crate::transport::sse;
 
 /// A JSON body with `status`.
@@ -37,11 +37,11 @@ pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: &ErrorObj
 /// went away, or the stream ended), `on_drop` fires: for 2026-07-28 that is
 /// the request's cancellation.
 pub(crate) fn event_stream(
-    messages: mpsc::Receiver<Vec<u8>>,
+    frames: mpsc::Receiver<Frame>,
     on_drop: Option<oneshot::Sender<()>>,
 ) -> Response {
     let stream = Events {
-        messages: ReceiverStream::new(messages),
+        frames: ReceiverStream::new(frames),
         _on_drop: on_drop.map(FireOnDrop),
     };
     let headers = [
@@ -70,7 +70,7 @@ impl Drop for FireOnDrop {
 }
 
 struct Events {
-    messages: ReceiverStream<Vec<u8>>,
+    frames: ReceiverStream<Frame>,
     _on_drop: Option<FireOnDrop>,
 }
 
@@ -78,14 +78,10 @@ impl Stream for Events {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.messages).poll_next(cx).map(|message| {
-            message.map(|message| {
-                // An empty message is a keep-alive.
-                if message.is_empty() {
-                    Ok(Bytes::from_static(b": keep-alive\n\n"))
-                } else {
-                    Ok(Bytes::from(sse::message_event(None, &message)))
-                }
+        Pin::new(&mut self.frames).poll_next(cx).map(|frame| {
+            frame.map(|frame| match frame {
+                Frame::KeepAlive => Ok(Bytes::from_static(b": keep-alive\n\n")),
+                Frame::Message(message) => Ok(Bytes::from(sse::message_event(None, &message))),
             })
         })
     }

@@ -1,27 +1,48 @@
-//! Handshake sessions (`Mcp-Session-Id`): bounded in number, expiring when idle.
+//! Handshake sessions (`Mcp-Session-Id`): bounded in number, expiring when
+//! idle (no request for the idle time and no call running). When the table
+//! is full, the least recently used idle session (no call in flight, no open
+//! stream) makes room for a new one, so abandoned sessions never lock new
+//! clients out. A session has at most one GET
+//! stream: a new one replaces the old.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
-use super::super::dispatch::InFlight;
+use super::super::in_flight::InFlight;
 use super::super::session::Session;
 
 /// One peer's handshake state over HTTP.
-#[derive(Default)]
+#[derive(Debug)]
 pub(crate) struct HttpSession {
     pub(crate) session: Session,
     pub(crate) in_flight: InFlight,
-    last_used: Mutex<Option<Instant>>,
+    last_used: Mutex<Instant>,
     ended: AtomicBool,
     ending: Notify,
+    /// Open GET streams (at most one for long: a new one replaces the old).
+    streams: AtomicUsize,
+    /// Bumped by each new GET stream; an older stream ends when it changes.
+    stream_generation: watch::Sender<u64>,
 }
 
 impl HttpSession {
-    /// Marks the session ended (deleted or expired), waking [`HttpSession::ended`].
+    fn new() -> Self {
+        HttpSession {
+            session: Session::default(),
+            in_flight: InFlight::default(),
+            last_used: Mutex::new(Instant::now()),
+            ended: AtomicBool::new(false),
+            ending: Notify::new(),
+            streams: AtomicUsize::new(0),
+            stream_generation: watch::channel(0).0,
+        }
+    }
+
+    /// Marks the session ended (deleted, expired or evicted), waking [`HttpSession::ended`].
     fn end(&self) {
         self.ended.store(true, Ordering::Release);
         self.ending.notify_waiters();
@@ -43,14 +64,67 @@ impl HttpSession {
         *self
             .last_used
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    fn last_used(&self) -> Instant {
+        *self
+            .last_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn idle_for(&self) -> Duration {
-        self.last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .map_or(Duration::ZERO, |at| at.elapsed())
+        self.last_used().elapsed()
+    }
+
+    /// Whether the session may be evicted to make room: nothing in flight,
+    /// no stream open.
+    fn is_idle(&self) -> bool {
+        self.in_flight.len() == 0 && self.streams.load(Ordering::Acquire) == 0
+    }
+
+    /// Whether the session has expired: no request for `idle` and no call
+    /// running (an open stream does not keep it alive).
+    fn has_expired(&self, idle: Duration) -> bool {
+        self.idle_for() >= idle && self.in_flight.len() == 0
+    }
+
+    /// Opens the session's GET stream, replacing any older one. The stream
+    /// ends when the returned guard's [`StreamSlot::replaced`] resolves.
+    pub(crate) fn open_stream(self: &Arc<Self>) -> StreamSlot {
+        self.streams.fetch_add(1, Ordering::AcqRel);
+        let mut generation = 0;
+        self.stream_generation.send_modify(|g| {
+            *g += 1;
+            generation = *g;
+        });
+        StreamSlot {
+            session: Arc::clone(self),
+            generation,
+            changes: self.stream_generation.subscribe(),
+        }
+    }
+}
+
+/// One open GET stream of a session.
+pub(crate) struct StreamSlot {
+    session: Arc<HttpSession>,
+    generation: u64,
+    changes: watch::Receiver<u64>,
+}
+
+impl StreamSlot {
+    /// Resolves when a newer stream replaced this one.
+    pub(crate) async fn replaced(mut self) {
+        let generation = self.generation;
+        let _ = self.changes.wait_for(|g| *g != generation).await;
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        self.session.streams.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -59,13 +133,14 @@ impl HttpSession {
 pub(crate) enum SessionError {
     /// No such session, or it expired.
     Unknown,
-    /// Too many sessions are open.
+    /// Every session is busy (a call in flight or a stream open).
     Full,
     /// No random session id could be made.
     NoRandomness,
 }
 
 /// The open sessions.
+#[derive(Debug)]
 pub(crate) struct Sessions {
     open: Mutex<HashMap<String, Arc<HttpSession>>>,
     max: usize,
@@ -76,7 +151,7 @@ impl Sessions {
     pub(crate) fn new(max: usize, idle: Duration) -> Self {
         Sessions {
             open: Mutex::default(),
-            max,
+            max: max.max(1),
             idle,
         }
     }
@@ -85,7 +160,7 @@ impl Sessions {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Opens a session under a fresh, unguessable id.
+    /// Opens a session under a fresh, unguessable id, making room when full.
     pub(crate) fn create(&self) -> Result<(String, Arc<HttpSession>), SessionError> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|_| SessionError::NoRandomness)?;
@@ -93,12 +168,22 @@ impl Sessions {
         let mut open = self.open();
         if open.len() >= self.max {
             retain_live(&mut open, self.idle);
-            if open.len() >= self.max {
+        }
+        if open.len() >= self.max {
+            let victim = open
+                .iter()
+                .filter(|(_, session)| session.is_idle())
+                .min_by_key(|(_, session)| session.last_used())
+                .map(|(id, _)| id.clone());
+            let Some(victim) = victim else {
                 return Err(SessionError::Full);
+            };
+            if let Some(session) = open.remove(&victim) {
+                tracing::debug!("evicted the least recently used idle session to make room");
+                session.end();
             }
         }
-        let session = Arc::new(HttpSession::default());
-        session.touch();
+        let session = Arc::new(HttpSession::new());
         open.insert(id.clone(), Arc::clone(&session));
         Ok((id, session))
     }
@@ -107,7 +192,7 @@ impl Sessions {
     pub(crate) fn get(&self, id: &str) -> Result<Arc<HttpSession>, SessionError> {
         let mut open = self.open();
         let session = open.get(id).cloned().ok_or(SessionError::Unknown)?;
-        if session.idle_for() >= self.idle {
+        if session.has_expired(self.idle) {
             open.remove(id);
             session.end();
             return Err(SessionError::Unknown);
@@ -132,10 +217,10 @@ impl Sessions {
     }
 }
 
-/// Drops (and ends) the sessions idle for `idle` or longer.
+/// Drops (and ends) the sessions unused for `idle` or longer with nothing running.
 fn retain_live(open: &mut HashMap<String, Arc<HttpSession>>, idle: Duration) {
     open.retain(|_, session| {
-        let live = session.idle_for() < idle;
+        let live = !session.has_expired(idle);
         if !live {
             session.end();
         }
@@ -148,17 +233,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sessions_are_bounded_and_expire() {
+    fn sessions_expire_and_the_least_recently_used_idle_one_makes_room() {
         let sessions = Sessions::new(2, Duration::from_millis(50));
         let (a, _) = sessions.create().unwrap();
+        std::thread::sleep(Duration::from_millis(2));
         let (b, _) = sessions.create().unwrap();
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
-        assert!(matches!(sessions.create(), Err(SessionError::Full)));
-        assert!(sessions.get(&a).is_ok());
-        std::thread::sleep(Duration::from_millis(60));
+        // Full: `a` is the least recently used idle session.
+        let (c, _) = sessions.create().unwrap();
         assert!(matches!(sessions.get(&a), Err(SessionError::Unknown)));
-        assert!(sessions.create().is_ok(), "expired sessions make room");
+        assert!(sessions.get(&b).is_ok() && sessions.get(&c).is_ok());
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(matches!(sessions.get(&b), Err(SessionError::Unknown)));
         assert!(!sessions.remove("nope"));
+    }
+
+    #[test]
+    fn busy_sessions_are_never_evicted() {
+        let sessions = Sessions::new(1, Duration::from_secs(60));
+        let (_, busy) = sessions.create().unwrap();
+        let _stream = busy.open_stream();
+        assert!(matches!(sessions.create(), Err(SessionError::Full)));
     }
 }

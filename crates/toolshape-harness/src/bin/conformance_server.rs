@@ -89,7 +89,7 @@ fn tools(registry: &ToolRegistry) -> Vec<Tool> {
     let dynamic_present = Arc::new(AtomicBool::new(false));
     vec![
         Tool::text("test_simple_text", |_: NoArgs| async {
-            Ok("This is a simple text response for testing.".to_owned())
+            Ok::<_, ToolError>("This is a simple text response for testing.".to_owned())
         })
         .description("Returns one text block"),
         Tool::content("test_image_content", |_: NoArgs| async {
@@ -252,9 +252,16 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let server = Server::builder("toolshape-conformance", env!("CARGO_PKG_VERSION"))
+    let server = match Server::builder("toolshape-conformance", env!("CARGO_PKG_VERSION"))
         .registry(registry)
-        .build();
+        .build()
+    {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("conformance_server: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
         Ok(listener) => listener,
         Err(error) => {

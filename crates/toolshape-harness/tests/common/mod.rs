@@ -13,7 +13,7 @@
 //! - [`OutputSchemas`] checks that each `structuredContent` validates against
 //!   the `outputSchema` the same connection listed.
 //!
-//! Shared by the `toolshape` and `toolshape-cli` integration tests.
+//! Shared by the harness's and `toolshape-cli`'s integration tests.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -49,25 +49,15 @@ pub const ALL: [&str; 5] = [
 /// The `_meta` key marking an output wrapped as `{"result": value}`.
 pub const WRAPPED_KEY: &str = "dev.toolshape/wrappedOutput";
 
-/// `target/<profile>/examples/test_server`, next to the test binary's
-/// `target/<profile>/deps/`. `cargo test -p toolshape` builds it; a run
-/// limited with `--test` does not: `cargo build -p toolshape --example test_server`.
+/// The `test_server` binary of this harness (its tests are the only ones
+/// that start it).
 pub fn test_server_path() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let profile = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test binary lives in target/<profile>/deps");
-    let path = profile
-        .join("examples")
-        .join(format!("test_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} does not exist: run `cargo build -p toolshape --example test_server` \
-         (plain `cargo test -p toolshape` builds it)",
-        path.display()
-    );
-    path
+    match option_env!("CARGO_BIN_EXE_test_server") {
+        Some(path) => PathBuf::from(path),
+        None => panic!(
+            "test_server is a binary of toolshape-harness: run these tests from that package"
+        ),
+    }
 }
 
 /// Why a read ended without a message.

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use toolshape::CallOptions;
 use toolshape::client::{
-    CallSettings, Client, ClientErrorKind, ClientOptions, Negotiation, ServerCommand, StderrMode,
+    Client, ClientErrorKind, ClientOptions, Negotiation, ServerCommand, StderrMode,
 };
 use toolshape::protocol::ProtocolVersion;
 use toolshape::schema::{SchemaErrorKind, ValidationErrorKind};
@@ -401,10 +402,7 @@ async fn an_oversized_line_with_its_id_last_ends_the_call() {
     let mut options = test_options();
     options.max_message_bytes = 1024 * 1024;
     let client = connect(command(&[]), Negotiation::Auto, options).await;
-    let settings = CallSettings {
-        timeout: Some(Duration::from_secs(2)),
-        ..CallSettings::default()
-    };
+    let settings = CallOptions::new().timeout(Duration::from_secs(2));
     let error = client
         .call_tool_with(
             "huge_id_last",
@@ -530,10 +528,7 @@ async fn a_result_that_is_not_a_call_result_is_invalid() {
 #[tokio::test]
 async fn a_malformed_error_response_fails_its_call() {
     let client = hostile(&[]).await;
-    let settings = CallSettings {
-        timeout: Some(Duration::from_secs(5)),
-        ..CallSettings::default()
-    };
+    let settings = CallOptions::new().timeout(Duration::from_secs(5));
     let started = Instant::now();
     let error = client
         .call_tool_with("malformed_error", no_arguments(), settings)
@@ -563,10 +558,7 @@ async fn a_timeout_or_a_dropped_call_sends_cancelled() {
     for args in [&[][..], &["--legacy-only"][..]] {
         let client = hostile(args).await;
         client.list_tools().await.unwrap();
-        let settings = CallSettings {
-            timeout: Some(Duration::from_millis(300)),
-            ..CallSettings::default()
-        };
+        let settings = CallOptions::new().timeout(Duration::from_millis(300));
         let error = client
             .call_tool_with("hang", no_arguments(), settings)
             .await

@@ -181,7 +181,7 @@ fn weather(args: WeatherArgs) -> Weather {
     }
 }
 
-fn tools() -> Result<Server, toolshape::RegistrationError> {
+fn tools() -> Result<Server, toolshape::BuildError> {
     let add = Tool::typed("add", |args: AddArgs| async move {
         let sum = args
             .a
@@ -195,10 +195,10 @@ fn tools() -> Result<Server, toolshape::RegistrationError> {
         Ok::<_, ToolError>(weather(args))
     })
     .description("Get current weather conditions and forecast data for a location");
-    Ok(Server::builder("peer-toolshape", "1.0.0")
-        .tool(add)?
-        .tool(weather)?
-        .build())
+    Server::builder("peer-toolshape", "1.0.0")
+        .tool(add)
+        .tool(weather)
+        .build()
 }
 
 #[tokio::main(flavor = "current_thread")]

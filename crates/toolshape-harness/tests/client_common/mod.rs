@@ -1,18 +1,12 @@
 //! Shared by the `client_*` integration tests: the server binaries they start
 //! and the peers of `../shared/peers` (see `scripts/setup-peers.sh`).
 //!
-//! The binaries (`toolshape` of `toolshape-cli`, the `hostile_server`
-//! example) are built on first use with the `cargo` that runs the tests
-//! (`$CARGO build ...`, a no-op when they are fresh; cargo does not hold its
-//! build lock while tests run). `cargo test -p toolshape` alone would not
-//! build another package's binary, and a `--test` filter builds no examples.
+//! The binaries they start are cargo's own for the package under test: the
+//! harness's servers for the harness's tests, `toolshape` for the CLI's.
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use toolshape::client::{Client, ClientOptions, Negotiation, ServerCommand, StderrMode};
@@ -29,72 +23,26 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `target/<profile>`: the folder holding the test binary's `deps/`.
-pub fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("the test binary lives in target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// Runs `cargo build <args>` for the test's profile, once per argument list.
-fn cargo_build(args: &[&str]) {
-    static BUILT: OnceLock<Mutex<HashSet<Vec<String>>>> = OnceLock::new();
-    let key: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-    let built = BUILT.get_or_init(Mutex::default);
-    let mut built = built
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if built.contains(&key) {
-        return;
-    }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.arg("build").arg("-q").args(args);
-    let profile = profile_dir();
-    match profile.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => {}
-        Some("release") => {
-            command.arg("--release");
-        }
-        Some(other) => {
-            command.args(["--profile", other]);
-        }
-    }
-    let output = command
-        .current_dir(workspace_root())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "cargo build {} failed:\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    built.insert(key);
-}
-
-/// The `toolshape` binary: `$TOOLSHAPE_BIN`, or `target/<profile>/toolshape`
-/// built with `cargo build -p toolshape-cli`.
+/// The `toolshape` binary: `$TOOLSHAPE_BIN`, or the one cargo built for
+/// `toolshape-cli`'s tests.
 pub fn toolshape_bin() -> PathBuf {
     if let Some(path) = std::env::var_os("TOOLSHAPE_BIN") {
         return PathBuf::from(path);
     }
-    cargo_build(&["-p", "toolshape-cli", "--bin", "toolshape"]);
-    let path = profile_dir().join(format!("toolshape{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} was not built", path.display());
-    path
+    match option_env!("CARGO_BIN_EXE_toolshape") {
+        Some(path) => PathBuf::from(path),
+        None => panic!("set TOOLSHAPE_BIN, or run this test from toolshape-cli"),
+    }
 }
 
-/// The `hostile_server` example, built with `cargo build -p toolshape --example hostile_server`.
+/// The harness's `hostile_server` binary.
 pub fn hostile_server_bin() -> PathBuf {
-    cargo_build(&["-p", "toolshape", "--example", "hostile_server"]);
-    let path = profile_dir()
-        .join("examples")
-        .join(format!("hostile_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} was not built", path.display());
-    path
+    match option_env!("CARGO_BIN_EXE_hostile_server") {
+        Some(path) => PathBuf::from(path),
+        None => panic!(
+            "hostile_server is a binary of toolshape-harness: run these tests from that package"
+        ),
+    }
 }
 
 /// Connects with `negotiation` and the test's timeouts.

@@ -220,17 +220,18 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut builder = Server::builder("test_server", "0.0.1").options(options);
-    for tool in tools() {
-        builder = match builder.tool(tool) {
-            Ok(builder) => builder,
-            Err(error) => {
-                eprintln!("test_server: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-    }
-    match builder.build().serve_stdio().await {
+    let built = Server::builder("test_server", "0.0.1")
+        .options(options)
+        .tools(tools())
+        .build();
+    let server = match built {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("test_server: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("test_server: serving failed: {error}");

@@ -218,7 +218,7 @@ async fn exercise(peer: PeerKind, negotiation: Negotiation) {
 /// false`: they compile with the client's (default, untrusted) engine, the
 /// peer's output validates, and the same output with one more property does
 /// not — the keyword is enforced, not ignored.
-async fn draft_07_is_honoured(client: &Client, tools: &[toolshape::protocol::Tool]) {
+async fn draft_07_is_honoured(client: &Client, tools: &[toolshape::protocol::ToolDefinition]) {
     let weather_tool = tools.iter().find(|t| t.name == "get_weather_data").unwrap();
     let schema = weather_tool.output_schema.as_ref().unwrap();
     assert_eq!(

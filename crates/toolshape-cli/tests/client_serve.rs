@@ -12,17 +12,16 @@
 //!   `ToolResult::structured` is `None`, the value arrives as JSON text, and
 //!   the typed `call` decodes that text.
 //!
-//! The `toolshape` binary is built on first use (see `client_common`).
-
+#[path = "../../toolshape-harness/tests/client_common/mod.rs"]
 mod client_common;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use toolshape::WRAPPED_OUTPUT_META_KEY;
 use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
+use toolshape::protocol::meta::keys::WRAPPED_OUTPUT as WRAPPED_OUTPUT_META_KEY;
 
 use client_common::{connect, options, toolshape_bin};
 

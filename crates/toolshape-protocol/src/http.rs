@@ -1,0 +1,353 @@
+//! The headers of Streamable HTTP, and the rules 2026-07-28 puts on them.
+//!
+//! A 2026-07-28 request repeats parts of its body in headers, so that load
+//! balancers and gateways can route it without reading the body:
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` (the tool, prompt or
+//! resource it names) and, by SEP-2243, one `Mcp-Param-{Name}` header per
+//! argument whose input-schema property carries `x-mcp-header: Name`. A
+//! value that is not plain visible ASCII travels Base64-encoded between
+//! `=?base64?` and `?=`. The server refuses a request whose headers do not
+//! match its body (`-32020`, HTTP 400).
+//!
+//! The same code writes these headers in a client and checks them in a
+//! server: [`ParamHeaders`] is computed once per tool from its input schema.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
+
+/// Header names, in the lower case HTTP/2 requires.
+pub mod names {
+    /// `MCP-Protocol-Version`.
+    pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+    /// `Mcp-Session-Id` (2025-03-26 through 2025-11-25).
+    pub const SESSION_ID: &str = "mcp-session-id";
+    /// `Mcp-Method` (2026-07-28).
+    pub const METHOD: &str = "mcp-method";
+    /// `Mcp-Name` (2026-07-28): the tool, prompt or resource a request names.
+    pub const NAME: &str = "mcp-name";
+    /// The prefix of `Mcp-Param-{Name}` (2026-07-28, SEP-2243).
+    pub const PARAM_PREFIX: &str = "mcp-param-";
+    /// `Last-Event-ID`: where a resumed event stream picks up.
+    pub const LAST_EVENT_ID: &str = "last-event-id";
+}
+
+/// The input-schema keyword that mirrors an argument in a header.
+pub const HEADER_KEYWORD: &str = "x-mcp-header";
+
+const SENTINEL_PREFIX: &str = "=?base64?";
+const SENTINEL_SUFFIX: &str = "?=";
+
+/// A value as a header carries it: as is when it is plain visible ASCII
+/// without surrounding spaces, otherwise (or when it looks like the
+/// sentinel) `=?base64?…?=`.
+pub fn encode_value(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value.bytes().all(|b| (0x20..=0x7e).contains(&b))
+        && value.trim() == value
+        && !(value.starts_with(SENTINEL_PREFIX) && value.ends_with(SENTINEL_SUFFIX));
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "{SENTINEL_PREFIX}{}{SENTINEL_SUFFIX}",
+            STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// The value a header carries, the Base64 sentinel decoded; `None` when the
+/// sentinel holds no valid Base64 of UTF-8 text.
+pub fn decode_value(header: &str) -> Option<String> {
+    match header
+        .strip_prefix(SENTINEL_PREFIX)
+        .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
+    {
+        Some(encoded) => String::from_utf8(STANDARD.decode(encoded).ok()?).ok(),
+        None => Some(header.to_owned()),
+    }
+}
+
+/// Why a tool's `x-mcp-header` annotations are invalid (SEP-2243). A
+/// server refuses to register such a tool; a client leaves it out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamHeaderError {
+    /// The annotation is not a string.
+    #[error("property {property:?}: x-mcp-header is not a string")]
+    NotAString {
+        /// The property.
+        property: String,
+    },
+    /// The annotation is not a valid header-name token.
+    #[error("property {property:?}: x-mcp-header {suffix:?} is not a header name")]
+    NotAToken {
+        /// The property.
+        property: String,
+        /// The annotation.
+        suffix: String,
+    },
+    /// The property is not a string, integer or boolean.
+    #[error(
+        "property {property:?}: x-mcp-header on a property that is not a string, integer or boolean"
+    )]
+    NotAScalar {
+        /// The property.
+        property: String,
+    },
+    /// Two properties name the same header (regardless of case).
+    #[error("property {property:?}: x-mcp-header {suffix:?} is used twice")]
+    Duplicate {
+        /// The second property.
+        property: String,
+        /// The annotation.
+        suffix: String,
+    },
+}
+
+/// A request's `Mcp-Param-*` headers do not match its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamHeaderMismatch {
+    /// The argument is present but its header is not.
+    #[error("the Mcp-Param-{0} header is missing")]
+    Missing(String),
+    /// The header's Base64 sentinel does not decode.
+    #[error("the Mcp-Param-{0} header is malformed")]
+    Malformed(String),
+    /// The header differs from the argument.
+    #[error("Mcp-Param-{suffix} does not match the argument {property:?}")]
+    Differs {
+        /// The header's name after `Mcp-Param-`.
+        suffix: String,
+        /// The argument.
+        property: String,
+    },
+}
+
+/// One argument mirrored in a header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mirrored {
+    property: String,
+    /// The annotation as written (for messages).
+    suffix: String,
+    /// The full header name, lower case.
+    header: String,
+}
+
+/// The arguments of one tool that travel in `Mcp-Param-*` headers too,
+/// worked out once from its input schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParamHeaders {
+    mirrored: Vec<Mirrored>,
+}
+
+/// Longest annotation kept in an error message.
+const MAX_SUFFIX_CHARS: usize = 60;
+
+impl ParamHeaders {
+    /// The annotations of `input_schema`'s top-level properties: a name
+    /// must be a non-empty HTTP token, unique regardless of case, on a
+    /// property of type string, integer or boolean.
+    pub fn from_input_schema(input_schema: &Value) -> Result<ParamHeaders, ParamHeaderError> {
+        let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+            return Ok(ParamHeaders::default());
+        };
+        let mut mirrored: Vec<Mirrored> = Vec::new();
+        for (property, schema) in properties {
+            let Some(annotation) = schema.get(HEADER_KEYWORD) else {
+                continue;
+            };
+            let property_name = || crate::text::excerpt(property, MAX_SUFFIX_CHARS);
+            let suffix = annotation
+                .as_str()
+                .ok_or_else(|| ParamHeaderError::NotAString {
+                    property: property_name(),
+                })?;
+            let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            if suffix.is_empty() || !suffix.bytes().all(token) {
+                return Err(ParamHeaderError::NotAToken {
+                    property: property_name(),
+                    suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
+                });
+            }
+            if !matches!(
+                schema.get("type").and_then(Value::as_str),
+                Some("string" | "integer" | "boolean")
+            ) {
+                return Err(ParamHeaderError::NotAScalar {
+                    property: property_name(),
+                });
+            }
+            if mirrored
+                .iter()
+                .any(|other| other.suffix.eq_ignore_ascii_case(suffix))
+            {
+                return Err(ParamHeaderError::Duplicate {
+                    property: property_name(),
+                    suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
+                });
+            }
+            mirrored.push(Mirrored {
+                property: property.clone(),
+                suffix: suffix.to_owned(),
+                header: format!("{}{}", names::PARAM_PREFIX, suffix.to_ascii_lowercase()),
+            });
+        }
+        Ok(ParamHeaders { mirrored })
+    }
+
+    /// Whether no argument is mirrored.
+    pub fn is_empty(&self) -> bool {
+        self.mirrored.is_empty()
+    }
+
+    /// The headers a call with `arguments` carries, as (lower-case name,
+    /// encoded value). An absent or null argument sends no header.
+    pub fn headers_for(&self, arguments: Option<&Map<String, Value>>) -> Vec<(&str, String)> {
+        self.mirrored
+            .iter()
+            .filter_map(|m| {
+                let text = header_text(arguments?.get(&m.property)?)?;
+                Some((m.header.as_str(), encode_value(&text)))
+            })
+            .collect()
+    }
+
+    /// Checks a request's headers (looked up by lower-case name with
+    /// `header`) against its `arguments`.
+    pub fn check<'h>(
+        &self,
+        arguments: Option<&Map<String, Value>>,
+        header: impl Fn(&str) -> Option<&'h str>,
+    ) -> Result<(), ParamHeaderMismatch> {
+        for m in &self.mirrored {
+            let Some(expected) = arguments.and_then(|a| a.get(&m.property)) else {
+                continue;
+            };
+            if header_text(expected).is_none() {
+                continue;
+            }
+            let suffix = || crate::text::excerpt(&m.suffix, MAX_SUFFIX_CHARS);
+            let raw = header(&m.header).ok_or_else(|| ParamHeaderMismatch::Missing(suffix()))?;
+            let value =
+                decode_value(raw).ok_or_else(|| ParamHeaderMismatch::Malformed(suffix()))?;
+            let matches = match expected {
+                Value::String(text) => &value == text,
+                Value::Bool(flag) => value == flag.to_string(),
+                Value::Number(number) => value
+                    .parse::<f64>()
+                    .ok()
+                    .zip(number.as_f64())
+                    .is_some_and(|(got, want)| got == want),
+                _ => false,
+            };
+            if !matches {
+                return Err(ParamHeaderMismatch::Differs {
+                    suffix: suffix(),
+                    property: crate::text::excerpt(&m.property, MAX_SUFFIX_CHARS),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The text of a mirrored argument; `None` for null and for values no
+/// header carries.
+fn header_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn round_trips_plain_and_encoded_values() {
+        for value in [
+            "get_weather",
+            "café",
+            " padded ",
+            "=?base64?abc?=",
+            "line\nbreak",
+        ] {
+            assert_eq!(
+                decode_value(&encode_value(value)).as_deref(),
+                Some(value),
+                "{value}"
+            );
+        }
+        assert_eq!(encode_value("get_weather"), "get_weather");
+        assert_eq!(encode_value("café"), "=?base64?Y2Fmw6k=?=");
+        assert_eq!(decode_value("=?base64?!!?="), None);
+    }
+
+    #[test]
+    fn rules_are_checked_once_and_applied_both_ways() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "count": {"type": "integer", "x-mcp-header": "Count"},
+            "plain": {"type": "string"}
+        }});
+        let rules = ParamHeaders::from_input_schema(&schema).unwrap_or_default();
+        let arguments = json!({"region": "café", "count": 3, "plain": "x"});
+        let arguments = arguments.as_object();
+        let headers = rules.headers_for(arguments);
+        assert_eq!(headers.len(), 2);
+        let lookup = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(rules.check(arguments, lookup), Ok(()));
+        let other = json!({"region": "paris", "count": 3});
+        assert!(matches!(
+            rules.check(other.as_object(), lookup),
+            Err(ParamHeaderMismatch::Differs { .. })
+        ));
+        assert_eq!(
+            rules.check(arguments, |_| None),
+            Err(ParamHeaderMismatch::Missing("Count".into()))
+        );
+    }
+
+    #[test]
+    fn invalid_annotations_are_refused() {
+        for (schema, expected) in [
+            (
+                json!({"properties": {"a": {"type": "string", "x-mcp-header": 1}}}),
+                "not a string",
+            ),
+            (
+                json!({"properties": {"a": {"type": "string", "x-mcp-header": "a b"}}}),
+                "not a header",
+            ),
+            (
+                json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}),
+                "not a string, integer",
+            ),
+            (
+                json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
+                                      "b": {"type": "string", "x-mcp-header": "a"}}}),
+                "used twice",
+            ),
+        ] {
+            let error = ParamHeaders::from_input_schema(&schema).err();
+            assert!(
+                error
+                    .as_ref()
+                    .is_some_and(|e| e.to_string().contains(expected)),
+                "{schema}: {error:?}"
+            );
+        }
+    }
+}

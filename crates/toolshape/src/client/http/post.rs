@@ -1,0 +1,240 @@
+//! One POST: send the message, then read its answer from a JSON body or an
+//! event stream, resuming the stream (SEP-1699) when the server closes it
+//! before the answer.
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use toolshape_protocol::http::names;
+
+use super::super::error::{ClientError, ClientErrorKind, TransportError};
+use super::super::outgoing::Outgoing;
+use super::super::peer::Received;
+use super::Exchange;
+use crate::transport::sse::EventReader;
+
+/// Most times one request's event stream is resumed.
+const MAX_RESUMPTIONS: usize = 5;
+/// The wait before resuming when the server set no `retry`, in ms.
+const DEFAULT_RETRY_MS: u64 = 1000;
+
+/// What reading one event stream left behind.
+#[derive(Default)]
+struct Stream {
+    /// The answer to the request arrived.
+    answered: bool,
+    /// The id of the last event that had one.
+    last_id: Option<String>,
+    /// The reconnection delay the server set, in ms.
+    retry_ms: Option<u64>,
+}
+
+impl Exchange {
+    pub(super) async fn post(self, message: Outgoing) {
+        let initialize = message.method == toolshape_protocol::methods::INITIALIZE;
+        if initialize {
+            self.state.remember_initialize(message.body.clone());
+        }
+        if let Some(version) = message.route.version {
+            self.state.set_protocol_version(version);
+        }
+        let mut reopened = false;
+        let sent = loop {
+            let used_session = self.state.session_id();
+            let sent = self
+                .http
+                .post(self.url.clone())
+                .headers(self.headers(&message))
+                .body(message.body.clone())
+                .send()
+                .await;
+            // A session the server no longer knows: open a new one and send again, once
+            // (2025-11-25: a 404 to a request with a session id means "initialize again").
+            let gone = matches!(&sent, Ok(r) if r.status() == reqwest::StatusCode::NOT_FOUND);
+            if gone
+                && !reopened
+                && !initialize
+                && !message.route.is_stateless()
+                && let Some(used) = used_session
+                && self.reopen_session(&used).await
+            {
+                reopened = true;
+                continue;
+            }
+            break sent;
+        };
+        let response = match sent {
+            Ok(response) => response,
+            Err(error) => return self.fail(&message, TransportError::Http(error)),
+        };
+        if initialize
+            && let Some(session) = response
+                .headers()
+                .get(names::SESSION_ID)
+                .and_then(|v| v.to_str().ok())
+        {
+            self.state.set_session_id(Some(session.to_owned()));
+        }
+        let status = response.status();
+        let is_sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if is_sse && status.is_success() {
+            self.read_stream(&message, response).await;
+        } else {
+            self.read_body(&message, status, response).await;
+        }
+        // A stream or body that ended without the answer fails the request.
+        self.fail(
+            &message,
+            TransportError::Status {
+                status: status.as_u16(),
+                detail: "the answer did not arrive".into(),
+            },
+        );
+    }
+
+    /// Reads the event stream of `message`, resuming it with GET and
+    /// `Last-Event-ID` after the `retry` the server asked for when it closes
+    /// the stream before the answer, once it sent an event id (handshake
+    /// sessions; a few attempts).
+    async fn read_stream(&self, message: &Outgoing, response: reqwest::Response) {
+        let mut stream = self.read_events(message, response).await;
+        let mut attempts = 0;
+        while !stream.answered
+            && message.id.is_some()
+            && attempts < MAX_RESUMPTIONS
+            && let (Some(last_id), Some(session)) =
+                (stream.last_id.clone(), self.state.session_id())
+        {
+            attempts += 1;
+            let wait = stream.retry_ms.unwrap_or(DEFAULT_RETRY_MS);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            let mut resume = HeaderMap::new();
+            resume.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+            let version = self.state.protocol_version().map(|v| v.as_str().to_owned());
+            for (name, value) in [
+                (names::SESSION_ID, Some(session)),
+                (names::PROTOCOL_VERSION, version),
+                (names::LAST_EVENT_ID, Some(last_id)),
+            ] {
+                if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                    resume.insert(name, value);
+                }
+            }
+            let resumed = match self.http.get(self.url.clone()).headers(resume).send().await {
+                Ok(resumed) if resumed.status().is_success() => resumed,
+                Ok(resumed) => {
+                    return self.fail(
+                        message,
+                        TransportError::Status {
+                            status: resumed.status().as_u16(),
+                            detail: "resuming the event stream failed".into(),
+                        },
+                    );
+                }
+                Err(error) => return self.fail(message, TransportError::Http(error)),
+            };
+            let next = self.read_events(message, resumed).await;
+            stream = Stream {
+                answered: next.answered,
+                last_id: next.last_id.or(stream.last_id),
+                retry_ms: next.retry_ms.or(stream.retry_ms),
+            };
+        }
+    }
+
+    /// Reads an event stream until it ends, or until the answer to `message` arrived.
+    async fn read_events(&self, message: &Outgoing, mut response: reqwest::Response) -> Stream {
+        let mut events = EventReader::new(self.max_message_bytes);
+        let mut stream = Stream::default();
+        loop {
+            stream.retry_ms = events.retry();
+            if stream.answered {
+                return stream;
+            }
+            let chunk = match response.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => return stream,
+                Err(error) => {
+                    self.fail(message, TransportError::Http(error));
+                    return stream;
+                }
+            };
+            let Ok(batch) = events.feed(&chunk) else {
+                let limit = self.max_message_bytes;
+                self.fail(
+                    message,
+                    ClientError::invalid(format!("event larger than {limit} bytes")),
+                );
+                return stream;
+            };
+            for event in batch {
+                if event.id.is_some() {
+                    stream.last_id = event.id.clone();
+                }
+                // A priming event (an id, no data) carries no message.
+                if event.data.trim().is_empty() {
+                    continue;
+                }
+                stream.answered |= self.deliver(message, event.data.as_bytes());
+            }
+        }
+    }
+
+    async fn read_body(
+        &self,
+        message: &Outgoing,
+        status: reqwest::StatusCode,
+        mut response: reqwest::Response,
+    ) {
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if body.len() + chunk.len() <= self.max_message_bytes => {
+                    body.extend_from_slice(&chunk)
+                }
+                Ok(Some(_)) => {
+                    let limit = self.max_message_bytes;
+                    return self.fail(
+                        message,
+                        ClientError::invalid(format!("response larger than {limit} bytes")),
+                    );
+                }
+                Ok(None) => break,
+                Err(error) => return self.fail(message, TransportError::Http(error)),
+            }
+        }
+        if body.iter().all(u8::is_ascii_whitespace) {
+            if !status.is_success() {
+                self.fail(
+                    message,
+                    TransportError::Status {
+                        status: status.as_u16(),
+                        detail: String::new(),
+                    },
+                );
+            }
+            return;
+        }
+        // An error about the HTTP request itself carries no id (a refused
+        // Origin, a missing or unknown session...): it fails this request,
+        // in the server's words, rather than being dropped for want of an id.
+        match self.peer.receive(&body) {
+            Received::UnaddressedError(error) => {
+                self.fail(message, ClientErrorKind::Protocol(error));
+            }
+            Received::Answer(_) | Received::Other => {}
+            Received::Invalid => {
+                let text = String::from_utf8_lossy(&body);
+                self.fail(
+                    message,
+                    TransportError::Status {
+                        status: status.as_u16(),
+                        detail: toolshape_protocol::text::excerpt(&text, 200),
+                    },
+                );
+            }
+        }
+    }
+}

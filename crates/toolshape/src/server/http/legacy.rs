@@ -1,0 +1,136 @@
+//! Requests of the handshake revisions (2025-11-25 and older): `initialize`
+//! opens a session, the rest name theirs in `Mcp-Session-Id`.
+
+// A refusal is an axum `Response`, returned by value as axum handlers do.
+#![allow(clippy::result_large_err)]
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use toolshape_protocol::http::names;
+use toolshape_protocol::text::excerpt;
+use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion};
+
+use super::super::dispatch::{self, Step};
+use super::super::request::{ParsedRequest, Unparsable};
+use super::app::{App, header};
+use super::sessions::{HttpSession, SessionError};
+use super::{response, run};
+
+fn stateless_only(id: &toolshape_protocol::RequestId) -> Response {
+    let error = ErrorObject::invalid_request(
+        "this endpoint is stateless 2026-07-28 only: put the protocol version in `_meta`",
+    );
+    response::error(StatusCode::BAD_REQUEST, Some(id), &error)
+}
+
+/// A request without a protocol version in `_meta`.
+pub(crate) async fn serve(app: &Arc<App>, headers: &HeaderMap, request: ParsedRequest) -> Response {
+    if !app.options.sessions {
+        return stateless_only(&request.id);
+    }
+    if matches!(request.body, KnownRequest::Initialize(_)) {
+        return initialize(app, request);
+    }
+    let session = match session_of(app, headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    if let Err(refused) = check_version_header(headers, &request.id) {
+        return refused;
+    }
+    let session_ref = Arc::clone(&session);
+    run::run(app, &session_ref.session, Some(session), request, false).await
+}
+
+/// A request of a session whose method is unknown or whose params are
+/// malformed: the session is checked as for any request, then the error
+/// goes back with 200.
+pub(crate) fn refuse_unparsable(
+    app: &App,
+    headers: &HeaderMap,
+    unparsable: &Unparsable,
+) -> Response {
+    if !app.options.sessions {
+        return stateless_only(&unparsable.id);
+    }
+    if unparsable.method != toolshape_protocol::methods::INITIALIZE
+        && let Err(refused) = session_of(app, headers)
+    {
+        return refused;
+    }
+    response::error(StatusCode::OK, Some(&unparsable.id), &unparsable.error)
+}
+
+/// The header must name a revision this server speaks over a handshake (any
+/// of them: a client SHOULD send the negotiated one, but the server MUST
+/// refuse only invalid or unsupported ones); the request is served under the
+/// session's negotiated revision.
+fn check_version_header(
+    headers: &HeaderMap,
+    id: &toolshape_protocol::RequestId,
+) -> Result<(), Response> {
+    match header(headers, names::PROTOCOL_VERSION) {
+        Some(version)
+            if !ProtocolVersion::parse(version)
+                .is_some_and(ProtocolVersion::uses_initialize_handshake) =>
+        {
+            let error = ErrorObject::invalid_request(format!(
+                "unsupported MCP-Protocol-Version {:?} for a session",
+                excerpt(version, 40)
+            ));
+            Err(response::error(StatusCode::BAD_REQUEST, Some(id), &error))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn initialize(app: &Arc<App>, request: ParsedRequest) -> Response {
+    let id = request.id.clone();
+    let (session_id, session) = match app.sessions.create() {
+        Ok(created) => created,
+        Err(_) => {
+            let error = ErrorObject::new(-32000, "Server busy: too many sessions; try again later");
+            return response::error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
+        }
+    };
+    let Step::Answer(answer) = dispatch::route(&app.shared, &session.session, request) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if session.session.handshake().is_none() {
+        // The handshake failed: no session was opened after all.
+        app.sessions.remove(&session_id);
+        return response::json(StatusCode::OK, answer);
+    }
+    let mut reply = response::json(StatusCode::OK, answer);
+    if let Ok(value) = session_id.parse() {
+        reply.headers_mut().insert(names::SESSION_ID, value);
+    }
+    reply
+}
+
+/// The session a request names, or the response that refuses it.
+pub(crate) fn session_of(app: &App, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header(headers, names::SESSION_ID) else {
+        return Err(response::error(
+            StatusCode::BAD_REQUEST,
+            None,
+            &ErrorObject::invalid_request(
+                "an Mcp-Session-Id header is required (send initialize first)",
+            ),
+        ));
+    };
+    app.sessions.get(id).map_err(|error| match error {
+        SessionError::Unknown => response::error(
+            StatusCode::NOT_FOUND,
+            None,
+            &ErrorObject::invalid_request(
+                "session not found: it is unknown or expired; initialize again",
+            ),
+        ),
+        SessionError::Full | SessionError::NoRandomness => {
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    })
+}

@@ -1,0 +1,121 @@
+//! Stateless 2026-07-28 requests: any instance can answer any of them.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{Map, Value};
+use toolshape_protocol::http::names;
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::subscriptions::{ListenParams, SubscriptionFilter};
+use toolshape_protocol::text::excerpt;
+use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion, RequestId, methods};
+
+use super::super::request::{ParsedRequest, Unparsable};
+use super::super::session::{Session, supported_strings};
+use super::app::{App, header};
+use super::header_rules::check_modern_headers;
+use super::streams::{StreamPlan, notification_stream};
+use super::{response, run};
+
+/// Whether `method` is one a stateless 2026-07-28 request may name (`ping`,
+/// `initialize` and `logging/setLevel` are not).
+fn is_modern_method(method: &str) -> bool {
+    [
+        methods::SERVER_DISCOVER,
+        methods::TOOLS_LIST,
+        methods::TOOLS_CALL,
+        methods::SUBSCRIPTIONS_LISTEN,
+    ]
+    .contains(&method)
+}
+
+/// A request parsed as 2026-07-28 (its `_meta` names `version`).
+pub(crate) async fn serve(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    request: ParsedRequest,
+    version: &str,
+) -> Response {
+    let refuse =
+        |status: StatusCode, error: &ErrorObject| response::error(status, Some(&request.id), error);
+    if let Err(error) = check_modern_headers(headers, &request, version) {
+        return refuse(StatusCode::BAD_REQUEST, &error);
+    }
+    if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateless) {
+        let error = ErrorObject::unsupported_protocol_version(version, &supported_strings());
+        return refuse(StatusCode::BAD_REQUEST, &error);
+    }
+    // Every 2026-07-28 request declares the client's capabilities.
+    if let Err(error) = request.meta.require_modern() {
+        return refuse(StatusCode::BAD_REQUEST, &error.to_error_object());
+    }
+    match &request.body {
+        KnownRequest::Discover(_) | KnownRequest::ListTools(_) | KnownRequest::CallTool(_) => {
+            run::run(app, &Session::default(), None, request, true).await
+        }
+        KnownRequest::Listen(params) => listen(app, &request.id, params),
+        // `ping`, `initialize` and `logging/setLevel` are not 2026-07-28 methods.
+        other => {
+            let error = ErrorObject::method_not_found(other.method());
+            refuse(StatusCode::NOT_FOUND, &error)
+        }
+    }
+}
+
+/// A request whose method is unknown or whose params are malformed, sent as
+/// 2026-07-28: headers first, then 404 for an unknown method, the error otherwise.
+pub(crate) fn refuse_unparsable(headers: &HeaderMap, unparsable: &Unparsable) -> Response {
+    let refuse = |status: StatusCode, error: &ErrorObject| {
+        response::error(status, Some(&unparsable.id), error)
+    };
+    let mismatch = match (
+        header(headers, names::PROTOCOL_VERSION),
+        &unparsable.meta_version,
+        header(headers, names::METHOD),
+    ) {
+        (None, _, _) => Some("the MCP-Protocol-Version header is missing".to_owned()),
+        (Some(header), Some(body), _) if header != body => Some(format!(
+            "MCP-Protocol-Version {:?} does not match the body's {:?}",
+            excerpt(header, 40),
+            excerpt(body, 40)
+        )),
+        (_, _, None) => Some("the Mcp-Method header is missing".to_owned()),
+        (_, _, Some(method)) if method != unparsable.method => Some(format!(
+            "Mcp-Method {:?} does not match the body",
+            excerpt(method, 100)
+        )),
+        _ => None,
+    };
+    if let Some(what) = mismatch {
+        return refuse(StatusCode::BAD_REQUEST, &ErrorObject::header_mismatch(what));
+    }
+    if unparsable.unknown_method || !is_modern_method(&unparsable.method) {
+        let error = ErrorObject::method_not_found(&unparsable.method);
+        return refuse(StatusCode::NOT_FOUND, &error);
+    }
+    refuse(StatusCode::BAD_REQUEST, &unparsable.error)
+}
+
+/// `subscriptions/listen`: acknowledges the subscription (only
+/// `toolsListChanged` can be honoured: a tools server has no prompts or
+/// resources), then sends `notifications/tools/list_changed`, tagged with the
+/// subscription's id, whenever the registry changes, until the client goes away.
+fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
+    let tools = params.notifications.tools_list_changed;
+    let id = serde_json::to_value(id).unwrap_or(Value::Null);
+    let mut meta = Map::new();
+    meta.insert(keys::SUBSCRIPTION_ID.into(), id);
+    let mut honoured = SubscriptionFilter::default();
+    honoured.tools_list_changed = tools;
+    let acknowledged = serde_json::json!({ "notifications": honoured, "_meta": meta });
+    let changed = serde_json::json!({ "_meta": meta });
+    notification_stream(
+        app,
+        StreamPlan {
+            first: Some((methods::SUBSCRIPTIONS_ACKNOWLEDGED, acknowledged)),
+            list_changed: Box::new(move || tools.then(|| changed.clone())),
+            ended: std::future::pending(),
+        },
+    )
+}

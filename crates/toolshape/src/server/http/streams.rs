@@ -1,0 +1,76 @@
+//! The long-lived streams of server-to-client notifications: a handshake
+//! session's GET stream, and a 2026-07-28 `subscriptions/listen` stream.
+//! Both send `notifications/tools/list_changed` when the registry changes,
+//! keep-alives while idle, and end when their client goes away, their
+//! session ends, or the server shuts down.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::Response;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use toolshape_protocol::methods;
+
+use super::super::outbox::Outbox;
+use super::app::App;
+use super::response;
+
+/// What a notification stream sends, and when it ends.
+pub(crate) struct StreamPlan<E> {
+    /// The first message, if any (the subscription's acknowledgement).
+    pub(crate) first: Option<(&'static str, Value)>,
+    /// The params of each `tools/list_changed`; `None`: the stream does not
+    /// send them (yet: a session that has not finished its handshake).
+    pub(crate) list_changed: Box<dyn Fn() -> Option<Value> + Send + Sync>,
+    /// Resolves when the stream must end (its session ended).
+    pub(crate) ended: E,
+}
+
+/// Opens a notification stream following `plan`.
+pub(crate) fn notification_stream<E>(app: &Arc<App>, plan: StreamPlan<E>) -> Response
+where
+    E: Future<Output = ()> + Send + 'static,
+{
+    let (sender, receiver) = mpsc::channel(16);
+    let mut changes = app.shared.registry.watch_changes();
+    let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
+    let shutdown = app.closing();
+    tokio::spawn(async move {
+        let outbox = Outbox(sender);
+        if let Some((method, params)) = &plan.first
+            && !outbox.notification(method, params).await
+        {
+            return;
+        }
+        let mut ticks = tokio::time::interval(keep_alive);
+        ticks.tick().await;
+        let ended = plan.ended;
+        tokio::pin!(shutdown, ended);
+        loop {
+            let open = tokio::select! {
+                () = &mut shutdown => false,
+                () = &mut ended => false,
+                changed = changes.changed() => match changed {
+                    Ok(()) => match (plan.list_changed)() {
+                        Some(params) => outbox.notification(methods::TOOLS_LIST_CHANGED, &params).await,
+                        None => true,
+                    },
+                    Err(_) => false,
+                },
+                _ = ticks.tick() => outbox.keep_alive().await,
+            };
+            if !open {
+                return;
+            }
+        }
+    });
+    response::event_stream(receiver, None)
+}
+
+/// How often an idle stream sends a keep-alive: a quarter of the session
+/// idle time, between 1 and 15 seconds.
+fn keep_alive_interval(idle: Duration) -> Duration {
+    (idle / 4).clamp(Duration::from_secs(1), Duration::from_secs(15))
+}

@@ -1,0 +1,72 @@
+//! [`CallOptions`]: how one call runs, on either side of the wire.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use toolshape_protocol::notifications::LoggingLevel;
+
+use super::context::{LogMessage, Progress};
+
+/// How one call runs: its time limit, its cancellation, and where its
+/// progress reports and log messages go.
+///
+/// The same settings serve a call made through a [`ToolRegistry`](crate::ToolRegistry)
+/// in process and one made by a [`Client`](crate::client::Client) over the
+/// wire.
+///
+/// ```
+/// use std::time::Duration;
+/// let (progress, _reports) = tokio::sync::mpsc::unbounded_channel();
+/// let options = toolshape::CallOptions::new()
+///     .timeout(Duration::from_secs(5))
+///     .progress(progress);
+/// assert_eq!(options.timeout, Some(Duration::from_secs(5)));
+/// ```
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct CallOptions {
+    /// The longest the call may take (for a client: overrides its request timeout).
+    pub timeout: Option<Duration>,
+    /// Resolves (or is dropped) when the caller cancels the call.
+    pub cancel: Option<oneshot::Receiver<()>>,
+    /// Where the call's progress reports go (a client then asks the server for them).
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Where the handler's log messages go, with the least severe level wanted
+    /// (in process; a client logs the server's messages through `tracing`).
+    pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+}
+
+impl CallOptions {
+    /// No time limit of its own, no cancellation, no progress, no log messages.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// Sets the time limit.
+    #[must_use]
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// Cancels the call when `cancel` resolves or is dropped.
+    #[must_use]
+    pub fn cancel_on(mut self, cancel: oneshot::Receiver<()>) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Sends the call's progress reports to `sender`.
+    #[must_use]
+    pub fn progress(mut self, sender: mpsc::UnboundedSender<Progress>) -> Self {
+        self.progress = Some(sender);
+        self
+    }
+
+    /// Sends the handler's log messages at `level` and above to `sender`.
+    #[must_use]
+    pub fn log(mut self, level: LoggingLevel, sender: mpsc::UnboundedSender<LogMessage>) -> Self {
+        self.log = Some((level, sender));
+        self
+    }
+}
