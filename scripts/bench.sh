@@ -25,7 +25,7 @@ has() { [[ " $want " == *" $1 "* ]]; }
 
 echo "building toolshape (release)..." >&2
 cargo build --release --locked -q -p toolshape-cli
-cargo build --release --locked -q -p toolshape --example peer_server --example echo_baseline
+cargo build --release --locked -q -p toolshape-harness --bin peer_server --bin echo_baseline --bin canned_baseline
 bench=$root/target/release/toolshape
 
 peer_list=""
@@ -34,7 +34,7 @@ for peer in rmcp ts py-mcp py-fastmcp; do has "$peer" && peer_list="$peer_list $
 [ -n "$peer_list" ] && bash scripts/setup-peers.sh $peer_list >/dev/null
 
 weather_args='{"location":"Paris"}'
-echo_args=$("$bench" call get_weather_data --args "$weather_args" -- "$root/target/release/examples/peer_server" \
+echo_args=$("$bench" call get_weather_data --args "$weather_args" -- "$root/target/release/peer_server" \
   | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin),separators=(",",":")))')
 
 results=$work/results.jsonl
@@ -51,12 +51,12 @@ run() {
   fi
 }
 
-has toolshape && run toolshape get_weather_data "$weather_args" "$root/target/release/examples/peer_server"
+has toolshape && run toolshape get_weather_data "$weather_args" "$root/target/release/peer_server"
 has rmcp && run rmcp get_weather_data "$weather_args" "$work/rmcp-target/release/mcp-peer-rmcp"
 has ts && run typescript get_weather_data "$weather_args" node "$work/ts/server.mjs"
 has py-mcp && run python-mcp get_weather_data "$weather_args" "$work/py-mcp-venv/bin/python" "$peers_src/py-mcp/server.py"
 has py-fastmcp && run fastmcp get_weather_data "$weather_args" "$work/py-fastmcp-venv/bin/python" "$peers_src/py-fastmcp/server.py"
-has echo && run raw-echo echo "$echo_args" "$root/target/release/examples/echo_baseline"
+has echo && run raw-echo echo "$echo_args" "$root/target/release/echo_baseline"
 
 python3 - "$results" "$calls" "$concurrency" <<'PY'
 import json, sys

@@ -35,6 +35,10 @@ pub(crate) struct BenchArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+    /// Also count the CPU time of this process (a server reached over --url)
+    /// in the report's server CPU per call (repeatable; Linux only).
+    #[arg(long, value_name = "PID")]
+    server_pid: Vec<u32>,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -59,7 +63,8 @@ pub(crate) struct Report {
     p99_ms: f64,
     max_ms: f64,
     /// CPU time the server processes spent per call during the run, in
-    /// microseconds (stdio servers this command started; Linux only).
+    /// microseconds (stdio servers this command started, and the processes
+    /// named with --server-pid; Linux only).
     server_cpu_us_per_call: Option<f64>,
 }
 
@@ -73,11 +78,15 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-fn servers_cpu(clients: &[toolshape::client::Client]) -> Option<f64> {
-    clients
-        .iter()
-        .map(|c| c.server_pid().and_then(cpu_seconds))
-        .sum()
+/// The CPU seconds the servers have used: the children this command started
+/// and the processes named on the command line.
+fn servers_cpu(clients: &[toolshape::client::Client], named: &[u32]) -> Option<f64> {
+    let children: Vec<u32> = clients.iter().filter_map(|c| c.server_pid()).collect();
+    let pids: Vec<u32> = children.iter().chain(named).copied().collect();
+    if pids.is_empty() {
+        return None;
+    }
+    pids.into_iter().map(cpu_seconds).sum()
 }
 
 fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
@@ -130,7 +139,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let bar = progress_bar(args.calls, args.json);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicUsize::new(0));
-    let cpu_before = servers_cpu(&clients);
+    let cpu_before = servers_cpu(&clients, &args.server_pid);
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..args.concurrency.max(1) {
@@ -174,7 +183,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         latencies.extend(joined.unwrap_or_default());
     }
     let elapsed = started.elapsed();
-    let cpu_used = servers_cpu(&clients)
+    let cpu_used = servers_cpu(&clients, &args.server_pid)
         .zip(cpu_before)
         .map(|(after, before)| after - before);
     bar.finish_and_clear();

@@ -12,7 +12,7 @@ use toolshape_protocol::{
 };
 
 use super::Shared;
-use super::outbox::Outbox;
+use super::outbox::{Outbox, encode_result};
 use super::session::Session;
 use super::shape;
 use crate::tool::{CallOptions, CallOutcome, LogMessage, Progress, RegisteredTool, UnknownTool};
@@ -64,15 +64,16 @@ impl PreparedCall {
         self.progress_token.is_some() || self.log_level.is_some()
     }
 
-    /// Runs the call, sending progress and then its answer to `outbox`;
-    /// nothing is sent when it is cancelled. Says whether the outbox took
-    /// everything (false: the peer is gone).
+    /// Runs the call and returns its serialized answer (`None`: it was
+    /// cancelled, nothing is to be sent). Progress reports and log messages
+    /// the caller asked for go to `notifications` as they come; without an
+    /// outbox, or when the caller asked for none, no channel is made.
     pub(crate) async fn run(
         self,
-        shared: Arc<Shared>,
-        outbox: Outbox,
+        shared: &Shared,
+        notifications: Option<&Outbox>,
         cancel: oneshot::Receiver<()>,
-    ) -> bool {
+    ) -> Option<Vec<u8>> {
         let PreparedCall {
             id,
             tool,
@@ -81,61 +82,76 @@ impl PreparedCall {
             progress_token,
             log_level,
         } = self;
-        let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
-        let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
         let mut options = CallOptions::new().cancel_on(cancel);
         options.timeout = shared.options.call_timeout;
-        if progress_token.is_some() {
-            options = options.progress(progress);
-        }
-        if let Some(level) = log_level {
-            options = options.log(level, log);
-        }
-        let running = tool.run(arguments, options);
-        tokio::pin!(running);
-        let mut delivered = true;
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                outcome = &mut running => break outcome,
-                Some(report) = reports.recv() => delivered &= send_progress(&outbox, progress_token.as_ref(), report).await,
-                Some(message) = logs.recv() => delivered &= send_log(&outbox, message).await,
+        let outbox = notifications.filter(|_| progress_token.is_some() || log_level.is_some());
+        let outcome = match outbox {
+            None => tool.run(arguments, options).await,
+            Some(outbox) => {
+                forward_notifications(&tool, arguments, options, outbox, progress_token, log_level)
+                    .await
             }
         };
-        while let Ok(report) = reports.try_recv() {
-            delivered &= send_progress(&outbox, progress_token.as_ref(), report).await;
-        }
-        while let Ok(message) = logs.try_recv() {
-            delivered &= send_log(&outbox, message).await;
-        }
-        let answered = match outcome {
-            CallOutcome::Cancelled => true,
+        let result = match outcome {
+            CallOutcome::Cancelled => return None,
             CallOutcome::Success(output) => {
-                let result =
-                    shape::success(output, &tool, version, shared.options.text_block_for_modern);
-                outbox.result(&id, &result).await
+                shape::success(output, &tool, version, shared.options.text_block_for_modern)
             }
-            CallOutcome::Failed(failure) => {
-                let result = shape::failure(&failure, &tool.name, version);
-                outbox.result(&id, &result).await
-            }
+            CallOutcome::Failed(failure) => shape::failure(&failure, &tool.name, version),
         };
-        delivered && answered
+        Some(encode_result(&id, &result))
     }
 }
 
-async fn send_progress(outbox: &Outbox, token: Option<&ProgressToken>, report: Progress) -> bool {
+/// Runs a call whose progress reports and log messages go to `outbox` as
+/// they come, all of them before the call's answer.
+async fn forward_notifications(
+    tool: &RegisteredTool,
+    arguments: Option<Map<String, Value>>,
+    mut options: CallOptions,
+    outbox: &Outbox,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+) -> CallOutcome {
+    let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
+    let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
+    if progress_token.is_some() {
+        options = options.progress(progress);
+    }
+    if let Some(level) = log_level {
+        options = options.log(level, log);
+    }
+    let running = tool.run(arguments, options);
+    tokio::pin!(running);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            outcome = &mut running => break outcome,
+            Some(report) = reports.recv() => send_progress(outbox, progress_token.as_ref(), report).await,
+            Some(message) = logs.recv() => send_log(outbox, message).await,
+        }
+    };
+    while let Ok(report) = reports.try_recv() {
+        send_progress(outbox, progress_token.as_ref(), report).await;
+    }
+    while let Ok(message) = logs.try_recv() {
+        send_log(outbox, message).await;
+    }
+    outcome
+}
+
+async fn send_progress(outbox: &Outbox, token: Option<&ProgressToken>, report: Progress) {
     let Some(token) = token else {
-        return true;
+        return;
     };
     let mut params = ProgressNotificationParams::new(token.clone(), report.progress);
     params.total = report.total;
     params.message = report.message;
-    outbox.notification(methods::PROGRESS, &params).await
+    outbox.notification(methods::PROGRESS, &params).await;
 }
 
-async fn send_log(outbox: &Outbox, message: LogMessage) -> bool {
+async fn send_log(outbox: &Outbox, message: LogMessage) {
     let mut params = LoggingMessageNotificationParams::new(message.level, message.data);
     params.logger = message.logger;
-    outbox.notification(methods::LOGGING_MESSAGE, &params).await
+    outbox.notification(methods::LOGGING_MESSAGE, &params).await;
 }

@@ -200,7 +200,9 @@ impl Connection {
         );
         let mut running = Box::pin(async move {
             let id = call.id.clone();
-            call.run(shared, outbox, cancelled).await;
+            if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
+                outbox.send(answer).await;
+            }
             in_flight.finish(&id);
         });
         // Most calls finish at their first poll: those need no task of their

@@ -29,10 +29,6 @@ impl Outbox {
         self.0.send(Frame::KeepAlive).await.is_ok()
     }
 
-    pub(crate) async fn result<R: Serialize + ?Sized>(&self, id: &RequestId, result: &R) -> bool {
-        self.send(encode_result(id, result)).await
-    }
-
     pub(crate) async fn error(&self, id: Option<&RequestId>, error: &ErrorObject) -> bool {
         self.send(encode_error(id, error)).await
     }

@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::RequestId;
 
 use super::super::dispatch::{self, Step};
-use super::super::outbox::{Frame, Outbox};
+use super::super::outbox::Outbox;
 use super::super::request::ParsedRequest;
 use super::super::session::Session;
 use super::app::App;
@@ -43,29 +43,25 @@ pub(crate) async fn run(
         },
         None => (cancelled, None),
     };
-    let shared = Arc::clone(&app.shared);
     if call.wants_notifications() {
         let (sender, receiver) = mpsc::channel(64);
+        let shared = Arc::clone(&app.shared);
         tokio::spawn(async move {
             // The call counts against the limit until it ends, not just
             // until its stream's headers are sent.
             let _permit = permit;
             let _in_flight = in_flight;
-            call.run(shared, Outbox(sender), cancelled).await;
+            let outbox = Outbox(sender);
+            if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
+                outbox.send(answer).await;
+            }
         });
         return response::event_stream(receiver, cancel_on_disconnect.then_some(cancel));
     }
-    let (sender, mut receiver) = mpsc::channel(4);
-    call.run(shared, Outbox(sender), cancelled).await;
+    let answer = call.run(&app.shared, None, cancelled).await;
     drop(in_flight);
     drop(permit);
     drop(cancel);
-    let mut answer = None;
-    while let Ok(frame) = receiver.try_recv() {
-        if let Frame::Message(message) = frame {
-            answer = Some(message);
-        }
-    }
     match answer {
         Some(answer) => response::json(StatusCode::OK, answer),
         // Cancelled: there is nothing to answer.
