@@ -99,6 +99,7 @@ http {
             proxy_pass http://toolshape;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
+            # The instances check Host (DNS rebinding): pass the client's on.
             proxy_set_header Host \$host;
             # Streamable HTTP may answer with an SSE stream: pass it through as it comes.
             proxy_buffering off;

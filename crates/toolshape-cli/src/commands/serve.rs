@@ -36,6 +36,10 @@ pub(crate) struct ServeArgs {
     /// With --http: an Origin allowed besides the loopback ones (repeatable).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
+    /// With --http: a Host name (or name:port) allowed besides the loopback
+    /// names and the bound address (repeatable; `*` allows any).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
 }
 
 impl ServeArgs {
@@ -76,7 +80,11 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         }
     };
     if let Some(address) = args.http {
-        return serve_http(&server, address, args.stateless, args.allow_origin).await;
+        let mut options = HttpOptions::default();
+        options.sessions = !args.stateless;
+        options.allowed_origins = args.allow_origin;
+        options.allowed_hosts = args.allow_host;
+        return serve_http(&server, address, options).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {
@@ -94,8 +102,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
 async fn serve_http(
     server: &Server,
     address: std::net::SocketAddr,
-    stateless: bool,
-    origins: Vec<String>,
+    options: HttpOptions,
 ) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(address).await {
         Ok(listener) => listener,
@@ -104,9 +111,6 @@ async fn serve_http(
             return ExitCode::from(2);
         }
     };
-    let mut options = HttpOptions::default();
-    options.sessions = !stateless;
-    options.allowed_origins = origins;
     let bound = listener
         .local_addr()
         .map_or_else(|_| address.to_string(), |a| a.to_string());

@@ -42,16 +42,24 @@ impl App {
         }
     }
 
-    /// Refuses foreign origins (DNS rebinding) with 403.
+    /// Refuses foreign origins and hosts (DNS rebinding) with 403.
     pub(crate) fn check_origin(&self, headers: &HeaderMap) -> Result<(), Response> {
+        let forbidden = |what: &str| {
+            Err(response::error(
+                StatusCode::FORBIDDEN,
+                None,
+                &ErrorObject::invalid_request(format!("this {what} may not use the endpoint")),
+            ))
+        };
+        match headers.get(header::HOST).map(|v| v.to_str()) {
+            None => {}
+            Some(Ok(host)) if origin::is_allowed_host(host, &self.options.allowed_hosts) => {}
+            Some(_) => return forbidden("Host"),
+        }
         match headers.get(header::ORIGIN).map(|v| v.to_str()) {
             None => Ok(()),
             Some(Ok(origin)) if origin::is_allowed(origin, &self.options.allowed_origins) => Ok(()),
-            Some(_) => Err(response::error(
-                StatusCode::FORBIDDEN,
-                None,
-                &ErrorObject::invalid_request("this Origin may not use the endpoint"),
-            )),
+            Some(_) => forbidden("Origin"),
         }
     }
 }

@@ -7,6 +7,7 @@
 mod app;
 mod header_rules;
 mod legacy;
+mod listen;
 mod modern;
 mod options;
 mod origin;
@@ -57,16 +58,26 @@ impl Server {
     }
 
     /// Serves the endpoint on `listener` until `shutdown` resolves, then lets
-    /// the requests in flight finish.
+    /// the requests in flight finish. Connections are bounded
+    /// ([`HttpOptions::max_connections`]) and must send their headers in time
+    /// ([`HttpOptions::header_read_timeout`]); the address the listener is
+    /// bound to is an allowed `Host`.
     pub async fn serve_http<F>(
         &self,
         listener: TcpListener,
-        options: HttpOptions,
+        mut options: HttpOptions,
         shutdown: F,
     ) -> io::Result<()>
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        if let Ok(address) = listener.local_addr()
+            && !address.ip().is_unspecified()
+        {
+            options.allowed_hosts.push(address.to_string());
+        }
+        let (max_connections, header_read_timeout) =
+            (options.max_connections, options.header_read_timeout);
         let (close, closing) = watch::channel(false);
         let router = build_router(self, options, closing, close.clone());
         // Past the signal, the long-lived streams end (they would otherwise
@@ -75,9 +86,14 @@ impl Server {
             shutdown.await;
             let _ = close.send(true);
         };
-        axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown)
-            .await
+        listen::serve(
+            listener,
+            router,
+            max_connections,
+            header_read_timeout,
+            shutdown,
+        )
+        .await
     }
 }
 

@@ -11,14 +11,27 @@ pub struct HttpOptions {
     /// Origins allowed besides the loopback ones (`http://localhost:*`,
     /// `http://127.0.0.1:*`, `http://[::1]:*`), e.g. `https://app.example.com`.
     pub allowed_origins: Vec<String>,
+    /// `Host` names allowed besides the loopback ones (`localhost`,
+    /// `127.0.0.1`, `[::1]`, any port) and, for [`Server::serve_http`](crate::Server::serve_http),
+    /// the address it is bound to: `name` (any port) or `name:port`; `*`
+    /// allows any. A request for another host is refused (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
     /// Largest request body, in bytes.
     pub max_body_bytes: usize,
-    /// Most handshake sessions (2025-11-25 and older) at once.
+    /// Most handshake sessions (2025-11-25 and older) at once; when full,
+    /// the least recently used idle one makes room.
     pub max_sessions: usize,
     /// How long an unused session lives.
     pub session_idle_timeout: Duration,
     /// Most requests served at once; more wait their turn.
     pub max_concurrent_requests: usize,
+    /// Most connections held at once ([`Server::serve_http`](crate::Server::serve_http);
+    /// never more than the process's descriptor limit allows).
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's headers, and an
+    /// idle keep-alive connection to start its next request
+    /// ([`Server::serve_http`](crate::Server::serve_http)).
+    pub header_read_timeout: Duration,
     /// Whether handshake sessions are offered at all; without them the
     /// endpoint is purely stateless 2026-07-28.
     pub sessions: bool,
@@ -29,10 +42,13 @@ impl Default for HttpOptions {
         HttpOptions {
             path: "/mcp".into(),
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_concurrent_requests: 256,
+            max_connections: 1024,
+            header_read_timeout: Duration::from_secs(10),
             sessions: true,
         }
     }

@@ -1,4 +1,38 @@
-//! Origin validation against DNS rebinding.
+//! `Origin` and `Host` validation against DNS rebinding: a page on another
+//! site must not reach a local endpoint through the browser.
+
+/// Whether `host` (an `Origin`'s or a `Host` header's host, without port or
+/// brackets) is a loopback name.
+fn is_loopback(host: &str) -> bool {
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "::1"
+    )
+}
+
+fn is_port(text: &str) -> bool {
+    text.parse::<u16>().is_ok()
+}
+
+/// Splits `host[:port]` (`[v6]:port` for IPv6); `None` when malformed.
+fn split_authority(authority: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(bracketed) = authority.strip_prefix('[') {
+        let (host, rest) = bracketed.split_once(']')?;
+        return match rest {
+            "" => Some((host, None)),
+            _ => rest
+                .strip_prefix(':')
+                .filter(|port| is_port(port))
+                .map(|port| (host, Some(port))),
+        };
+    }
+    match authority.split_once(':') {
+        Some((host, port)) if is_port(port) && !host.is_empty() => Some((host, Some(port))),
+        Some(_) => None,
+        None if authority.is_empty() => None,
+        None => Some((authority, None)),
+    }
+}
 
 /// Whether a request's `Origin` (when it has one) may use the endpoint:
 /// loopback origins always may; others only when listed.
@@ -12,29 +46,26 @@ pub(crate) fn is_allowed(origin: &str, allowed: &[String]) -> bool {
     else {
         return false;
     };
-    let host = if let Some(bracketed) = rest.strip_prefix('[') {
-        match bracketed.split_once(']') {
-            Some((host, port)) if port.is_empty() || is_port(port) => host,
-            _ => return false,
-        }
-    } else {
-        match rest.split_once(':') {
-            Some((host, port)) if is_port(port) => host,
-            Some(_) => return false,
-            None => rest,
-        }
-    };
-    matches!(
-        host.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "::1"
-    )
+    split_authority(rest).is_some_and(|(host, _)| is_loopback(host))
 }
 
-fn is_port(text: &str) -> bool {
-    text.strip_prefix(':')
-        .unwrap_or(text)
-        .parse::<u16>()
-        .is_ok()
+/// Whether a request's `Host` may use the endpoint: loopback names (any
+/// port), and the listed `name` (any port) or `name:port`; `*` allows any.
+pub(crate) fn is_allowed_host(header: &str, allowed: &[String]) -> bool {
+    let Some((host, port)) = split_authority(header) else {
+        return false;
+    };
+    is_loopback(host)
+        || allowed.iter().any(|entry| {
+            entry == "*"
+                || match split_authority(entry) {
+                    Some((name, None)) => name.eq_ignore_ascii_case(host),
+                    Some((name, Some(entry_port))) => {
+                        name.eq_ignore_ascii_case(host) && port == Some(entry_port)
+                    }
+                    None => false,
+                }
+        })
 }
 
 #[cfg(test)]
@@ -68,5 +99,30 @@ mod tests {
             "https://app.example.com",
             &["https://app.example.com".to_owned()]
         ));
+    }
+
+    #[test]
+    fn loopback_and_listed_hosts_pass_others_fail() {
+        let listed = vec!["mcp.example.com".to_owned(), "10.0.0.5:8080".to_owned()];
+        for ok in [
+            "localhost:8080",
+            "127.0.0.1",
+            "[::1]:9",
+            "MCP.example.com:443",
+            "10.0.0.5:8080",
+        ] {
+            assert!(is_allowed_host(ok, &listed), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "localhost.evil.example:80",
+            "10.0.0.5:9090",
+            "127.0.0.1:99999",
+            "",
+            "[::1",
+        ] {
+            assert!(!is_allowed_host(bad, &listed), "{bad}");
+        }
+        assert!(is_allowed_host("anything.example", &["*".to_owned()]));
     }
 }

@@ -1,0 +1,88 @@
+//! Accepting connections: bounded in number (below the process's descriptor
+//! limit), each with a time limit on reading a request's headers (a slowloris
+//! client that sends a byte a second is cut off; an idle keep-alive
+//! connection is closed when its next request does not start in time), and
+//! a graceful end: past the shutdown signal no connection is accepted and
+//! the requests in flight finish.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// Descriptors kept free for everything but connections (files, pipes, the listener).
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// The most connections to hold at once: `wanted`, but never more than the
+/// process's descriptor limit allows.
+pub(crate) fn connection_limit(wanted: usize) -> usize {
+    let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    let allowed = soft
+        .map(|limit| limit.saturating_sub(RESERVED_DESCRIPTORS).max(1))
+        .and_then(|limit| usize::try_from(limit).ok())
+        .unwrap_or(usize::MAX);
+    wanted.clamp(1, allowed)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves.
+pub(crate) async fn serve<F>(
+    listener: TcpListener,
+    router: Router,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    shutdown: F,
+) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(connection_limit(max_connections)));
+    let graceful = GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .keep_alive(true);
+    tokio::pin!(shutdown);
+    loop {
+        // At the limit, accepting waits for a connection to end: the kernel
+        // queues new ones meanwhile; the header timeout ends stalled ones.
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => permit,
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permit else { break };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of descriptors or memory, or a connection reset before
+                // it was accepted: wait a little, never spin.
+                tracing::warn!(%error, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            let _permit = permit;
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "a connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}

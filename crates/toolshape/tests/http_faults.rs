@@ -1,0 +1,159 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Slow and malicious HTTP clients against the endpoint, over real sockets:
+//! a foreign `Host` (DNS rebinding), slowloris clients that send their
+//! headers a byte at a time, idle keep-alive connections, and more
+//! connections than the server holds. Legitimate requests must still get
+//! through, in a bounded time.
+
+mod http_support;
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use toolshape::HttpOptions;
+
+use http_support::{Serving, modern, modern_headers, modern_params, post_raw, request, result_of};
+
+/// A short header timeout, so that the tests wait seconds, not minutes.
+const HEADER_TIMEOUT: Duration = Duration::from_millis(800);
+
+fn options(max_connections: usize) -> HttpOptions {
+    let mut options = HttpOptions::default();
+    options.header_read_timeout = HEADER_TIMEOUT;
+    options.max_connections = max_connections;
+    options
+}
+
+async fn list_with_host(url: &str, host: &str) -> http_support::Reply {
+    let mut headers = modern_headers("tools/list", None);
+    headers.push(("host", host));
+    let body = request(1, "tools/list", modern_params(json!({})));
+    post_raw(url, &headers, body.to_string()).await
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_refused_and_loopback_and_listed_ones_served() {
+    let mut options = HttpOptions::default();
+    options.allowed_hosts = vec!["mcp.example.com".into()];
+    let serving = Serving::start(options).await;
+    let port = serving.address.port().to_string();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "mcp.example.com".to_owned(),
+        format!("mcp.example.com:{port}"),
+    ] {
+        let reply = list_with_host(&serving.url, &host).await;
+        assert_eq!(reply.status, StatusCode::OK, "{host}: {reply:?}");
+    }
+    for host in ["evil.example", "attacker.example:80", "127.0.0.1.nip.io"] {
+        let reply = list_with_host(&serving.url, host).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{host}: {reply:?}");
+        assert!(reply.text.contains("Host"), "{}", reply.text);
+    }
+}
+
+/// A client that sends the start of a request, one byte at a time, and never finishes.
+async fn slowloris(address: std::net::SocketAddr) -> Option<Duration> {
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(address).await.ok()?;
+    let head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+    for byte in head.iter().chain(std::iter::repeat(&b'a')) {
+        if stream.write_all(&[*byte]).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if started.elapsed() > Duration::from_secs(20) {
+            return None;
+        }
+    }
+    // The server closed the connection: how long it held on.
+    Some(started.elapsed())
+}
+
+#[tokio::test]
+async fn slowloris_clients_are_cut_off_and_cannot_lock_others_out() {
+    let serving = Serving::start(options(8)).await;
+    let address = serving.address;
+    // Twice as many slow clients as the server holds connections.
+    let attackers: Vec<_> = (0..16).map(|_| tokio::spawn(slowloris(address))).collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    let reply = modern(&serving.url, 1, "tools/list", json!({})).await;
+    result_of(&reply);
+    let waited = started.elapsed();
+    assert!(
+        waited < HEADER_TIMEOUT * 4,
+        "a legitimate request waited {waited:?} behind slow clients"
+    );
+    for attacker in attackers {
+        let held = attacker
+            .await
+            .unwrap()
+            .expect("the server cut the slow client off");
+        assert!(
+            held < HEADER_TIMEOUT * 4 + Duration::from_secs(2),
+            "a slow client held a connection for {held:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed() {
+    let serving = Serving::start(options(64)).await;
+    let mut stream = TcpStream::connect(serving.address).await.unwrap();
+    let body = request(1, "tools/list", modern_params(json!({}))).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let started = Instant::now();
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 8192];
+    // Read the answer, then wait: the server ends the idle connection.
+    loop {
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer))
+            .await
+            .expect("the idle connection was not closed within 10 s");
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&seen);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        started.elapsed() < HEADER_TIMEOUT * 4,
+        "the idle connection lived {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn connections_past_the_limit_wait_and_are_then_served() {
+    let serving = Serving::start(options(2)).await;
+    // Two idle connections take both places...
+    let _first = TcpStream::connect(serving.address).await.unwrap();
+    let _second = TcpStream::connect(serving.address).await.unwrap();
+    // ...until the header timeout frees them: the third client gets in.
+    let started = Instant::now();
+    let reply = post_raw(
+        &serving.url,
+        &modern_headers("tools/list", None),
+        request(1, "tools/list", modern_params(json!({}))).to_string(),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert!(
+        started.elapsed() < HEADER_TIMEOUT * 4,
+        "{:?}",
+        started.elapsed()
+    );
+}
