@@ -84,8 +84,9 @@ const COVERED: &[(&str, Check)] = &[
     ),
 ];
 
+/// The spec's examples, carried in the repository (see `testdata/mcp/SOURCE`).
 fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/mcp/2026-07-28/examples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/mcp/2026-07-28/examples")
 }
 
 fn same(original: &Value, reserialized: &Value) -> Result<(), String> {
@@ -287,7 +288,8 @@ fn every_covered_example_round_trips() {
     let dir = examples_dir();
     assert!(
         dir.is_dir(),
-        "examples directory not found at {}",
+        "test data missing: the MCP 2026-07-28 examples directory {} does not exist \
+         (the repository carries it under testdata/mcp/; testdata/mcp/SOURCE names its origin)",
         dir.display()
     );
     let (mut passed, mut failures) = (0_usize, Vec::new());

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -41,15 +41,9 @@ struct Schemas {
 
 impl Schemas {
     fn load() -> Self {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/mcp");
         let documents = REVISIONS
             .into_iter()
-            .map(|version| {
-                let path = root.join(version.as_str()).join("schema.json");
-                let text = std::fs::read_to_string(&path)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                (version, serde_json::from_str(&text).unwrap())
-            })
+            .map(|version| (version, spec_schema(version.as_str())))
             .collect();
         Self {
             engine: engine(),
@@ -128,6 +122,26 @@ impl Schemas {
 
 /// The engine, with its default limits: the specification's own schemas
 /// (recursive `JSONValue` included) must compile under them.
+/// The folder of the spec's `schema.json` files, carried in the repository
+/// (see `testdata/mcp/SOURCE`).
+fn spec_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/mcp")
+}
+
+/// One revision's normative `schema.json`; a missing or unreadable file fails
+/// the test with the path and where the data comes from.
+fn spec_schema(revision: &str) -> Value {
+    let path = spec_root().join(revision).join("schema.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "test data missing: cannot read {} ({e}); the repository carries each revision's \
+             schema.json under testdata/mcp/ (testdata/mcp/SOURCE names its origin)",
+            path.display()
+        )
+    });
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
 fn engine() -> SchemaEngine {
     SchemaEngine::builder().trust(Trust::Trusted).build()
 }
@@ -505,4 +519,35 @@ fn modern_only_messages(schemas: &mut Schemas) {
         "HeaderMismatchError",
         &Response::error(id, mismatch),
     );
+}
+
+/// Every revision the repository carries, 2025-03-26 included, compiles under
+/// the engine, and its `Tool` definition tells a tool from a non-tool.
+#[test]
+fn every_carried_revision_schema_compiles() {
+    let engine = engine();
+    for revision in ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+        let document = spec_schema(revision);
+        let container = if document.get("$defs").is_some() {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        let tool = engine
+            .compile(&json!({
+                "$schema": document["$schema"],
+                container: document[container],
+                "$ref": format!("#/{container}/Tool"),
+            }))
+            .unwrap_or_else(|e| panic!("{revision} Tool does not compile: {e}"));
+        let minimal = json!({"name": "add", "inputSchema": {"type": "object"}});
+        assert!(
+            tool.validate(&minimal).is_ok(),
+            "{revision} rejects a minimal tool"
+        );
+        assert!(
+            tool.validate(&json!({"name": 7})).is_err(),
+            "{revision} accepts a tool without inputSchema and with a numeric name"
+        );
+    }
 }

@@ -51,7 +51,9 @@ impl Dialect {
     /// The dialect a schema declares through `$schema`, 2020-12 when it declares none.
     ///
     /// A `$schema` that is not a string, or names no known dialect, is an error:
-    /// the engine never silently falls back to another dialect.
+    /// the engine never silently falls back to another dialect. (A
+    /// [`crate::SchemaEngine`] also accepts a `$schema` naming a meta-schema
+    /// registered with it, which this function, knowing no registrations, refuses.)
     pub fn of(schema: &Value) -> Result<Dialect, SchemaError> {
         match schema.as_object().and_then(|map| map.get("$schema")) {
             None => Ok(Dialect::Draft202012),

@@ -10,9 +10,12 @@ use serde_json::Value;
 use crate::budget::Runaways;
 use crate::cache::Cache;
 use crate::compiled::CompiledSchema;
-use crate::dialect::Dialect;
 use crate::error::{SchemaError, SchemaErrorKind};
+use crate::format::FormatMode;
 use crate::limits::Limits;
+use crate::meta::CustomValidators;
+use crate::metaschema::MetaSchemas;
+#[cfg(feature = "network")]
 use crate::network::NetworkPolicy;
 use crate::precheck::{self, PatternPolicy};
 use crate::report::excerpt;
@@ -50,9 +53,11 @@ pub struct SchemaEngine {
 struct Inner {
     limits: Arc<Limits>,
     trust: Trust,
-    validate_formats: bool,
+    formats: FormatMode,
     patterns: Patterns,
     documents: Result<Registry<'static>, SchemaError>,
+    meta_schemas: MetaSchemas,
+    custom_meta: CustomValidators,
     retriever: Retriever,
     cache: Cache,
     runaways: Arc<Runaways>,
@@ -81,8 +86,8 @@ impl Default for SchemaEngine {
 }
 
 impl SchemaEngine {
-    /// Starts configuring an engine: untrusted, default limits, formats asserted,
-    /// linear-time patterns only, no network.
+    /// Starts configuring an engine: untrusted, default limits, formats asserted
+    /// ([`FormatMode::Assert`]), linear-time patterns only, no network.
     pub fn builder() -> SchemaEngineBuilder {
         SchemaEngineBuilder::default()
     }
@@ -132,13 +137,21 @@ impl SchemaEngine {
     fn compile_uncached(&self, schema: &Arc<Value>) -> Result<CompiledSchema, SchemaError> {
         let inner = &*self.inner;
         let documents = inner.documents.as_ref().map_err(Clone::clone)?;
-        let dialect = Dialect::of(schema)?;
+        let declared = inner.meta_schemas.declared(schema)?;
+        let dialect = declared.dialect;
         let policy = match inner.patterns {
             Patterns::Linear => PatternPolicy::LinearOnly,
             Patterns::Backtracking { .. } => PatternPolicy::AllowBacktracking,
         };
         precheck::check_structure(schema, &inner.limits, policy)?;
-        meta::check(schema, dialect, &inner.limits)?;
+        match declared.custom {
+            None => meta::check(schema, dialect, &inner.limits)?,
+            Some(custom) => {
+                inner
+                    .custom_meta
+                    .check(schema, custom, dialect, documents, &inner.limits)?;
+            }
+        }
 
         let draft = dialect.draft();
         let (registry, base) = resolve::prepare(documents, schema, draft, &inner.retriever)?;
@@ -153,8 +166,11 @@ impl SchemaEngine {
         let options = jsonschema::options()
             .with_draft(draft)
             .with_registry(documents)
-            .with_retriever(inner.retriever.clone())
-            .should_validate_formats(inner.validate_formats);
+            .with_retriever(inner.retriever.clone());
+        let options = match inner.formats.assert_formats() {
+            Some(assert) => options.should_validate_formats(assert),
+            None => options,
+        };
         let options = match inner.patterns {
             Patterns::Linear => options.with_pattern_options(PatternOptions::regex()),
             Patterns::Backtracking { limit } => {
@@ -184,9 +200,10 @@ impl SchemaEngine {
 pub struct SchemaEngineBuilder {
     limits: Limits,
     trust: Trust,
-    validate_formats: bool,
+    formats: FormatMode,
     patterns: Patterns,
     documents: Vec<(String, Value)>,
+    #[cfg(feature = "network")]
     network: Option<NetworkPolicy>,
     cache_capacity: usize,
 }
@@ -196,9 +213,10 @@ impl Default for SchemaEngineBuilder {
         SchemaEngineBuilder {
             limits: Limits::default(),
             trust: Trust::Untrusted,
-            validate_formats: true,
+            formats: FormatMode::Assert,
             patterns: Patterns::Linear,
             documents: Vec::new(),
+            #[cfg(feature = "network")]
             network: None,
             cache_capacity: 1024,
         }
@@ -220,11 +238,27 @@ impl SchemaEngineBuilder {
         self
     }
 
-    /// Asserts `format` (date, date-time, email, uri, ...) when true, the default.
+    /// Sets how `format` is treated: asserted in every dialect
+    /// ([`FormatMode::Assert`], the default), only annotated
+    /// ([`FormatMode::Annotate`]), or as each dialect specifies
+    /// ([`FormatMode::DialectDefault`]).
     #[must_use]
-    pub fn validate_formats(mut self, yes: bool) -> Self {
-        self.validate_formats = yes;
+    pub fn format_mode(mut self, mode: FormatMode) -> Self {
+        self.formats = mode;
         self
+    }
+
+    /// Asserts `format` (date, date-time, email, uri, ...) when true, the
+    /// default; only annotates it when false. Shorthand for
+    /// [`SchemaEngineBuilder::format_mode`] with [`FormatMode::Assert`] or
+    /// [`FormatMode::Annotate`].
+    #[must_use]
+    pub fn validate_formats(self, yes: bool) -> Self {
+        self.format_mode(if yes {
+            FormatMode::Assert
+        } else {
+            FormatMode::Annotate
+        })
     }
 
     /// Accepts patterns that need backtracking, run with at most `limit` backtracking steps.
@@ -236,6 +270,12 @@ impl SchemaEngineBuilder {
     }
 
     /// Registers a document under `uri`, for `$ref`s to resolve to. Nothing is fetched.
+    ///
+    /// A schema's `$schema` may name a registered document (by `uri` or by its
+    /// root `$id`) as a custom meta-schema: the schema is then checked against
+    /// that document, compiled in the dialect the document's own `$schema`
+    /// declares, with the vocabularies its `$vocabulary` lists. A meta-schema
+    /// that requires a vocabulary the engine does not implement is refused.
     #[must_use]
     pub fn document(mut self, uri: impl Into<String>, document: Value) -> Self {
         self.documents.push((uri.into(), document));
@@ -243,6 +283,8 @@ impl SchemaEngineBuilder {
     }
 
     /// Lets remote references be fetched under `policy`. Off by default.
+    /// Only with the `network` Cargo feature.
+    #[cfg(feature = "network")]
     #[must_use]
     pub fn network(mut self, policy: NetworkPolicy) -> Self {
         self.network = Some(policy);
@@ -268,14 +310,20 @@ impl SchemaEngineBuilder {
     /// Builds the engine. If a registered document is unusable, every compile
     /// reports why; [`SchemaEngineBuilder::try_build`] reports it at once.
     pub fn build(self) -> SchemaEngine {
+        #[cfg(feature = "network")]
+        let retriever = Retriever::new(self.network.map(Arc::new));
+        #[cfg(not(feature = "network"))]
+        let retriever = Retriever::offline();
         SchemaEngine {
             inner: Arc::new(Inner {
                 limits: Arc::new(self.limits),
                 trust: self.trust,
-                validate_formats: self.validate_formats,
+                formats: self.formats,
                 patterns: self.patterns,
+                meta_schemas: MetaSchemas::new(&self.documents),
+                custom_meta: CustomValidators::default(),
                 documents: resolve::documents(self.documents),
-                retriever: Retriever::new(self.network.map(Arc::new)),
+                retriever,
                 cache: Cache::new(self.cache_capacity),
                 runaways: Arc::default(),
             }),

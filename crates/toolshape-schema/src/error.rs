@@ -13,11 +13,19 @@ pub struct SchemaError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SchemaErrorKind {
-    /// `$schema` names a dialect the engine does not know.
+    /// `$schema` names neither a dialect the engine knows nor a meta-schema registered with it.
     #[error(
-        "unknown JSON Schema dialect {0:?}: expected 2020-12, 2019-09, draft-07, draft-06 or draft-04"
+        "unknown JSON Schema dialect {0:?}: expected 2020-12, 2019-09, draft-07, draft-06, draft-04 or a meta-schema registered with the engine"
     )]
     UnknownDialect(String),
+    /// `$schema` names a registered meta-schema that leads to no known dialect.
+    #[error("meta-schema {uri:?} is unusable: {reason}")]
+    MetaSchema {
+        /// The meta-schema's URI, as registered.
+        uri: String,
+        /// Why it is unusable.
+        reason: String,
+    },
     /// A `$ref` leads outside the document and the registered documents; nothing was fetched.
     #[error(
         "reference to {uri:?} refused: only same-document and registered references resolve, and nothing is fetched"

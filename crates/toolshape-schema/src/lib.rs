@@ -4,10 +4,15 @@
 //! peer sent, into a reusable [`CompiledSchema`]:
 //!
 //! - the dialect comes from `$schema` (2020-12 when absent; 2019-09, draft-07,
-//!   draft-06 and draft-04 too); an unknown `$schema` is an error;
+//!   draft-06 and draft-04 too), or from a custom meta-schema registered with
+//!   the engine ahead of time, whose own `$schema` and `$vocabulary` say which
+//!   dialect and vocabularies apply; any other `$schema` is an error;
 //! - `$ref` resolves within the document, its anchors and embedded resources, and
 //!   documents registered ahead of time; any other reference is refused, naming
-//!   its URI, and nothing is fetched unless a [`NetworkPolicy`] allows it;
+//!   its URI, and nothing is fetched unless a `NetworkPolicy` (Cargo feature
+//!   `network`) allows it;
+//! - `format` is asserted by default, or annotated, or treated as each dialect
+//!   specifies ([`FormatMode`]);
 //! - size, depth, subschema count, worst-case expansion and patterns are checked
 //!   against [`Limits`] before anything is compiled, and the schema against its
 //!   meta-schema;
@@ -19,6 +24,14 @@
 //! [`mcp`] holds MCP's rules on tool schemas and the wrapping of non-object
 //! outputs for older revisions; [`lint`] warns about what other validators
 //! mishandle.
+//!
+//! # Cargo features
+//!
+//! - `network` (default): compiles in `NetworkPolicy` and
+//!   `SchemaEngineBuilder::network`, which let remote `$ref`s be fetched over
+//!   HTTP(S) from an explicit host allowlist (blocking `reqwest`). Even with
+//!   it, an engine fetches nothing unless given a policy. Without it, the
+//!   engine has no way to reach the network: every remote reference is refused.
 
 mod budget;
 mod cache;
@@ -27,10 +40,13 @@ mod cost;
 mod dialect;
 mod engine;
 mod error;
+mod format;
 mod limits;
 pub mod lint;
 pub mod mcp;
 mod meta;
+mod metaschema;
+#[cfg(feature = "network")]
 mod network;
 mod precheck;
 mod report;
@@ -41,5 +57,7 @@ pub use compiled::CompiledSchema;
 pub use dialect::Dialect;
 pub use engine::{SchemaEngine, SchemaEngineBuilder, Trust};
 pub use error::{SchemaError, SchemaErrorKind, ValidationError, ValidationErrorKind, Violation};
+pub use format::FormatMode;
 pub use limits::Limits;
+#[cfg(feature = "network")]
 pub use network::NetworkPolicy;

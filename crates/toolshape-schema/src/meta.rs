@@ -1,13 +1,20 @@
-//! Checking a schema against its dialect's meta-schema, with a readable report.
+//! Checking a schema against its meta-schema, with a readable report: the
+//! built-in one of its dialect, or a custom one registered with the engine.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use jsonschema::Validator;
+use referencing::Registry;
 use serde_json::Value;
 
 use crate::dialect::Dialect;
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::limits::Limits;
-use crate::report;
+use crate::report::{self, excerpt};
+use crate::resolve::Retriever;
 
-/// Fails with every place (up to the violation cap) where `schema` breaks its meta-schema.
+/// Fails with every place (up to the violation cap) where `schema` breaks its dialect's meta-schema.
 pub(crate) fn check(schema: &Value, dialect: Dialect, limits: &Limits) -> Result<(), SchemaError> {
     if schema.is_boolean() {
         return Ok(());
@@ -19,6 +26,68 @@ pub(crate) fn check(schema: &Value, dialect: Dialect, limits: &Limits) -> Result
         Dialect::Draft201909 => jsonschema::draft201909::meta::validator(),
         Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
     };
+    report_against(&validator, schema, &dialect.to_string(), limits)
+}
+
+/// The validators of the custom meta-schemas used so far, by registered URI:
+/// each is compiled once per engine.
+#[derive(Default)]
+pub(crate) struct CustomValidators {
+    compiled: Mutex<HashMap<String, Arc<Validator>>>,
+}
+
+impl CustomValidators {
+    /// Fails with every place (up to the violation cap) where `schema` breaks
+    /// the custom meta-schema registered at `uri`, which builds on `dialect`.
+    /// Its references resolve among the registered documents; nothing is fetched.
+    pub(crate) fn check(
+        &self,
+        schema: &Value,
+        (uri, meta_schema): (&str, &Value),
+        dialect: Dialect,
+        documents: &Registry<'static>,
+        limits: &Limits,
+    ) -> Result<(), SchemaError> {
+        if schema.is_boolean() {
+            return Ok(());
+        }
+        let validator = self.validator(uri, meta_schema, dialect, documents)?;
+        report_against(&validator, schema, &excerpt(uri, 120), limits)
+    }
+
+    fn validator(
+        &self,
+        uri: &str,
+        meta_schema: &Value,
+        dialect: Dialect,
+        documents: &Registry<'static>,
+    ) -> Result<Arc<Validator>, SchemaError> {
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(validator) = compiled.get(uri) {
+            return Ok(Arc::clone(validator));
+        }
+        let validator = jsonschema::options()
+            .with_draft(dialect.draft())
+            .with_registry(documents)
+            .with_base_uri(uri.trim_end_matches('#'))
+            .with_retriever(Retriever::offline())
+            .build(meta_schema)
+            .map_err(|error| SchemaErrorKind::MetaSchema {
+                uri: excerpt(uri, 120),
+                reason: excerpt(&error.masked().to_string(), 300),
+            })?;
+        let validator = Arc::new(validator);
+        compiled.insert(uri.to_owned(), Arc::clone(&validator));
+        Ok(validator)
+    }
+}
+
+fn report_against(
+    validator: &Validator,
+    schema: &Value,
+    name: &str,
+    limits: &Limits,
+) -> Result<(), SchemaError> {
     if validator.is_valid(schema) {
         return Ok(());
     }
@@ -36,7 +105,7 @@ pub(crate) fn check(schema: &Value, dialect: Dialect, limits: &Limits) -> Result
         text.push_str("; …");
     }
     Err(SchemaErrorKind::Invalid {
-        dialect: dialect.to_string(),
+        dialect: name.to_owned(),
         violations: text,
     }
     .into())

@@ -2,12 +2,14 @@
 //! nothing unless an explicit network policy allows it.
 
 use std::fmt;
+#[cfg(feature = "network")]
 use std::sync::Arc;
 
 use referencing::{Draft, Registry, ResourceRef, Retrieve, Uri};
 use serde_json::Value;
 
 use crate::error::{SchemaError, SchemaErrorKind};
+#[cfg(feature = "network")]
 use crate::network::NetworkPolicy;
 use crate::report::excerpt;
 
@@ -26,28 +28,40 @@ impl fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// Resolves references the registry does not hold: refuses them, or fetches
-/// them under the network policy when one is configured.
-#[derive(Clone)]
+/// Resolves references the registry does not hold: refuses them, or (with the
+/// `network` feature) fetches them under the network policy when one is configured.
+#[derive(Clone, Default)]
 pub(crate) struct Retriever {
+    #[cfg(feature = "network")]
     network: Option<Arc<NetworkPolicy>>,
 }
 
 impl Retriever {
+    /// A retriever that refuses every reference.
+    pub(crate) fn offline() -> Self {
+        Retriever::default()
+    }
+
+    /// A retriever that fetches what `network` allows, or refuses everything without a policy.
+    #[cfg(feature = "network")]
     pub(crate) fn new(network: Option<Arc<NetworkPolicy>>) -> Self {
         Retriever { network }
     }
 }
 
 impl Retrieve for Retriever {
+    #[cfg_attr(not(feature = "network"), allow(unused_variables))]
     fn retrieve(
         &self,
         uri: &Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        match &self.network {
-            Some(policy) if policy.allows(uri) => policy.fetch(uri),
-            _ => Err(Box::new(Refused)),
+        #[cfg(feature = "network")]
+        if let Some(policy) = &self.network
+            && policy.allows(uri)
+        {
+            return policy.fetch(uri);
         }
+        Err(Box::new(Refused))
     }
 }
 
@@ -86,7 +100,7 @@ pub(crate) fn prepare<'a>(
 
 /// Builds the registry of documents registered ahead of time. Nothing is fetched.
 pub(crate) fn documents(documents: Vec<(String, Value)>) -> Result<Registry<'static>, SchemaError> {
-    let mut builder = Registry::new().retriever(Retriever::new(None));
+    let mut builder = Registry::new().retriever(Retriever::offline());
     for (uri, document) in documents {
         builder = builder.add(uri, document).map_err(|e| map_error(&e))?;
     }

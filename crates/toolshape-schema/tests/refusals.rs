@@ -11,12 +11,18 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolshape_schema::{Limits, SchemaEngine, SchemaErrorKind, Trust, ValidationErrorKind};
 
-/// Fails the test when `f` takes a second or more; returns what it returned.
+/// What "quickly" allows. Not a speed target (benchmarks measure those): a
+/// hostile schema left unchecked runs for minutes or forever, while a debug
+/// build on a loaded 2-core machine has been seen to need 1.3 s for the
+/// bounded backtracking case, so the bound leaves room for load.
+const QUICKLY: Duration = Duration::from_secs(5);
+
+/// Fails the test when `f` takes [`QUICKLY`] or more; returns what it returned.
 fn quickly<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
     let result = f();
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(1), "{what} took {took:?}");
+    assert!(took < QUICKLY, "{what} took {took:?}");
     result
 }
 
@@ -87,11 +93,14 @@ fn remote_ref_is_refused_and_never_fetched() {
         "{error}"
     );
     // The network resolver allowlist does not let loopback through either.
-    let networked = SchemaEngine::builder()
-        .network(toolshape_schema::NetworkPolicy::allow_hosts(["127.0.0.1"]))
-        .build();
-    let schema = json!({"$ref": format!("http://127.0.0.1:{}/x.json", canary.port)});
-    assert!(networked.compile(&schema).is_err());
+    #[cfg(feature = "network")]
+    {
+        let networked = SchemaEngine::builder()
+            .network(toolshape_schema::NetworkPolicy::allow_hosts(["127.0.0.1"]))
+            .build();
+        let schema = json!({"$ref": format!("http://127.0.0.1:{}/x.json", canary.port)});
+        assert!(networked.compile(&schema).is_err());
+    }
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(
         canary.hits.load(Ordering::SeqCst),
