@@ -110,3 +110,53 @@ async fn logs_never_reach_stdout() {
         "the logs went to stderr: {stderr}"
     );
 }
+
+/// A client that closes its read end while a call is in flight (its stdin
+/// still open): the answer cannot be written, and the session ends at once
+/// with a non-zero exit, rather than running on until a later write fails.
+#[tokio::test]
+async fn a_reader_gone_mid_call_ends_the_session_at_once() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let mut child = tokio::process::Command::new(common::test_server_path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    stdin
+        .write_all(format!("{initialize}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).await.unwrap();
+    assert!(line.contains("\"protocolVersion\""), "{line}");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "sleep", "arguments": {"ms": 300}}});
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    // The reader goes away; the writer stays.
+    drop(stdout);
+    let started = Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("the server ran on with nobody reading its answers")
+        .unwrap();
+    assert!(!status.success(), "a lost answer is a failure: {status}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "it took {:?}",
+        started.elapsed()
+    );
+    drop(stdin);
+}
