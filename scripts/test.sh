@@ -7,9 +7,16 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "format and lints"
+step "format, lints and docs"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+step "each cargo feature on its own (a stdio-only server or client compiles no HTTP stack)"
+cargo clippy --locked -q -p toolshape --no-default-features -- -D warnings
+cargo clippy --locked -q -p toolshape --no-default-features --features server-http -- -D warnings
+cargo clippy --locked -q -p toolshape --no-default-features --features client-http -- -D warnings
+cargo clippy --locked -q -p toolshape-schema --no-default-features -- -D warnings
 
 step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
@@ -20,7 +27,7 @@ cargo test --workspace --locked
 
 step "JSON-Schema-Test-Suite, one line per dialect"
 cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
-  | grep -E '^draft[0-9-]+(-format)?: '
+  | grep -E '^draft[0-9-]+(-format|-optional)?: '
 
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
