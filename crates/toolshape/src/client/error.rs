@@ -124,6 +124,9 @@ pub enum TransportError {
         /// The start of the body, when it was text.
         detail: String,
     },
+    /// The authorization hook failed (no credentials could be had).
+    #[error("authorization failed: {0}")]
+    Auth(#[source] crate::tool::BoxError),
     /// A stream ended before the answer arrived.
     #[error("{0}")]
     Interrupted(&'static str),

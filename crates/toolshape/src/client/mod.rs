@@ -34,6 +34,8 @@ use toolshape_schema::SchemaEngine;
 
 pub use call::ToolResult;
 pub use error::{ClientError, ClientErrorKind, TransportError};
+#[cfg(feature = "client-http")]
+pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 pub use negotiate::{Negotiated, Negotiation};
 pub use stdio::{ServerCommand, StderrMode};
 
@@ -185,6 +187,8 @@ pub struct ClientBuilder {
     engine: Option<SchemaEngine>,
     options: ClientOptions,
     hooks: Hooks,
+    #[cfg(feature = "client-http")]
+    http_auth: Option<Arc<dyn HttpAuth>>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -206,6 +210,8 @@ impl Default for ClientBuilder {
             engine: None,
             options: ClientOptions::default(),
             hooks: Hooks::default(),
+            #[cfg(feature = "client-http")]
+            http_auth: None,
         }
     }
 }
@@ -260,6 +266,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Authorizes every HTTP request with `auth` (an OAuth client, a static
+    /// token...), which also answers the server's 401 and 403 challenges.
+    #[cfg(feature = "client-http")]
+    #[must_use]
+    pub fn http_auth(mut self, auth: Arc<dyn HttpAuth>) -> Self {
+        self.http_auth = Some(auth);
+        self
+    }
+
     /// Starts the server as a child process and connects over its stdin and stdout.
     pub async fn connect_stdio(self, command: ServerCommand) -> Result<Client, ClientError> {
         let transport = stdio::spawn(&command, self.options.max_message_bytes)?;
@@ -274,7 +289,11 @@ impl ClientBuilder {
             url: toolshape_protocol::text::excerpt(url, 200),
             reason: e.to_string(),
         })?;
-        let peer = http::connect(parsed, self.options.max_message_bytes)?;
+        let peer = http::connect(
+            parsed,
+            self.options.max_message_bytes,
+            self.http_auth.clone(),
+        )?;
         self.finish(peer, None, stdio::StderrTail::default()).await
     }
 

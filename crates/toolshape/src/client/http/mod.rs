@@ -12,8 +12,11 @@ use tokio::task::AbortHandle;
 use toolshape_protocol::RequestId;
 use toolshape_protocol::http::{encode_value, names};
 
+mod auth;
 mod post;
 mod session;
+
+pub use auth::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 
 use session::HttpState;
 
@@ -25,6 +28,7 @@ use super::peer::{Peer, Received};
 pub(crate) fn connect(
     url: reqwest::Url,
     max_message_bytes: usize,
+    auth: Option<Arc<dyn HttpAuth>>,
 ) -> Result<Arc<Peer>, ClientError> {
     let http = reqwest::Client::builder()
         .build()
@@ -38,6 +42,7 @@ pub(crate) fn connect(
         state: Arc::default(),
         max_message_bytes,
         stateless_calls: Arc::default(),
+        auth,
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
@@ -53,6 +58,8 @@ struct Exchange {
     /// The exchanges of the stateless (2026-07-28) requests in flight, by
     /// request id: cancelling one is closing its exchange.
     stateless_calls: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
+    /// Credentials for every request, when the endpoint needs them.
+    auth: Option<Arc<dyn HttpAuth>>,
 }
 
 impl Exchange {
@@ -114,12 +121,69 @@ impl Exchange {
 
     async fn end_session(&self) {
         if let Some(session) = self.state.session_id() {
+            let mut headers = self.auth_headers("DELETE").await.unwrap_or_default();
+            if let Ok(value) = HeaderValue::from_str(&session) {
+                headers.insert(names::SESSION_ID, value);
+            }
             let _ = self
                 .http
                 .delete(self.url.clone())
-                .header(names::SESSION_ID, session)
+                .headers(headers)
                 .send()
                 .await;
+        }
+    }
+
+    /// The credentials the hook adds to a `method` request (none without a hook).
+    async fn auth_headers(&self, method: &str) -> Result<HeaderMap, ClientError> {
+        let Some(auth) = &self.auth else {
+            return Ok(HeaderMap::new());
+        };
+        let request = AuthRequest {
+            url: &self.url,
+            method,
+        };
+        auth.headers(request)
+            .await
+            .map_err(|source| TransportError::Auth(source).into())
+    }
+
+    /// Sends a request built by `build` (headers included), adding the
+    /// hook's credentials, and on 401 or 403 asks the hook for new ones and
+    /// sends it again (a bounded number of times).
+    async fn send_authorized(
+        &self,
+        method: &'static str,
+        build: impl Fn(HeaderMap) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut attempt = 0;
+        loop {
+            let credentials = self.auth_headers(method).await?;
+            let response = build(credentials)
+                .send()
+                .await
+                .map_err(TransportError::Http)?;
+            let status = response.status().as_u16();
+            let Some(auth) = self.auth.as_ref().filter(|_| matches!(status, 401 | 403)) else {
+                return Ok(response);
+            };
+            if attempt >= auth::MAX_AUTH_RETRIES {
+                return Ok(response);
+            }
+            attempt += 1;
+            let challenge = AuthChallenge {
+                request: AuthRequest {
+                    url: &self.url,
+                    method,
+                },
+                status,
+                headers: response.headers(),
+            };
+            match auth.challenge(challenge).await {
+                Ok(true) => continue,
+                Ok(false) => return Ok(response),
+                Err(source) => return Err(TransportError::Auth(source).into()),
+            }
         }
     }
 

@@ -39,12 +39,16 @@ impl Exchange {
         let mut reopened = false;
         let sent = loop {
             let used_session = self.state.session_id();
+            let headers = self.headers(&message);
             let sent = self
-                .http
-                .post(self.url.clone())
-                .headers(self.headers(&message))
-                .body(message.body.clone())
-                .send()
+                .send_authorized("POST", |credentials| {
+                    let mut headers = headers.clone();
+                    headers.extend(credentials);
+                    self.http
+                        .post(self.url.clone())
+                        .headers(headers)
+                        .body(message.body.clone())
+                })
                 .await;
             // A session the server no longer knows: open a new one and send again, once
             // (2025-11-25: a 404 to a request with a session id means "initialize again").
@@ -63,7 +67,7 @@ impl Exchange {
         };
         let response = match sent {
             Ok(response) => response,
-            Err(error) => return self.fail(&message, TransportError::Http(error)),
+            Err(error) => return self.fail(&message, error),
         };
         if initialize
             && let Some(session) = response
@@ -122,7 +126,14 @@ impl Exchange {
                     resume.insert(name, value);
                 }
             }
-            let resumed = match self.http.get(self.url.clone()).headers(resume).send().await {
+            let resumed = self
+                .send_authorized("GET", |credentials| {
+                    let mut headers = resume.clone();
+                    headers.extend(credentials);
+                    self.http.get(self.url.clone()).headers(headers)
+                })
+                .await;
+            let resumed = match resumed {
                 Ok(resumed) if resumed.status().is_success() => resumed,
                 Ok(resumed) => {
                     return self.fail(
@@ -133,7 +144,7 @@ impl Exchange {
                         },
                     );
                 }
-                Err(error) => return self.fail(message, TransportError::Http(error)),
+                Err(error) => return self.fail(message, error),
             };
             let next = self.read_events(message, resumed).await;
             stream = Stream {

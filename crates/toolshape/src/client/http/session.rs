@@ -62,14 +62,17 @@ impl Exchange {
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
-        let Ok(response) = self
-            .http
-            .post(self.url.clone())
-            .headers(request.clone())
-            .body(initialize)
-            .send()
-            .await
-        else {
+        let sent = self
+            .send_authorized("POST", |credentials| {
+                let mut headers = request.clone();
+                headers.extend(credentials);
+                self.http
+                    .post(self.url.clone())
+                    .headers(headers)
+                    .body(initialize.clone())
+            })
+            .await;
+        let Ok(response) = sent else {
             return false;
         };
         let Some(session) = response
@@ -97,11 +100,14 @@ impl Exchange {
             );
         }
         let sent = self
-            .http
-            .post(self.url.clone())
-            .headers(notify)
-            .body(&initialized[..])
-            .send()
+            .send_authorized("POST", |credentials| {
+                let mut headers = notify.clone();
+                headers.extend(credentials);
+                self.http
+                    .post(self.url.clone())
+                    .headers(headers)
+                    .body(&initialized[..])
+            })
             .await;
         sent.is_ok()
     }
