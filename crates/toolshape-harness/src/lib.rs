@@ -9,3 +9,5 @@
 //! | `conformance_server`, `conformance_client` | what the official conformance suite drives (`conformance/run.sh`) |
 //! | `peer_server` | the peers' two tools (`add`, `get_weather_data`) on toolshape: the side-by-side benchmark |
 //! | `echo_baseline`, `canned_baseline` | the benchmark's baselines: a JSON echo, and a process that answers every line with a precomputed response |
+
+pub mod asking;

@@ -1,6 +1,7 @@
 //! Typed views of requests and notifications whose methods this crate
 //! models, for routing by method.
 
+use crate::completion::CompleteParams;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{Notification, ParamsError, Request, parse_raw_params};
 use crate::lifecycle::{InitializeParams, RequestParams};
@@ -10,7 +11,10 @@ use crate::notifications::{
     CancelledNotificationParams, LoggingMessageNotificationParams, NotificationParams,
     ProgressNotificationParams,
 };
+use crate::prompts::GetPromptParams;
+use crate::resources::{ReadResourceParams, SubscribeParams};
 use crate::subscriptions::{ListenParams, SetLevelParams};
+use crate::tools::PaginatedRequestParams;
 use crate::tools::{CallToolParams, ListToolsParams};
 
 /// A request with a method this crate models, params parsed.
@@ -31,6 +35,22 @@ pub enum KnownRequest {
     SetLoggingLevel(SetLevelParams),
     /// `subscriptions/listen` (2026-07-28).
     Listen(ListenParams),
+    /// `resources/list`.
+    ListResources(PaginatedRequestParams),
+    /// `resources/templates/list`.
+    ListResourceTemplates(PaginatedRequestParams),
+    /// `resources/read`.
+    ReadResource(ReadResourceParams),
+    /// `resources/subscribe` (legacy).
+    Subscribe(SubscribeParams),
+    /// `resources/unsubscribe` (legacy).
+    Unsubscribe(SubscribeParams),
+    /// `prompts/list`.
+    ListPrompts(PaginatedRequestParams),
+    /// `prompts/get`.
+    GetPrompt(GetPromptParams),
+    /// `completion/complete`.
+    Complete(CompleteParams),
 }
 
 /// A notification with a method this crate models, params parsed.
@@ -83,6 +103,16 @@ impl KnownRequest {
             methods::TOOLS_CALL => Self::CallTool(parse_raw_params(params)?),
             methods::LOGGING_SET_LEVEL => Self::SetLoggingLevel(parse_raw_params(params)?),
             methods::SUBSCRIPTIONS_LISTEN => Self::Listen(parse_raw_params(params)?),
+            methods::RESOURCES_LIST => Self::ListResources(parse_raw_params(params)?),
+            methods::RESOURCES_TEMPLATES_LIST => {
+                Self::ListResourceTemplates(parse_raw_params(params)?)
+            }
+            methods::RESOURCES_READ => Self::ReadResource(parse_raw_params(params)?),
+            methods::RESOURCES_SUBSCRIBE => Self::Subscribe(parse_raw_params(params)?),
+            methods::RESOURCES_UNSUBSCRIBE => Self::Unsubscribe(parse_raw_params(params)?),
+            methods::PROMPTS_LIST => Self::ListPrompts(parse_raw_params(params)?),
+            methods::PROMPTS_GET => Self::GetPrompt(parse_raw_params(params)?),
+            methods::COMPLETION_COMPLETE => Self::Complete(parse_raw_params(params)?),
             other => return Err(DispatchError::UnknownMethod(other.to_owned())),
         })
     }
@@ -97,6 +127,14 @@ impl KnownRequest {
             Self::CallTool(_) => methods::TOOLS_CALL,
             Self::SetLoggingLevel(_) => methods::LOGGING_SET_LEVEL,
             Self::Listen(_) => methods::SUBSCRIPTIONS_LISTEN,
+            Self::ListResources(_) => methods::RESOURCES_LIST,
+            Self::ListResourceTemplates(_) => methods::RESOURCES_TEMPLATES_LIST,
+            Self::ReadResource(_) => methods::RESOURCES_READ,
+            Self::Subscribe(_) => methods::RESOURCES_SUBSCRIBE,
+            Self::Unsubscribe(_) => methods::RESOURCES_UNSUBSCRIBE,
+            Self::ListPrompts(_) => methods::PROMPTS_LIST,
+            Self::GetPrompt(_) => methods::PROMPTS_GET,
+            Self::Complete(_) => methods::COMPLETION_COMPLETE,
         }
     }
 
@@ -109,6 +147,13 @@ impl KnownRequest {
             Self::CallTool(params) => params.meta.as_ref(),
             Self::SetLoggingLevel(params) => params.meta.as_ref(),
             Self::Listen(params) => params.meta.as_ref(),
+            Self::ListResources(params)
+            | Self::ListResourceTemplates(params)
+            | Self::ListPrompts(params) => params.meta.as_ref(),
+            Self::ReadResource(params) => params.meta.as_ref(),
+            Self::Subscribe(params) | Self::Unsubscribe(params) => params.meta.as_ref(),
+            Self::GetPrompt(params) => params.meta.as_ref(),
+            Self::Complete(params) => params.meta.as_ref(),
         }
     }
 }

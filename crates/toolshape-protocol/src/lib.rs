@@ -38,7 +38,9 @@
 
 mod serde_util;
 
+pub mod asks;
 pub mod capabilities;
+pub mod completion;
 pub mod content;
 pub mod dispatch;
 pub mod error;
@@ -48,6 +50,8 @@ pub mod lifecycle;
 pub mod meta;
 pub mod methods;
 pub mod notifications;
+pub mod prompts;
+pub mod resources;
 pub mod result;
 pub mod subscriptions;
 pub mod text;

@@ -91,3 +91,19 @@ pub struct InputRequiredResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+impl InputRequiredResult {
+    /// An interim result asking `input_requests` (omitted when empty), with
+    /// `request_state` to echo.
+    pub fn new(
+        input_requests: serde_json::Map<String, Value>,
+        request_state: Option<String>,
+    ) -> Self {
+        Self {
+            result_type: ResultType::InputRequired,
+            input_requests: (!input_requests.is_empty()).then_some(input_requests),
+            request_state,
+            meta: None,
+        }
+    }
+}

@@ -223,6 +223,7 @@ async fn main() -> ExitCode {
     let built = Server::builder("test_server", "0.0.1")
         .options(options)
         .tools(tools())
+        .tools(toolshape_harness::asking::tools())
         .build();
     let server = match built {
         Ok(server) => server,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use toolshape_protocol::meta::keys;
-use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, ResultType, methods};
+use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, methods};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::Client;
@@ -165,19 +165,16 @@ impl Client {
                 .map(|(header, value)| (header.to_owned(), value))
                 .collect();
         }
-        let mut params = CallToolParams::new(name, arguments);
-        params.meta = meta;
         let timeout = options
             .timeout
             .unwrap_or(self.inner.options.request_timeout);
-        let request = peer.request(
-            id.clone(),
-            methods::TOOLS_CALL,
-            &params,
-            route,
-            timeout,
-            true,
-        );
+        let request = self.request_in_rounds(methods::TOOLS_CALL, route, timeout, |round| {
+            let mut params = CallToolParams::new(name, arguments.clone());
+            params.meta = meta.clone();
+            params.input_responses = round.input_responses;
+            params.request_state = round.request_state;
+            params
+        });
         // A cancellation drops the request, which tells the server.
         let answer = match options.cancel {
             Some(cancel) => tokio::select! {
@@ -193,11 +190,6 @@ impl Client {
         let raw = answer?;
         let result: CallToolResult = serde_json::from_str(raw.get())
             .map_err(|e| ClientError::invalid(format!("bad tools/call result: {e}")))?;
-        if matches!(result.result_type, Some(ResultType::InputRequired)) {
-            return Err(ClientError::invalid(
-                "the server asked for input (input_required), which this client does not provide",
-            ));
-        }
         let is_error = result.is_error();
         let mut structured = result.structured_content;
         if !is_error && let Some(entry) = &entry {

@@ -14,11 +14,13 @@
 
 mod call;
 mod error;
+mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
 mod negotiate;
 mod outgoing;
 mod peer;
+mod rounds;
 mod stdio;
 mod tools;
 
@@ -29,7 +31,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::process::Child;
-use toolshape_protocol::{Implementation, Meta, ProtocolVersion};
+use toolshape_protocol::asks::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root,
+};
+use toolshape_protocol::{ErrorObject, Implementation, Meta, ProtocolVersion};
 use toolshape_schema::SchemaEngine;
 
 pub use call::ToolResult;
@@ -39,6 +44,7 @@ pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 pub use negotiate::{Negotiated, Negotiation};
 pub use stdio::{ServerCommand, StderrMode};
 
+use handlers::Handlers;
 use outgoing::Route;
 use peer::Peer;
 
@@ -171,11 +177,12 @@ impl Client {
     /// The `_meta` a request carries: 2026-07-28 puts the revision and the
     /// client's capabilities in every request.
     fn request_meta(&self) -> Option<Meta> {
-        self.inner
-            .negotiated
-            .version
-            .is_stateless()
-            .then(|| negotiate::modern_meta(&self.inner.client_info))
+        self.inner.negotiated.version.is_stateless().then(|| {
+            negotiate::modern_meta(
+                &self.inner.client_info,
+                &self.inner.peer.handlers.capabilities(),
+            )
+        })
     }
 }
 
@@ -187,6 +194,7 @@ pub struct ClientBuilder {
     engine: Option<SchemaEngine>,
     options: ClientOptions,
     hooks: Hooks,
+    handlers: Handlers,
     #[cfg(feature = "client-http")]
     http_auth: Option<Arc<dyn HttpAuth>>,
 }
@@ -198,6 +206,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("client_info", &self.client_info)
             .field("options", &self.options)
             .field("before_call", &self.hooks.before_call.is_some())
+            .field("handlers", &self.handlers)
             .finish_non_exhaustive()
     }
 }
@@ -210,6 +219,7 @@ impl Default for ClientBuilder {
             engine: None,
             options: ClientOptions::default(),
             hooks: Hooks::default(),
+            handlers: Handlers::default(),
             #[cfg(feature = "client-http")]
             http_auth: None,
         }
@@ -253,6 +263,38 @@ impl ClientBuilder {
         self
     }
 
+    /// Answers the server's elicitations (questions for the user) with
+    /// `handler`, and declares the `elicitation` capability (form mode;
+    /// `url_mode` adds URL mode).
+    #[must_use]
+    pub fn on_elicit<F, Fut>(mut self, url_mode: bool, handler: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.set_elicit(url_mode, handler);
+        self
+    }
+
+    /// Answers the server's sampling requests (questions for the model) with
+    /// `handler`, and declares the `sampling` capability.
+    #[must_use]
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.set_sample(handler);
+        self
+    }
+
+    /// Offers these roots to the server, and declares the `roots` capability.
+    #[must_use]
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.handlers.set_roots(roots);
+        self
+    }
+
     /// Asks `confirm` before every call; a `false` declines the call.
     #[must_use]
     pub fn before_call<F, Fut>(mut self, confirm: F) -> Self
@@ -277,7 +319,11 @@ impl ClientBuilder {
 
     /// Starts the server as a child process and connects over its stdin and stdout.
     pub async fn connect_stdio(self, command: ServerCommand) -> Result<Client, ClientError> {
-        let transport = stdio::spawn(&command, self.options.max_message_bytes)?;
+        let transport = stdio::spawn(
+            &command,
+            self.options.max_message_bytes,
+            self.handlers.clone(),
+        )?;
         self.finish(transport.peer, Some(transport.child), transport.stderr)
             .await
     }
@@ -293,6 +339,7 @@ impl ClientBuilder {
             parsed,
             self.options.max_message_bytes,
             self.http_auth.clone(),
+            self.handlers.clone(),
         )?;
         self.finish(peer, None, stdio::StderrTail::default()).await
     }

@@ -41,13 +41,16 @@ pub struct Negotiated {
 }
 
 /// The `_meta` every 2026-07-28 request carries.
-pub(crate) fn modern_meta(client: &Implementation) -> Meta {
+pub(crate) fn modern_meta(client: &Implementation, capabilities: &ClientCapabilities) -> Meta {
     let mut meta = Meta::new();
     meta.insert(
         keys::PROTOCOL_VERSION.into(),
         json!(ProtocolVersion::V2026_07_28.as_str()),
     );
-    meta.insert(keys::CLIENT_CAPABILITIES.into(), json!({}));
+    meta.insert(
+        keys::CLIENT_CAPABILITIES.into(),
+        serde_json::to_value(capabilities).unwrap_or_else(|_| json!({})),
+    );
     if let Ok(info) = serde_json::to_value(client) {
         meta.insert(keys::CLIENT_INFO.into(), info);
     }
@@ -122,7 +125,7 @@ async fn discover(
     client: &Implementation,
     timeout: Duration,
 ) -> Result<Negotiated, ClientError> {
-    let params = json!({ "_meta": modern_meta(client) });
+    let params = json!({ "_meta": modern_meta(client, &peer.handlers.capabilities()) });
     let raw = peer
         .request(
             peer.next_id(),
@@ -161,7 +164,7 @@ async fn initialize(
 ) -> Result<Negotiated, ClientError> {
     let params = InitializeParams::new(
         version.as_str(),
-        ClientCapabilities::default(),
+        peer.handlers.capabilities(),
         client.clone(),
     );
     let raw = peer

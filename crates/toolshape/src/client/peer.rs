@@ -17,6 +17,7 @@ use toolshape_protocol::{
 };
 
 use super::error::{ClientError, ClientErrorKind, TransportError};
+use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
 use crate::tool::Progress;
 use crate::transport::lines::{Line, LineReader, leading_id};
@@ -41,6 +42,8 @@ pub(crate) enum Received {
 #[derive(Debug)]
 pub(crate) struct Peer {
     outgoing: mpsc::Sender<Outbound>,
+    /// What this client answers when the server asks.
+    pub(crate) handlers: Handlers,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
     progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Progress>>>,
     next_id: AtomicI64,
@@ -54,9 +57,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Peer {
-    pub(crate) fn new(outgoing: mpsc::Sender<Outbound>) -> Arc<Peer> {
+    pub(crate) fn new(outgoing: mpsc::Sender<Outbound>, handlers: Handlers) -> Arc<Peer> {
         Arc::new(Peer {
             outgoing,
+            handlers,
             pending: Mutex::default(),
             progress: Mutex::default(),
             next_id: AtomicI64::new(1),
@@ -193,26 +197,7 @@ impl Peer {
                 Received::Other
             }
             Incoming::Request(request) => {
-                // A tools client offers nothing the server may ask for, but ping.
-                let mut body = Vec::with_capacity(96);
-                let written = if request.method == methods::PING {
-                    toolshape_protocol::write_result(&mut body, &request.id, &json!({}))
-                } else {
-                    toolshape_protocol::write_error(
-                        &mut body,
-                        Some(&request.id),
-                        &ErrorObject::method_not_found(&request.method),
-                    )
-                };
-                if written.is_ok() {
-                    let reply = Outgoing {
-                        id: None,
-                        method: "",
-                        body,
-                        route: Route::default(),
-                    };
-                    let _ = self.outgoing.try_send(Outbound::Message(reply));
-                }
+                self.answer_request(request);
                 Received::Other
             }
             // An unreadable response to one of our requests (a malformed
@@ -234,6 +219,49 @@ impl Peer {
                 Received::Invalid
             }
         }
+    }
+
+    /// Answers a request of the server's: `ping`, and the questions the
+    /// handlers take (elicitation, sampling, roots), each on its own task.
+    fn answer_request(&self, request: toolshape_protocol::Request) {
+        let outgoing = self.outgoing.clone();
+        let reply = move |id: &RequestId, answer: Result<serde_json::Value, ErrorObject>| {
+            let mut body = Vec::with_capacity(128);
+            let written = match &answer {
+                Ok(result) => toolshape_protocol::write_result(&mut body, id, result),
+                Err(error) => toolshape_protocol::write_error(&mut body, Some(id), error),
+            };
+            if written.is_ok() {
+                let reply = Outgoing {
+                    id: None,
+                    method: "",
+                    body,
+                    route: Route::default(),
+                };
+                let _ = outgoing.try_send(Outbound::Message(reply));
+            }
+        };
+        if request.method == methods::PING {
+            return reply(&request.id, Ok(json!({})));
+        }
+        let params: serde_json::Value = request
+            .params
+            .as_deref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or(serde_json::Value::Null);
+        let question = serde_json::json!({"method": request.method, "params": params});
+        let Some(ask) = toolshape_protocol::asks::Ask::from_input_request(&question) else {
+            return reply(
+                &request.id,
+                Err(ErrorObject::method_not_found(&request.method)),
+            );
+        };
+        let handlers = self.handlers.clone();
+        let id = request.id;
+        tokio::spawn(async move {
+            let answer = handlers.answer(ask).await;
+            reply(&id, answer);
+        });
     }
 
     fn notification(&self, notification: &Notification) {

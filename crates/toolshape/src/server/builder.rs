@@ -100,11 +100,16 @@ impl ServerBuilder {
         registry
             .register_all(self.tools)
             .map_err(|errors| BuildError { errors })?;
+        let state_key = match &self.options.request_state_key {
+            Some(bytes) => super::asking::StateKey::new(bytes),
+            None => super::asking::StateKey::random(),
+        };
         Ok(Server {
             shared: Arc::new(Shared {
                 registry,
                 options: self.options,
                 info: self.info,
+                state_key,
             }),
         })
     }

@@ -176,8 +176,10 @@ impl Connection {
                 dispatch::notification(&self.session, &self.in_flight, &notification);
                 true
             }
-            Incoming::Response(_) => {
-                tracing::debug!("ignored a response: this server sends no requests");
+            Incoming::Response(response) => {
+                if !self.session.requests.resolve(response) {
+                    tracing::debug!("ignored a response to no request of ours");
+                }
                 true
             }
             Incoming::Invalid { id, error } => self.outbox.error(id.as_ref(), &error).await,

@@ -35,14 +35,7 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
     } = request;
     let answer = match body {
         KnownRequest::CallTool(call) => {
-            return match PreparedCall::prepare(
-                session,
-                id.clone(),
-                tool,
-                &call.name,
-                call.arguments,
-                meta,
-            ) {
+            return match PreparedCall::prepare(shared, session, id.clone(), tool, call, meta) {
                 Ok(prepared) => Step::Call(Box::new(prepared)),
                 Err(error) => Step::error(&id, &error),
             };

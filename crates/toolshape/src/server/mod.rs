@@ -1,6 +1,7 @@
 //! The MCP server: serves a [`ToolRegistry`] over a transport, shaping every
 //! response for the revision each peer speaks.
 
+mod asking;
 mod builder;
 mod call;
 mod connection;
@@ -49,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) registry: ToolRegistry,
     pub(crate) options: ServerOptions,
     pub(crate) info: Implementation,
+    /// Protects the `requestState` of 2026-07-28 rounds.
+    pub(crate) state_key: asking::StateKey,
 }
 
 impl std::fmt::Debug for Server {

@@ -26,6 +26,16 @@ pub struct ServerOptions {
     pub cache_scope: CacheScope,
     /// Guidance for the model about this server.
     pub instructions: Option<String>,
+    /// The secret protecting the `requestState` of 2026-07-28 multi
+    /// round-trip requests (a tool that asks the client). Instances behind
+    /// one load balancer must share it; when unset, each server makes a
+    /// random one, good for one instance.
+    pub request_state_key: Option<Vec<u8>>,
+    /// How long a `requestState` stays valid.
+    pub request_state_ttl: Duration,
+    /// How long a server-to-client request (elicitation, sampling, roots on
+    /// a handshake session) waits for the client's answer.
+    pub ask_timeout: Duration,
 }
 
 impl Default for ServerOptions {
@@ -39,6 +49,9 @@ impl Default for ServerOptions {
             list_ttl: Duration::ZERO,
             cache_scope: CacheScope::Public,
             instructions: None,
+            request_state_key: None,
+            request_state_ttl: Duration::from_secs(10 * 60),
+            ask_timeout: Duration::from_secs(10 * 60),
         }
     }
 }

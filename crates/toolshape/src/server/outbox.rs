@@ -14,7 +14,7 @@ pub(crate) enum Frame {
 }
 
 /// A channel of frames to one peer, in order.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Outbox(pub(crate) mpsc::Sender<Frame>);
 
 impl Outbox {

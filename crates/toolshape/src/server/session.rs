@@ -5,10 +5,12 @@
 //! decides (2024-11-05 through 2025-11-25).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use toolshape_protocol::meta::{RequestMeta, keys};
-use toolshape_protocol::{ErrorObject, LoggingLevel, ProtocolVersion};
+use toolshape_protocol::{ClientCapabilities, ErrorObject, LoggingLevel, ProtocolVersion};
+
+use super::asking::ServerRequests;
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -21,6 +23,10 @@ pub(crate) struct Session {
     initialized: AtomicBool,
     /// The least severe log level the peer asked for with `logging/setLevel`.
     log_level: Mutex<Option<LoggingLevel>>,
+    /// What the peer said it supports in `initialize`.
+    client_capabilities: Mutex<Arc<ClientCapabilities>>,
+    /// The requests this server sent the peer and waits on.
+    pub(crate) requests: Arc<ServerRequests>,
 }
 
 impl Session {
@@ -29,6 +35,23 @@ impl Session {
             .handshake
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(version);
+    }
+
+    pub(crate) fn set_client_capabilities(&self, capabilities: ClientCapabilities) {
+        *self
+            .client_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(capabilities);
+    }
+
+    /// What the peer declared in `initialize` (nothing before it).
+    pub(crate) fn client_capabilities(&self) -> Arc<ClientCapabilities> {
+        Arc::clone(
+            &self
+                .client_capabilities
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     pub(crate) fn handshake(&self) -> Option<ProtocolVersion> {

@@ -7,6 +7,10 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use toolshape_schema::{ValidationError, ValidationErrorKind, Violation};
 
+use std::future::Future as _;
+use std::sync::Arc;
+
+use super::ask::AskContext;
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::handler::ToolOutput;
@@ -14,6 +18,7 @@ use super::options::CallOptions;
 use super::panic::{CatchPanic, Incident};
 use super::registered::RegisteredTool;
 use super::registry::ToolRegistry;
+use super::round::Round;
 
 /// How a call ended.
 #[derive(Debug)]
@@ -25,6 +30,10 @@ pub enum CallOutcome {
     Failed(ToolFailure),
     /// The caller cancelled it; nothing is to be sent back.
     Cancelled,
+    /// The tool asked the client something (2026-07-28): the call ends here
+    /// with these questions, by key, and runs again when the client retries
+    /// with the answers. Only a server that speaks 2026-07-28 gets this.
+    InputRequired(Vec<(String, toolshape_protocol::asks::Ask)>),
 }
 
 /// Why a call failed.
@@ -46,6 +55,25 @@ pub enum ToolFailure {
 }
 
 impl ToolFailure {
+    /// When the tool failed because the client lacks a capability it needed
+    /// (it asked the client something the client cannot answer): the
+    /// capabilities that would have allowed it.
+    pub fn missing_capability(&self) -> Option<&toolshape_protocol::ClientCapabilities> {
+        let ToolFailure::Tool(error) = self else {
+            return None;
+        };
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if let Some(super::AskError::MissingCapability { required, .. }) =
+                cause.downcast_ref::<super::AskError>()
+            {
+                return Some(required);
+            }
+            source = cause.source();
+        }
+        None
+    }
+
     /// The message the caller sees, written for a model to act on. Nothing
     /// internal (a panic's message, an output that was withheld) is in it.
     pub fn message(&self, tool: &str) -> String {
@@ -91,8 +119,16 @@ impl ToolRegistry {
         options: CallOptions,
     ) -> Result<CallOutcome, UnknownTool> {
         let tool = self.get(name).ok_or_else(|| UnknownTool::named(name))?;
-        Ok(tool.run(arguments, options).await)
+        Ok(tool.run(arguments, options, None).await)
     }
+}
+
+/// Who a call may ask (see [`ToolContext::elicit`]), and, for a 2026-07-28
+/// request, the round it is in.
+#[derive(Debug, Clone)]
+pub(crate) struct Asking {
+    pub(crate) context: AskContext,
+    pub(crate) round: Option<Arc<Round>>,
 }
 
 impl RegisteredTool {
@@ -101,6 +137,7 @@ impl RegisteredTool {
         &self,
         arguments: Option<Map<String, Value>>,
         options: CallOptions,
+        asking: Option<Asking>,
     ) -> CallOutcome {
         let arguments = Value::Object(arguments.unwrap_or_default());
         if let Err(error) = self.input.validate(&arguments) {
@@ -111,7 +148,9 @@ impl RegisteredTool {
             return CallOutcome::Failed(failure);
         }
 
-        let context = ToolContext::new(self.name.clone(), options.progress, options.log);
+        let round = asking.as_ref().and_then(|asking| asking.round.clone());
+        let context = ToolContext::new(self.name.clone(), options.progress, options.log)
+            .with_asking(asking.map(|asking| asking.context));
         // The handler runs within this call: dropping the call (its caller went
         // away) drops the handler too, and a panic is caught where it happens.
         let mut task = CatchPanic::new(self.name.clone(), self.handler.call(context, arguments));
@@ -130,8 +169,29 @@ impl RegisteredTool {
                 None => std::future::pending().await,
             }
         };
+        let asked = async {
+            match &round {
+                Some(round) => round.asked().await,
+                None => std::future::pending().await,
+            }
+        };
         let joined = tokio::select! {
             joined = &mut task => joined,
+            () = asked => {
+                // Questions asked side by side (`join!`) are all recorded
+                // before the handler waits: one more poll gathers them.
+                let polled = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(std::pin::Pin::new(&mut task).poll(cx))
+                })
+                .await;
+                match (polled, &round) {
+                    (std::task::Poll::Ready(joined), _) => joined,
+                    (std::task::Poll::Pending, Some(round)) => {
+                        return CallOutcome::InputRequired(round.take_questions());
+                    }
+                    (std::task::Poll::Pending, None) => return CallOutcome::Cancelled,
+                }
+            }
             () = cancelled => return CallOutcome::Cancelled,
             () = deadline => {
                 let limit = options.timeout.unwrap_or_default();

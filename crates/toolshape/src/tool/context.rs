@@ -7,6 +7,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use toolshape_protocol::notifications::LoggingLevel;
 
+use super::ask::AskContext;
+
 /// A progress report from a running tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
@@ -37,12 +39,16 @@ struct LogSink {
     sender: mpsc::UnboundedSender<LogMessage>,
 }
 
-/// What a running tool is handed besides its input.
+/// What a running tool (or prompt, or resource reader) is handed besides
+/// its input: progress reports and log messages for the caller, and (see
+/// [`ToolContext::elicit`], [`ToolContext::sample`], [`ToolContext::roots`])
+/// a way to ask the client.
 #[derive(Debug, Clone, Default)]
 pub struct ToolContext {
     progress: Option<mpsc::UnboundedSender<Progress>>,
     log: Option<LogSink>,
     tool: Arc<str>,
+    asking: Option<AskContext>,
 }
 
 impl ToolContext {
@@ -55,7 +61,18 @@ impl ToolContext {
             progress,
             log: log.map(|(min_level, sender)| LogSink { min_level, sender }),
             tool,
+            asking: None,
         }
+    }
+
+    /// The same context, able to ask the client.
+    pub(crate) fn with_asking(mut self, asking: Option<AskContext>) -> Self {
+        self.asking = asking;
+        self
+    }
+
+    pub(crate) fn asking(&self) -> Option<&AskContext> {
+        self.asking.as_ref()
     }
 
     /// The name of the tool being called.

@@ -3,6 +3,7 @@
 //! and [`ToolRegistry`] (also at the crate root); this module holds the
 //! plumbing under them, for hand-written handlers and in-process callers.
 
+mod ask;
 mod call;
 mod context;
 mod cursor;
@@ -13,8 +14,12 @@ mod options;
 mod panic;
 mod registered;
 mod registry;
+mod round;
 mod schema;
 
+pub(crate) use ask::{AskContext, Asker};
+pub use ask::{AskError, Elicitation};
+pub(crate) use call::Asking;
 pub use call::{CallOutcome, ToolFailure, UnknownTool};
 pub use context::{LogMessage, Progress, ToolContext};
 pub use definition::Tool;
@@ -24,3 +29,4 @@ pub use options::CallOptions;
 pub(crate) use registered::RegisteredTool;
 pub use registered::RegistrationError;
 pub use registry::ToolRegistry;
+pub(crate) use round::{MAX_QUESTIONS, Round};

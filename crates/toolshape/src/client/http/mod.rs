@@ -21,6 +21,7 @@ pub use auth::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 use session::HttpState;
 
 use super::error::{ClientError, TransportError};
+use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing};
 use super::peer::{Peer, Received};
 
@@ -29,12 +30,13 @@ pub(crate) fn connect(
     url: reqwest::Url,
     max_message_bytes: usize,
     auth: Option<Arc<dyn HttpAuth>>,
+    handlers: Handlers,
 ) -> Result<Arc<Peer>, ClientError> {
     let http = reqwest::Client::builder()
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing);
+    let peer = Peer::new(outgoing, handlers);
     let exchange = Exchange {
         http,
         url,

@@ -34,7 +34,7 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
         Incoming::Invalid { id, error } => {
             response::error(StatusCode::BAD_REQUEST, id.as_ref(), &error)
         }
-        Incoming::Response(_) => StatusCode::ACCEPTED.into_response(),
+        Incoming::Response(response) => answer(&app, &headers, response),
         Incoming::Notification(notification) => notify(&app, &headers, &notification),
         Incoming::Request(request) => match ParsedRequest::parse(request, &app.shared.registry) {
             Ok(request) => match request.meta.protocol_version.clone() {
@@ -59,6 +59,23 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
                 }
             }
         },
+    }
+}
+
+/// A client's answer to a request of ours (elicitation, sampling, roots on a
+/// handshake session): handed to the call waiting for it.
+fn answer(app: &App, headers: &HeaderMap, response: toolshape_protocol::Response) -> Response {
+    if !app.options.sessions || header(headers, names::SESSION_ID).is_none() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    match legacy::session_of(app, headers) {
+        Ok(session) => {
+            if !session.session.requests.resolve(response) {
+                tracing::debug!("ignored a response to no request of ours");
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        Err(refused) => refused,
     }
 }
 

@@ -1,0 +1,101 @@
+//! Multi round-trip requests (2026-07-28), on the client's side: when the
+//! server answers `input_required`, the client's handlers answer its
+//! questions and the request goes again, with the answers and the server's
+//! `requestState`, under a new id, a bounded number of times.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use toolshape_protocol::InputRequiredResult;
+use toolshape_protocol::asks::Ask;
+
+use super::Client;
+use super::error::{ClientError, ClientErrorKind};
+use super::outgoing::Route;
+
+/// Most rounds one request goes through.
+pub(crate) const MAX_ROUNDS: usize = 8;
+
+/// What the retry of a request carries.
+#[derive(Debug, Default)]
+pub(crate) struct RoundInput {
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    pub(crate) request_state: Option<String>,
+}
+
+/// Whether a result is an interim `input_required` one (read without
+/// parsing the rest).
+fn is_input_required(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Probe {
+        result_type: Option<String>,
+    }
+    serde_json::from_str::<Probe>(raw.get())
+        .is_ok_and(|probe| probe.result_type.as_deref() == Some("input_required"))
+}
+
+impl Client {
+    /// Sends `method` with the params `build` makes for each round, until
+    /// the server's answer is final.
+    pub(crate) async fn request_in_rounds<P, F>(
+        &self,
+        method: &'static str,
+        route: Route,
+        timeout: Duration,
+        mut build: F,
+    ) -> Result<Box<RawValue>, ClientError>
+    where
+        P: Serialize,
+        F: FnMut(RoundInput) -> P,
+    {
+        let peer = &self.inner.peer;
+        let mut input = RoundInput::default();
+        for _ in 0..MAX_ROUNDS {
+            let params = build(std::mem::take(&mut input));
+            let raw = peer
+                .request(
+                    peer.next_id(),
+                    method,
+                    &params,
+                    route.clone(),
+                    timeout,
+                    true,
+                )
+                .await?;
+            if !is_input_required(&raw) {
+                return Ok(raw);
+            }
+            let interim: InputRequiredResult = serde_json::from_str(raw.get())
+                .map_err(|e| ClientError::invalid(format!("bad input_required result: {e}")))?;
+            if interim.input_requests.is_none() && interim.request_state.is_none() {
+                return Err(ClientError::invalid(
+                    "an input_required result with neither inputRequests nor requestState",
+                ));
+            }
+            let mut responses = Map::new();
+            for (key, request) in interim.input_requests.unwrap_or_default() {
+                let ask = Ask::from_input_request(&request).ok_or_else(|| {
+                    ClientError::invalid(format!(
+                        "input request {key:?} is not one a client answers"
+                    ))
+                })?;
+                let answer = peer
+                    .handlers
+                    .answer(ask)
+                    .await
+                    .map_err(ClientErrorKind::Protocol)?;
+                responses.insert(key, answer);
+            }
+            input = RoundInput {
+                input_responses: (!responses.is_empty()).then_some(responses),
+                request_state: interim.request_state,
+            };
+        }
+        Err(ClientError::invalid(format!(
+            "the server still asked for input after {MAX_ROUNDS} rounds"
+        )))
+    }
+}

@@ -1,0 +1,260 @@
+//! Asking the client from inside a running tool (or prompt, or resource
+//! reader): the user (elicitation), the client's model (sampling), its
+//! roots. The same code works on every revision: on the handshake ones the
+//! server sends the client a request and waits for its answer; on
+//! 2026-07-28 the call ends with an `input_required` result and runs again,
+//! from the start, when the client retries with the answers (so the code
+//! before a question should be free of side effects, or idempotent).
+
+use std::sync::{Arc, OnceLock};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use toolshape_protocol::asks::{
+    Ask, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
+    ListRootsResult, Root,
+};
+use toolshape_protocol::{ClientCapabilities, ErrorObject};
+use toolshape_schema::{SchemaEngine, Trust, ValidationError};
+
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::handler::BoxFuture;
+
+/// How a server asks its client; one per request (legacy sessions send a
+/// request; 2026-07-28 answers from the retry or ends the round).
+pub(crate) trait Asker: Send + Sync + std::fmt::Debug {
+    /// Asks; resolves with the client's result, as JSON.
+    fn ask(&self, ask: Ask) -> BoxFuture<Result<Value, AskError>>;
+}
+
+/// Who a request's handler may ask, and what the client said it supports.
+#[derive(Debug, Clone)]
+pub(crate) struct AskContext {
+    /// The client's capabilities (from `initialize`, or this request's `_meta`).
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    pub(crate) asker: Arc<dyn Asker>,
+}
+
+/// Why asking the client failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AskError {
+    /// The client did not declare the capability the question needs.
+    #[error(
+        "the client does not support {what} (it did not declare the `{capability}` capability)"
+    )]
+    MissingCapability {
+        /// What was asked, in words.
+        what: &'static str,
+        /// The capability it needs, as the client would declare it.
+        capability: &'static str,
+        /// The capabilities that would allow it.
+        required: Box<ClientCapabilities>,
+    },
+    /// There is no client to ask (the tool was called in process).
+    #[error("there is no client to ask: the tool was called in process")]
+    NoClient,
+    /// The client answered with an error.
+    #[error("the client refused {method}: {error}")]
+    Refused {
+        /// The request.
+        method: &'static str,
+        /// Its error.
+        #[source]
+        error: ErrorObject,
+    },
+    /// The client's answer is not what the request asks for.
+    #[error("the client's answer to {method} is malformed: {reason}")]
+    Malformed {
+        /// The request.
+        method: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The elicited answer does not match the requested schema.
+    #[error("the answer does not match the requested schema: {0}")]
+    Invalid(#[source] ValidationError),
+    /// The connection to the client ended before it answered.
+    #[error("the client went away before it answered")]
+    Closed,
+    /// The client did not answer in time.
+    #[error("the client did not answer within {} s", .0.as_secs())]
+    TimedOut(std::time::Duration),
+}
+
+impl From<AskError> for ToolError {
+    fn from(error: AskError) -> Self {
+        ToolError::with_source(error.to_string(), error)
+    }
+}
+
+/// What the user did with a typed elicitation.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Elicitation<T> {
+    /// Submitted: the answer, checked against the requested schema and decoded.
+    Accepted(T),
+    /// Explicitly declined.
+    Declined,
+    /// Dismissed without a choice.
+    Cancelled,
+}
+
+fn engine() -> &'static SchemaEngine {
+    static ENGINE: OnceLock<SchemaEngine> = OnceLock::new();
+    ENGINE.get_or_init(|| SchemaEngine::builder().trust(Trust::Trusted).build())
+}
+
+/// The elicitation schema of `T`: a flat object of primitive properties, as
+/// derived (schemars), without `$schema` and `title` at the root.
+fn requested_schema<T: JsonSchema>() -> Value {
+    let mut schema = super::schema::derive_input::<T>();
+    if let Value::Object(root) = &mut schema {
+        root.remove("$schema");
+        root.remove("title");
+    }
+    schema
+}
+
+fn decode<R: DeserializeOwned>(method: &'static str, answer: Value) -> Result<R, AskError> {
+    serde_json::from_value(answer).map_err(|e| AskError::Malformed {
+        method,
+        reason: toolshape_protocol::text::excerpt(&e.to_string(), 200),
+    })
+}
+
+impl ToolContext {
+    /// The capabilities the client declared, when a client is calling.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.asking().map(|asking| asking.capabilities.as_ref())
+    }
+
+    fn asker(
+        &self,
+        what: &'static str,
+        capability: &'static str,
+        declared: impl Fn(&ClientCapabilities) -> bool,
+        required: impl FnOnce() -> ClientCapabilities,
+    ) -> Result<&Arc<dyn Asker>, AskError> {
+        let asking = self.asking().ok_or(AskError::NoClient)?;
+        if declared(&asking.capabilities) {
+            Ok(&asking.asker)
+        } else {
+            Err(AskError::MissingCapability {
+                what,
+                capability,
+                required: Box::new(required()),
+            })
+        }
+    }
+
+    /// Asks the user, through the client, to fill a form shaped by `T`: the
+    /// requested schema is derived from `T`, and the answer is checked
+    /// against it and decoded, like a tool's output.
+    pub async fn elicit<T: DeserializeOwned + JsonSchema>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ToolError> {
+        let schema = requested_schema::<T>();
+        let compiled = engine()
+            .compile(&schema)
+            .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;
+        let result = self
+            .elicit_form(ElicitParams::form(message, schema))
+            .await?;
+        match result.action {
+            ElicitAction::Decline => Ok(Elicitation::Declined),
+            ElicitAction::Cancel => Ok(Elicitation::Cancelled),
+            ElicitAction::Accept => {
+                let content = Value::Object(result.content.unwrap_or_default());
+                compiled.validate(&content).map_err(AskError::Invalid)?;
+                let value = decode(toolshape_protocol::methods::ELICITATION_CREATE, content)?;
+                Ok(Elicitation::Accepted(value))
+            }
+        }
+    }
+
+    /// Asks the user, through the client, with a form given as is.
+    pub async fn elicit_form(&self, params: ElicitParams) -> Result<ElicitResult, AskError> {
+        let asker = self.asker(
+            "asking the user (elicitation)",
+            "elicitation",
+            |caps| caps.supports_elicitation(),
+            || {
+                let mut required = ClientCapabilities::default();
+                required.elicitation = Some(Map::new());
+                required
+            },
+        )?;
+        let answer = asker.ask(Ask::Elicit(params)).await?;
+        decode(toolshape_protocol::methods::ELICITATION_CREATE, answer)
+    }
+
+    /// Asks the user to visit `url` (URL-mode elicitation, 2025-11-25 on).
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<ElicitAction, AskError> {
+        let asker = self.asker(
+            "sending the user to a URL (URL-mode elicitation)",
+            "elicitation.url",
+            |caps| {
+                caps.elicitation
+                    .as_ref()
+                    .is_some_and(|modes| modes.contains_key("url"))
+            },
+            || {
+                let mut modes = Map::new();
+                modes.insert("url".into(), Value::Object(Map::new()));
+                let mut required = ClientCapabilities::default();
+                required.elicitation = Some(modes);
+                required
+            },
+        )?;
+        let answer = asker
+            .ask(Ask::Elicit(ElicitParams::url(message, url, elicitation_id)))
+            .await?;
+        let result: ElicitResult = decode(toolshape_protocol::methods::ELICITATION_CREATE, answer)?;
+        Ok(result.action)
+    }
+
+    /// Asks the client's model (sampling).
+    pub async fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, AskError> {
+        let asker = self.asker(
+            "asking the client's model (sampling)",
+            "sampling",
+            |caps| caps.supports_sampling(),
+            || {
+                let mut required = ClientCapabilities::default();
+                required.sampling = Some(Map::new());
+                required
+            },
+        )?;
+        let answer = asker.ask(Ask::Sample(params)).await?;
+        decode(toolshape_protocol::methods::SAMPLING_CREATE_MESSAGE, answer)
+    }
+
+    /// The client's roots.
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        let asker = self.asker(
+            "listing the client's roots",
+            "roots",
+            |caps| caps.roots.is_some(),
+            || {
+                let mut required = ClientCapabilities::default();
+                required.roots = Some(Default::default());
+                required
+            },
+        )?;
+        let answer = asker.ask(Ask::Roots).await?;
+        let result: ListRootsResult = decode(toolshape_protocol::methods::ROOTS_LIST, answer)?;
+        Ok(result.roots)
+    }
+}
