@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark over Streamable HTTP: toolshape's peer_server
 # (`--http`, stateless 2026-07-28) against rmcp 3.9.0's StreamableHttpService
-# on axum (bench/rmcp-http-peer, stateless, JSON responses), both driven by
+# on axum (peers/rmcp's mcp-peer-rmcp-http, stateless, JSON responses), both driven by
 # `toolshape bench --url` with many independent HTTP clients, one server at a
 # time on a free loopback port. Prints one table with calls/s, p50, p99,
 # failures, mismatches and the ratio to rmcp. Exits non-zero if any call was
@@ -31,8 +31,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
   cargo build --release --locked -q -p toolshape-cli
   cargo build --release --locked -q -p toolshape --example peer_server
   echo "building the rmcp HTTP peer (release)..." >&2
-  cargo build --release --locked -q --manifest-path "$root/bench/rmcp-http-peer/Cargo.toml" \
-    --target-dir "$work/rmcp-http-target"
+  cargo build --release --locked -q --manifest-path "$root/peers/rmcp/Cargo.toml" \
+    --target-dir "$work/rmcp-target" --features http --bin mcp-peer-rmcp-http
 fi
 bench=$root/target/release/toolshape
 
@@ -89,7 +89,7 @@ run() {
   [ "$rc" -eq 0 ] || status=1
 }
 
-[[ "$want" == *" rmcp "* ]] && run rmcp "$work/rmcp-http-target/release/mcp-peer-rmcp-http"
+[[ "$want" == *" rmcp "* ]] && run rmcp "$work/rmcp-target/release/mcp-peer-rmcp-http"
 [[ "$want" == *" toolshape "* ]] && run toolshape "$root/target/release/examples/peer_server" --http
 
 python3 - "$results" "$calls" "$clients" "$concurrency" <<'PY' || status=1

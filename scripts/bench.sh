@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark over stdio: toolshape's peer_server against the rmcp,
-# TypeScript SDK, Python SDK and FastMCP peers in ../shared/peers, and a raw
+# TypeScript SDK, Python SDK and FastMCP peers of peers/ (same two tools), and a raw
 # echo baseline, all driven by `toolshape bench` (validation on at both ends)
 # in one run. Prints one table with calls/s, p50, p99 and the ratio to rmcp,
 # and the CPU time each server process spent per call ("CPU vs rmcp" above
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-peers_src=${PEERS_HOME:-$root/../shared/peers}
+peers_src=${PEERS_HOME:-$root/peers}
 work=$root/target/peers
 calls=${1:-20000}
 concurrency=${2:-8}
