@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark over Streamable HTTP: toolshape's peer_server
 # (`--http`, stateless 2026-07-28) against rmcp 3.9.0's StreamableHttpService
-# on axum (bench/rmcp-http-peer, stateless, JSON responses), both driven by
+# on axum (peers/rmcp's mcp-peer-rmcp-http, stateless, JSON responses), both driven by
 # `toolshape bench --url` with many independent HTTP clients, one server at a
 # time on a free loopback port. Prints one table with calls/s, p50, p99,
 # failures, mismatches, the ratio to rmcp, and each server's CPU time per
@@ -47,8 +47,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
   cargo build --release --locked -q -p toolshape-cli
   cargo build --release --locked -q -p toolshape-harness --bin peer_server
   echo "building the rmcp HTTP peer (release)..." >&2
-  cargo build --release --locked -q --manifest-path "$root/bench/rmcp-http-peer/Cargo.toml" \
-    --target-dir "$work/rmcp-http-target"
+  cargo build --release --locked -q --manifest-path "$root/peers/rmcp/Cargo.toml" \
+    --target-dir "$work/rmcp-target" --features http --bin mcp-peer-rmcp-http
 fi
 bench=$root/target/release/toolshape
 
@@ -124,7 +124,7 @@ run_wrk() {
   echo "{\"name\":\"$name\",\"wrk\":$line,\"cpu_ticks\":$((after - before))}" >> "$results"
 }
 
-rmcp_bin="$work/rmcp-http-target/release/mcp-peer-rmcp-http"
+rmcp_bin="$work/rmcp-target/release/mcp-peer-rmcp-http"
 toolshape_bin="$root/target/release/peer_server"
 [[ "$want" == *" rmcp "* ]] && run rmcp "$rmcp_bin"
 [[ "$want" == *" toolshape "* ]] && run toolshape "$toolshape_bin" --http

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark over stdio: toolshape's peer_server against the rmcp,
-# TypeScript SDK, Python SDK and FastMCP peers in ../shared/peers, and a raw
+# TypeScript SDK, Python SDK and FastMCP peers of peers/ (same two tools), and a raw
 # echo baseline, all driven by `toolshape bench` (validation on at both ends)
 # in one run. Prints one table with calls/s, p50, p99 and the ratio to rmcp,
 # and the CPU time each server process spent per call ("CPU vs rmcp" above
@@ -14,11 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-peers_src=${PEERS_HOME:-$root/../shared/peers}
+peers_src=${PEERS_HOME:-$root/peers}
 work=$root/target/peers
 calls=${1:-20000}
 concurrency=${2:-8}
-want=${PEERS:-"toolshape rmcp ts py-mcp py-fastmcp echo"}
+want=${PEERS:-"toolshape rmcp ts py-mcp py-fastmcp echo canned"}
 mkdir -p "$work"
 
 has() { [[ " $want " == *" $1 "* ]]; }
@@ -57,6 +57,10 @@ has ts && run typescript get_weather_data "$weather_args" node "$work/ts/server.
 has py-mcp && run python-mcp get_weather_data "$weather_args" "$work/py-mcp-venv/bin/python" "$peers_src/py-mcp/server.py"
 has py-fastmcp && run fastmcp get_weather_data "$weather_args" "$work/py-fastmcp-venv/bin/python" "$peers_src/py-fastmcp/server.py"
 has echo && run raw-echo echo "$echo_args" "$root/target/release/echo_baseline"
+# The physical limit: a process answering every line with a response prepared
+# at start (the same payload), finding id and method by scanning bytes.
+has canned && run canned-reply get_weather_data "$weather_args" \
+  "$root/target/release/canned_baseline" get_weather_data "$echo_args"
 
 python3 - "$results" "$calls" "$concurrency" <<'PY'
 import json, sys

@@ -22,6 +22,9 @@ step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastM
 bash scripts/setup-peers.sh
 export TOOLSHAPE_PEERS="$PWD/target/peers"
 
+step "the peers keep their tool contract (legacy and 2026-07-28 eras)"
+python3 peers/check.py
+
 step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
 cargo test --workspace --locked
 

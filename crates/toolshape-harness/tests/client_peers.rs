@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The client against the peers of `../shared/peers` (rmcp, TypeScript SDK,
+//! The client against the repository's peers of `peers/` (rmcp, TypeScript SDK,
 //! Python SDK, FastMCP), each a child process over pipes, automatically
 //! negotiated and pinned to 2025-11-25: both tools listed, typed `add` and
 //! `get_weather_data` calls that decode into Rust types and match the values

@@ -1,4 +1,4 @@
-//! The peers' two tools, `add` and `get_weather_data`, as `../shared/peers/README.md`
+//! The peers' two tools, `add` and `get_weather_data`, as `peers/README.md`
 //! defines them, served by toolshape over stdio: the server side of the
 //! side-by-side benchmark (`scripts/bench.sh`) and of the interop tests.
 //!

@@ -1,5 +1,5 @@
 //! Shared by the `client_*` integration tests: the server binaries they start
-//! and the peers of `../shared/peers` (see `scripts/setup-peers.sh`).
+//! and the repository's peer servers of `peers/` (see `scripts/setup-peers.sh`).
 //!
 //! The binaries they start are cargo's own for the package under test: the
 //! harness's servers for the harness's tests, `toolshape` for the CLI's.
@@ -67,7 +67,7 @@ pub fn options() -> ClientOptions {
     options
 }
 
-/// The peers of `../shared/peers`, as `scripts/setup-peers.sh` installs them.
+/// The peers of `peers/`, as `scripts/setup-peers.sh` installs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeerKind {
     /// The rmcp (Rust) peer.
@@ -89,7 +89,7 @@ impl PeerKind {
         PeerKind::PyFastmcp,
     ];
 
-    /// Its folder name under `../shared/peers`.
+    /// Its folder name under `peers/`.
     pub fn name(self) -> &'static str {
         match self {
             PeerKind::Rmcp => "rmcp",
@@ -105,11 +105,12 @@ impl PeerKind {
     }
 }
 
-/// The peers' sources: `$PEERS_HOME`, or `../shared/peers` beside the workspace.
+/// The peers' sources: `$PEERS_HOME`, or the workspace's `peers/` folder.
 pub fn peers_home() -> PathBuf {
     std::env::var_os("PEERS_HOME")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/peers"))
+        .unwrap_or_else(|| workspace_root().join("peers"))
 }
 
 /// Where the peers are installed: `$TOOLSHAPE_PEERS` (a relative path is
