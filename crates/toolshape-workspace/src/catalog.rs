@@ -63,7 +63,9 @@ pub const FIND: ToolInfo = ToolInfo {
         use `**/name` to match at any depth. Symbolic links are listed, never followed. \
         Returns {matches: [{path, kind, size}], truncated}: matches in depth-first order with \
         each directory's entries sorted by name, at most 1000 of them; `truncated` is true when \
-        that cap, or the walk's bound (100000 entries, 32 levels), cut the search short.",
+        that cap, or the walk's bound (100000 entries, 32 levels), cut the search short. \
+        A glob may be at most 1024 bytes, with at most 64 segments, 64 wildcards, 128 \
+        alternation branches and 8 levels of nested `{...}`; larger ones are refused.",
 };
 
 /// [`crate::Workspace::analyze_project`].

@@ -22,9 +22,11 @@
 pub mod catalog;
 mod error;
 mod fsutil;
+mod glob;
 pub mod limits;
 pub mod mcp;
 mod paths;
+mod sandbox;
 mod text;
 mod time;
 mod tools;
@@ -32,6 +34,7 @@ mod tools;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use error::{MAX_ECHO_CHARS, WorkspaceError};
 pub use fsutil::EntryKind;
@@ -49,28 +52,35 @@ pub use tools::list_directory::{DirEntry, ListDirectoryInput};
 pub use tools::read_text::ReadTextInput;
 
 /// A directory tree the tools may read, and nothing outside it.
+///
+/// The root directory is opened once, by [`Workspace::open`]; every tool
+/// reaches files only from that open handle, with the kernel refusing any
+/// lookup that would leave it (see the `sandbox` module).
 #[derive(Debug, Clone)]
 pub struct Workspace {
-    /// Canonical (absolute, symlink-free) root directory.
-    root: PathBuf,
+    /// Canonical (absolute, symlink-free) root directory, for display.
+    root_path: PathBuf,
+    /// The root, open.
+    root: Arc<sandbox::Root>,
 }
 
 impl Workspace {
     /// Opens the workspace rooted at `root`, which is canonicalized (made
     /// absolute, symbolic links resolved) and must be a directory.
     pub fn open(root: impl AsRef<Path>) -> io::Result<Self> {
-        let root = fs::canonicalize(root)?;
-        if !fs::metadata(&root)?.is_dir() {
+        let root_path = fs::canonicalize(root)?;
+        if !fs::metadata(&root_path)?.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
                 "the workspace root is not a directory",
             ));
         }
-        Ok(Self { root })
+        let root = Arc::new(sandbox::Root::open(&root_path)?);
+        Ok(Self { root_path, root })
     }
 
-    /// The canonical root directory.
+    /// The canonical root directory (as it was when the workspace was opened).
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.root_path
     }
 }

@@ -33,9 +33,46 @@ pub const FIND_MAX_VISITED: usize = 100_000;
 /// walked.
 pub const FIND_MAX_DEPTH: usize = 32;
 
+/// `find`: the longest glob accepted, in bytes. Longer patterns are refused
+/// before they are parsed.
+pub const GLOB_MAX_BYTES: usize = 1_024;
+
+/// `find`: the most `/`-separated segments in a glob.
+pub const GLOB_MAX_SEGMENTS: usize = 64;
+
+/// `find`: the most wildcards in a glob (`*`, `**`, `?` and `[...]` classes
+/// each count one).
+pub const GLOB_MAX_WILDCARDS: usize = 64;
+
+/// `find`: the deepest nesting of `{...}` alternations in a glob
+/// (`{a,{b,c}}` is 2).
+pub const GLOB_MAX_NESTING: usize = 8;
+
+/// `find`: the most alternation branches in a glob, over all its `{...}`
+/// groups (`{a,b}/{c,d,e}` has 5).
+pub const GLOB_MAX_BRANCHES: usize = 128;
+
+/// `find`: the largest compiled matcher a glob may turn into (1 MiB); a glob
+/// within the other bounds that still passes it is refused.
+pub const GLOB_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// `find`: the most memory the matcher's lazily built automaton may use while
+/// matching (2 MiB).
+pub const GLOB_REGEX_DFA_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+
+/// `find` and `analyze_project`: the most bytes of directory entries a walk
+/// holds at once (listed but not yet visited; each entry counts its name plus
+/// 48 bytes). A directory whose listing would pass it is cut there and the
+/// result is marked truncated (8 MiB).
+pub const WALK_MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
+
 /// `analyze_project`: the most regular files looked at; the rest are not
 /// counted.
 pub const PROJECT_MAX_FILES: usize = 20_000;
+
+/// `analyze_project`: the most entries (files, directories, links) looked
+/// at in one walk.
+pub const PROJECT_MAX_VISITED: usize = 100_000;
 
 /// `analyze_project`: how many directory levels are walked.
 pub const PROJECT_MAX_DEPTH: usize = 32;

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::WorkspaceError;
 use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS};
-use crate::paths;
 use crate::{Workspace, fsutil, text};
 
 /// Which analysis `analyze_dataset` runs.
@@ -129,8 +128,10 @@ impl Workspace {
         input: AnalyzeDatasetInput,
     ) -> Result<DatasetAnalysis, WorkspaceError> {
         let user = input.path.as_str();
-        let target = paths::resolve(&self.root, user)?;
-        let (file, _) = fsutil::open_regular(&target, user, Some(DATASET_MAX_BYTES))?;
+        let target = self.root.target(user)?;
+        let (file, _) = self
+            .root
+            .open_file(&target, user, Some(DATASET_MAX_BYTES))?;
         let (bytes, more) = fsutil::read_prefix(file, DATASET_MAX_BYTES, user)?;
         if more {
             // The file grew past the limit after it was measured.
