@@ -94,6 +94,14 @@ pub const DATASET_MAX_ROWS: u64 = 200_000;
 /// `analyze_dataset`: CSV files with more columns than this are refused.
 pub const DATASET_MAX_COLUMNS: u64 = 1_000;
 
+/// `analyze_dataset`: the longest row (header included) accepted, in bytes
+/// (1 MiB); a longer one is refused, however it is quoted.
+pub const DATASET_MAX_ROW_BYTES: usize = 1024 * 1024;
+
+/// `analyze_dataset`: the median of a column is exact while the column has
+/// at most this many distinct values, and estimated (P² algorithm) beyond.
+pub const DATASET_EXACT_MEDIAN_DISTINCT: usize = 256;
+
 /// `analyze_dataset`: correlation analysis is refused when more columns than
 /// this are numeric (the output would hold n·(n−1)/2 pairs).
 pub const DATASET_MAX_CORRELATION_COLUMNS: u64 = 50;
