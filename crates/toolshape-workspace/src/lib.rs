@@ -7,7 +7,9 @@
 //! `outputSchema`; [`catalog`] holds their names and descriptions.
 //!
 //! All tools are read-only and confined to the root: see [`WorkspaceError`]
-//! for what is refused, and [`limits`] for every bound they enforce.
+//! for what is refused, and [`limits`] for every bound they enforce. Every
+//! call reserves its worst-case memory from one [`MemoryBudget`] shared by
+//! all calls first, and waits (or is refused as busy) when it is full.
 //!
 //! | tool | input | output root |
 //! | --- | --- | --- |
@@ -19,6 +21,7 @@
 //! | [`analyze_project`](Workspace::analyze_project) | object | object [`ProjectAnalysis`] |
 //! | [`analyze_dataset`](Workspace::analyze_dataset) | object | object [`DatasetAnalysis`] with `allOf`/`if`/`then` |
 
+mod budget;
 pub mod catalog;
 mod error;
 mod fsutil;
@@ -36,6 +39,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use budget::MemoryBudget;
 pub use error::{MAX_ECHO_CHARS, WorkspaceError};
 pub use fsutil::EntryKind;
 pub use tools::analyze_dataset::{
@@ -62,6 +66,8 @@ pub struct Workspace {
     root_path: PathBuf,
     /// The root, open.
     root: Arc<sandbox::Root>,
+    /// Shared by every clone: what running calls may reserve together.
+    budget: MemoryBudget,
 }
 
 impl Workspace {
@@ -76,7 +82,25 @@ impl Workspace {
             ));
         }
         let root = Arc::new(sandbox::Root::open(&root_path)?);
-        Ok(Self { root_path, root })
+        Ok(Self {
+            root_path,
+            root,
+            budget: MemoryBudget::default(),
+        })
+    }
+
+    /// Uses `budget` for every call on this workspace and its clones (the
+    /// default is [`limits::MEMORY_BUDGET_BYTES`], waiting at most
+    /// [`limits::MEMORY_BUDGET_WAIT`]).
+    #[must_use]
+    pub fn with_memory_budget(mut self, budget: MemoryBudget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The memory budget calls reserve from.
+    pub fn memory_budget(&self) -> &MemoryBudget {
+        &self.budget
     }
 
     /// The canonical root directory (as it was when the workspace was opened).

@@ -82,8 +82,9 @@ pub const PROJECT_MAX_DEPTH: usize = 32;
 pub const PROJECT_LOC_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// `analyze_project`: manifests (`Cargo.toml`, `package.json`,
-/// `pyproject.toml`) larger than this (1 MiB) are ignored.
-pub const MANIFEST_MAX_BYTES: u64 = 1024 * 1024;
+/// `pyproject.toml`) larger than this (128 KiB) are ignored. Parsing one
+/// takes up to about 100 times its size in memory while it runs.
+pub const MANIFEST_MAX_BYTES: u64 = 128 * 1024;
 
 /// `analyze_dataset`: CSV files larger than this (16 MiB) are refused.
 pub const DATASET_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -108,3 +109,45 @@ pub const DATASET_MAX_CORRELATION_COLUMNS: u64 = 50;
 
 /// Longest path accepted from a caller, in bytes.
 pub const MAX_PATH_BYTES: usize = 4_096;
+
+/// The memory all running tool calls may reserve together unless told
+/// otherwise (512 MiB; `toolshape serve --memory-budget MIB`). See
+/// [`crate::MemoryBudget`].
+pub const MEMORY_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How long a call waits for room in the memory budget before it is refused
+/// as busy, unless told otherwise (10 s; `toolshape serve` waits up to three
+/// quarters of `--call-timeout`).
+pub const MEMORY_BUDGET_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What one call reserves from the memory budget, by tool: its worst case
+/// under the bounds above.
+pub mod reserve {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+
+    /// `file_info`, `count_lines`, `find` by path: a 64 KiB read buffer and
+    /// small records.
+    pub const SMALL: u64 = 256 * KIB;
+
+    /// `list_directory`: up to 10000 entries with names of up to 255 bytes.
+    pub const LIST_DIRECTORY: u64 = 4 * MIB;
+
+    /// `read_text`: three copies of what is read (bytes, text, answer) plus
+    /// this.
+    pub const READ_TEXT_BASE: u64 = 256 * KIB;
+
+    /// `find` by glob: the matcher (1 MiB program, 2 MiB automaton), the
+    /// walk's pending entries (8 MiB) and up to 1000 matches of up to 8 KiB
+    /// paths.
+    pub const FIND_GLOB: u64 = 24 * MIB;
+
+    /// `analyze_project`: the walk's pending entries (8 MiB) and a manifest
+    /// being parsed (up to about 100 times its 128 KiB).
+    pub const ANALYZE_PROJECT: u64 = 32 * MIB;
+
+    /// `analyze_dataset`: the parser's row (1 MiB) and buffer, the header,
+    /// and per column (up to 1000) running statistics with up to 256 counted
+    /// distinct values.
+    pub const ANALYZE_DATASET: u64 = 12 * MIB;
+}

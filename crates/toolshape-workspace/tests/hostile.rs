@@ -68,8 +68,8 @@ fn deeply_nested_manifests_are_ignored_without_crashing() {
 #[test]
 fn manifests_full_of_keys_and_odd_types_still_parse() {
     let fx = Fixture::new();
-    // Tens of thousands of dependencies, each a key.
-    let deps: String = (0..40_000).map(|i| format!("d{i} = \"1\"\n")).collect();
+    // Ten thousand dependencies, each a key.
+    let deps: String = (0..10_000).map(|i| format!("d{i} = \"1\"\n")).collect();
     fx.write(
         "big/Cargo.toml",
         format!("[package]\nname = \"big\"\n[dependencies]\n{deps}"),
@@ -81,7 +81,7 @@ fn manifests_full_of_keys_and_odd_types_still_parse() {
         })
         .unwrap();
     assert_eq!(out.project.name, "big");
-    assert_eq!(out.project.dependencies.direct.len(), 40_000);
+    assert_eq!(out.project.dependencies.direct.len(), 10_000);
     // Fields of the wrong type are skipped, not fatal.
     fx.write(
         "odd/package.json",

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Workspace;
 use crate::error::WorkspaceError;
-use crate::limits::TEXT_SCAN_MAX_BYTES;
+use crate::limits::{TEXT_SCAN_MAX_BYTES, reserve};
 use crate::text;
 
 /// Input of `count_lines`.
@@ -21,6 +21,7 @@ impl Workspace {
     /// has none; refuses binary files and files over
     /// [`TEXT_SCAN_MAX_BYTES`].
     pub fn count_lines(&self, input: CountLinesInput) -> Result<u64, WorkspaceError> {
+        let _memory = self.budget.reserve("count_lines", reserve::SMALL)?;
         let user = input.path.as_str();
         let target = self.root.target(user)?;
         let (file, _) = self

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::{self, EntryKind};
-use crate::limits::{SNIFF_BYTES, TEXT_SCAN_MAX_BYTES};
+use crate::limits::{SNIFF_BYTES, TEXT_SCAN_MAX_BYTES, reserve};
 use crate::text;
 
 /// Input of `file_info`.
@@ -90,6 +90,7 @@ impl Workspace {
     /// followed (and must resolve inside the root); what is described comes
     /// from the handle that was opened, not from a second lookup by name.
     pub fn file_info(&self, input: FileInfoInput) -> Result<FileInfo, WorkspaceError> {
+        let _memory = self.budget.reserve("file_info", reserve::SMALL)?;
         let user = input.path.as_str();
         let target = self.root.target(user)?;
         // The path's own entry (a link is described, not followed) ...

@@ -7,7 +7,9 @@ use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::EntryKind;
 use crate::glob::Pattern;
-use crate::limits::{FIND_MAX_DEPTH, FIND_MAX_MATCHES, FIND_MAX_VISITED, WALK_MAX_PENDING_BYTES};
+use crate::limits::{
+    FIND_MAX_DEPTH, FIND_MAX_MATCHES, FIND_MAX_VISITED, WALK_MAX_PENDING_BYTES, reserve,
+};
 use crate::sandbox::walk::{self, Step, WalkLimits};
 
 /// Input of `find`: exactly one of `path` or `glob`.
@@ -62,6 +64,7 @@ impl Workspace {
     }
 
     fn find_path(&self, user: &str) -> Result<FindOutput, WorkspaceError> {
+        let _memory = self.budget.reserve("find", reserve::SMALL)?;
         let target = self.root.target(user)?;
         let matches = match self.root.symlink_metadata(&target, user) {
             Ok(meta) => vec![FindMatch {
@@ -79,6 +82,7 @@ impl Workspace {
     }
 
     fn find_glob(&self, glob: &str) -> Result<FindOutput, WorkspaceError> {
+        let _memory = self.budget.reserve("find", reserve::FIND_GLOB)?;
         let pattern = Pattern::parse(glob)?;
         let mut out = FindOutput {
             matches: Vec::new(),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::{self, EntryKind};
-use crate::limits::LIST_MAX_ENTRIES;
+use crate::limits::{LIST_MAX_ENTRIES, reserve};
 
 /// Input of `list_directory`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -40,6 +40,9 @@ impl Workspace {
         &self,
         input: ListDirectoryInput,
     ) -> Result<Vec<DirEntry>, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("list_directory", reserve::LIST_DIRECTORY)?;
         let user = input.path.as_str();
         let target = self.root.target(user)?;
         let dir = self.root.open_dir(&target, user)?;

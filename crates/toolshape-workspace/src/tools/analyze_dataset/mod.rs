@@ -12,7 +12,7 @@ use schemars::{JsonSchema, Schema, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::error::WorkspaceError;
-use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS, SNIFF_BYTES};
+use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS, SNIFF_BYTES, reserve};
 use crate::{Workspace, fsutil, text};
 
 use scan::{PairPlan, Plan, Scan};
@@ -138,6 +138,9 @@ impl Workspace {
         &self,
         input: AnalyzeDatasetInput,
     ) -> Result<DatasetAnalysis, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("analyze_dataset", reserve::ANALYZE_DATASET)?;
         let user = input.path.as_str();
         let target = self.root.target(user)?;
         let (mut file, _) = self

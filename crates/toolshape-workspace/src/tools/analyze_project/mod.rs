@@ -14,7 +14,7 @@ use crate::error::WorkspaceError;
 use crate::fsutil::EntryKind;
 use crate::limits::{
     MANIFEST_MAX_BYTES, PROJECT_LOC_MAX_FILE_BYTES, PROJECT_MAX_DEPTH, PROJECT_MAX_FILES,
-    PROJECT_MAX_VISITED, WALK_MAX_PENDING_BYTES,
+    PROJECT_MAX_VISITED, WALK_MAX_PENDING_BYTES, reserve,
 };
 use crate::sandbox::walk::{self, Step, WalkEntry, WalkLimits};
 use crate::sandbox::{self as confined, Target};
@@ -99,6 +99,9 @@ impl Workspace {
         &self,
         input: AnalyzeProjectInput,
     ) -> Result<ProjectAnalysis, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("analyze_project", reserve::ANALYZE_PROJECT)?;
         let user = input.path.as_deref().unwrap_or(".");
         let target = self.root.target(user)?;
         let dir = self.root.open_dir(&target, user)?;
