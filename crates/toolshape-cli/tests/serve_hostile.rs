@@ -248,6 +248,7 @@ fn concurrent_dataset_analyses_stay_small() {
 /// A process swaps `victim.txt` between a file and a link to the secret,
 /// and `victim_dir` between a directory and a link to the outside, while
 /// the client reads through them: not one answer may carry the secret.
+#[cfg(unix)]
 #[tokio::test]
 async fn racing_links_never_leak_the_outside_through_the_server() {
     let fixture = Fixture::new();
@@ -308,6 +309,7 @@ async fn racing_links_never_leak_the_outside_through_the_server() {
 }
 
 /// Swaps until `stop`; returns how many times.
+#[cfg(unix)]
 fn swap_until(root: &Path, outside: &Path, stop: &AtomicBool) -> u64 {
     use std::os::unix::fs::symlink;
     std::fs::write(outside.join("outside-only.txt"), format!("{SECRET}\n")).unwrap();

@@ -155,6 +155,23 @@ fn running_statistics_match_a_direct_computation() {
 }
 
 #[test]
+fn every_byte_is_read_across_the_sniffed_prefix() {
+    // Values that sum to a known total, long enough to span the first
+    // 8 KiB read for binary detection several times.
+    let fx = Fixture::new();
+    let mut text = String::from("v\n");
+    for i in 0..10_000_u64 {
+        writeln!(text, "{}", 100_000 + i).unwrap();
+    }
+    fx.write("sum.csv", text);
+    let out = analyze(&fx, "sum.csv", AnalysisType::Descriptive).unwrap();
+    let v = &out.statistics.unwrap()["v"];
+    assert_eq!(v.count, 10_000);
+    assert_eq!((v.min, v.max), (100_000.0, 109_999.0));
+    assert!((v.mean - 104_999.5).abs() < 1e-6, "{}", v.mean);
+}
+
+#[test]
 fn small_columns_have_exact_medians() {
     let fx = Fixture::new();
     let n = DATASET_EXACT_MEDIAN_DISTINCT;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::WorkspaceError;
 use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS, SNIFF_BYTES, reserve};
-use crate::{Workspace, fsutil, text};
+use crate::{Workspace, text};
 
 use scan::{PairPlan, Plan, Scan};
 
@@ -241,7 +241,11 @@ fn scan_file(
     plan: &Plan,
     user: &str,
 ) -> Result<Scan, WorkspaceError> {
-    let (mut prefix, _) = fsutil::read_prefix(file.by_ref(), SNIFF_BYTES, user)?;
+    let mut prefix = Vec::new();
+    file.by_ref()
+        .take(SNIFF_BYTES)
+        .read_to_end(&mut prefix)
+        .map_err(|err| WorkspaceError::io(user, err))?;
     if text::looks_binary(&prefix) {
         return Err(WorkspaceError::binary(user, "contains a NUL byte"));
     }
