@@ -7,92 +7,14 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
-const WAIT: Duration = Duration::from_secs(10);
+mod http_serve;
 
-/// `toolshape serve --http 127.0.0.1:0` on a small folder; killed on drop.
-struct HttpServe {
-    child: Child,
-    url: String,
-    address: String,
-    _root: tempfile::TempDir,
-}
-
-impl HttpServe {
-    fn start(extra: &[&str]) -> HttpServe {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::write(root.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
-        std::fs::write(root.path().join("README.md"), "# fixture\n").unwrap();
-        let mut child = Command::new(TOOLSHAPE)
-            .args(["serve", "--http", "127.0.0.1:0", "--root"])
-            .arg(root.path())
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The bound address is announced on stderr; keep draining it after.
-        let stderr = child.stderr.take().unwrap();
-        let (found, announced) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.split("serving MCP on ").nth(1) {
-                    let _ = found.send(url.trim().to_owned());
-                }
-            }
-        });
-        let url = announced
-            .recv_timeout(WAIT)
-            .expect("serve --http did not announce its address");
-        let address = url
-            .trim_start_matches("http://")
-            .trim_end_matches("/mcp")
-            .to_owned();
-        HttpServe {
-            child,
-            url,
-            address,
-            _root: root,
-        }
-    }
-}
-
-impl Drop for HttpServe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Runs `toolshape <args>` to its end.
-fn toolshape(args: &[&str]) -> Output {
-    let mut child = Command::new(TOOLSHAPE)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if started.elapsed() > WAIT {
-            let _ = child.kill();
-            panic!("toolshape {args:?} did not finish in time");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
+use http_serve::{HttpServe, WAIT, toolshape};
 
 fn code(output: &Output) -> i32 {
     output.status.code().expect("an exit code")

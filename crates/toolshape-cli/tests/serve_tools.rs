@@ -491,14 +491,17 @@ async fn a_huge_path_is_refused_without_being_echoed() {
         let size = response.to_string().len();
         assert!(size < 2048, "{tool}: a {size}-byte answer echoes the path");
     }
-    // A huge glob is not an error: it just matches nothing.
+    // A huge glob is refused before it is parsed, naming the limit.
     let response = peer.call(MODERN, "find", json!({"glob": huge})).await;
-    assert_eq!(
-        response["result"]["structuredContent"],
-        json!({"matches": [], "truncated": false}),
+    assert!(
+        is_error(&response["result"]),
         "{}",
         common::excerpt(&response.to_string(), 300)
     );
+    let text = text_of(&response["result"]);
+    assert!(text.contains("the limit is 1024 bytes"), "{text}");
+    let size = response.to_string().len();
+    assert!(size < 2048, "find: a {size}-byte answer echoes the glob");
 }
 
 /// `..`, absolute paths and symbolic links that lead outside the root are

@@ -63,7 +63,9 @@ pub const FIND: ToolInfo = ToolInfo {
         use `**/name` to match at any depth. Symbolic links are listed, never followed. \
         Returns {matches: [{path, kind, size}], truncated}: matches in depth-first order with \
         each directory's entries sorted by name, at most 1000 of them; `truncated` is true when \
-        that cap, or the walk's bound (100000 entries, 32 levels), cut the search short.",
+        that cap, or the walk's bound (100000 entries, 32 levels), cut the search short. \
+        A glob may be at most 1024 bytes, with at most 64 segments, 64 wildcards, 128 \
+        alternation branches and 8 levels of nested `{...}`; larger ones are refused.",
 };
 
 /// [`crate::Workspace::analyze_project`].
@@ -84,12 +86,14 @@ pub const ANALYZE_DATASET: ToolInfo = ToolInfo {
     name: "analyze_dataset",
     title: "Analyze CSV dataset",
     description: "Statistics over a CSV file in the workspace (comma-separated, first row is the \
-        header). `descriptive` returns count, mean, median, sample standard deviation, min and \
-        max of every numeric column; `correlation` returns the Pearson coefficient of every pair \
-        of numeric columns (pairs where a column is constant are left out). Empty cells and \
-        NA, N/A, NaN, null, None are missing values; a column is numeric when all its other \
-        cells are numbers. Files over 16 MiB, 200000 rows or 1000 columns are refused, and so is \
-        a correlation over more than 50 numeric columns.",
+        header), computed in one streaming pass. `descriptive` returns count, mean, median, \
+        sample standard deviation, min and max of every numeric column; the median is exact \
+        for columns with at most 256 distinct values and an estimate (P² algorithm) beyond. \
+        `correlation` returns the Pearson coefficient of every pair of numeric columns (pairs \
+        where a column is constant are left out). Empty cells and NA, N/A, NaN, null, None are \
+        missing values; a column is numeric when all its other cells are numbers. Files over \
+        16 MiB, 200000 rows or 1000 columns, and rows over 1 MiB, are refused, and so is a \
+        correlation over more than 50 numeric columns.",
 };
 
 /// Every tool, in the order a server should list them.

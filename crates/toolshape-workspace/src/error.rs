@@ -1,6 +1,7 @@
 //! The one error type every workspace tool returns.
 
 use std::io;
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -100,6 +101,38 @@ pub enum WorkspaceError {
         /// What is wrong there.
         reason: String,
     },
+    /// The server's memory budget stayed full for as long as this call
+    /// could wait: other calls hold it. Trying again later can succeed.
+    #[error(
+        "the server is busy: `{tool}` needs {} of the server's memory budget of {}, which other calls kept in use for {} s; try again shortly",
+        mib(*needed),
+        mib(*budget),
+        waited.as_secs_f64().round()
+    )]
+    Busy {
+        /// The tool that was called.
+        tool: &'static str,
+        /// What the call would reserve, in bytes.
+        needed: u64,
+        /// The whole budget, in bytes.
+        budget: u64,
+        /// How long the call waited.
+        waited: Duration,
+    },
+    /// The call needs more memory than the server's whole budget allows.
+    #[error(
+        "`{tool}` needs {} of memory, more than the server's whole memory budget of {}",
+        mib(*needed),
+        mib(*budget)
+    )]
+    OverBudget {
+        /// The tool that was called.
+        tool: &'static str,
+        /// What the call would reserve, in bytes.
+        needed: u64,
+        /// The whole budget, in bytes.
+        budget: u64,
+    },
     /// The operating system refused an operation (permissions, a symlink
     /// loop, a file that vanished mid-read, …).
     #[error("could not read `{path}`: {source}")]
@@ -110,6 +143,16 @@ pub enum WorkspaceError {
         #[source]
         source: io::Error,
     },
+}
+
+/// Bytes as MiB for messages: `12 MiB`, `0.25 MiB`.
+fn mib(bytes: u64) -> String {
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    if mib >= 10.0 || mib.fract() == 0.0 {
+        format!("{mib:.0} MiB")
+    } else {
+        format!("{mib:.2} MiB")
+    }
 }
 
 /// Cuts `s` to [`MAX_ECHO_CHARS`] characters, marking the cut with `…`.

@@ -7,7 +7,9 @@
 //! `outputSchema`; [`catalog`] holds their names and descriptions.
 //!
 //! All tools are read-only and confined to the root: see [`WorkspaceError`]
-//! for what is refused, and [`limits`] for every bound they enforce.
+//! for what is refused, and [`limits`] for every bound they enforce. Every
+//! call reserves its worst-case memory from one [`MemoryBudget`] shared by
+//! all calls first, and waits (or is refused as busy) when it is full.
 //!
 //! | tool | input | output root |
 //! | --- | --- | --- |
@@ -19,12 +21,15 @@
 //! | [`analyze_project`](Workspace::analyze_project) | object | object [`ProjectAnalysis`] |
 //! | [`analyze_dataset`](Workspace::analyze_dataset) | object | object [`DatasetAnalysis`] with `allOf`/`if`/`then` |
 
+mod budget;
 pub mod catalog;
 mod error;
 mod fsutil;
+mod glob;
 pub mod limits;
 pub mod mcp;
 mod paths;
+mod sandbox;
 mod text;
 mod time;
 mod tools;
@@ -32,7 +37,9 @@ mod tools;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+pub use budget::MemoryBudget;
 pub use error::{MAX_ECHO_CHARS, WorkspaceError};
 pub use fsutil::EntryKind;
 pub use tools::analyze_dataset::{
@@ -49,28 +56,55 @@ pub use tools::list_directory::{DirEntry, ListDirectoryInput};
 pub use tools::read_text::ReadTextInput;
 
 /// A directory tree the tools may read, and nothing outside it.
+///
+/// The root directory is opened once, by [`Workspace::open`]; every tool
+/// reaches files only from that open handle, with the kernel refusing any
+/// lookup that would leave it (see the `sandbox` module).
 #[derive(Debug, Clone)]
 pub struct Workspace {
-    /// Canonical (absolute, symlink-free) root directory.
-    root: PathBuf,
+    /// Canonical (absolute, symlink-free) root directory, for display.
+    root_path: PathBuf,
+    /// The root, open.
+    root: Arc<sandbox::Root>,
+    /// Shared by every clone: what running calls may reserve together.
+    budget: MemoryBudget,
 }
 
 impl Workspace {
     /// Opens the workspace rooted at `root`, which is canonicalized (made
     /// absolute, symbolic links resolved) and must be a directory.
     pub fn open(root: impl AsRef<Path>) -> io::Result<Self> {
-        let root = fs::canonicalize(root)?;
-        if !fs::metadata(&root)?.is_dir() {
+        let root_path = fs::canonicalize(root)?;
+        if !fs::metadata(&root_path)?.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
                 "the workspace root is not a directory",
             ));
         }
-        Ok(Self { root })
+        let root = Arc::new(sandbox::Root::open(&root_path)?);
+        Ok(Self {
+            root_path,
+            root,
+            budget: MemoryBudget::default(),
+        })
     }
 
-    /// The canonical root directory.
+    /// Uses `budget` for every call on this workspace and its clones (the
+    /// default is [`limits::MEMORY_BUDGET_BYTES`], waiting at most
+    /// [`limits::MEMORY_BUDGET_WAIT`]).
+    #[must_use]
+    pub fn with_memory_budget(mut self, budget: MemoryBudget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The memory budget calls reserve from.
+    pub fn memory_budget(&self) -> &MemoryBudget {
+        &self.budget
+    }
+
+    /// The canonical root directory (as it was when the workspace was opened).
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.root_path
     }
 }

@@ -33,9 +33,46 @@ pub const FIND_MAX_VISITED: usize = 100_000;
 /// walked.
 pub const FIND_MAX_DEPTH: usize = 32;
 
+/// `find`: the longest glob accepted, in bytes. Longer patterns are refused
+/// before they are parsed.
+pub const GLOB_MAX_BYTES: usize = 1_024;
+
+/// `find`: the most `/`-separated segments in a glob.
+pub const GLOB_MAX_SEGMENTS: usize = 64;
+
+/// `find`: the most wildcards in a glob (`*`, `**`, `?` and `[...]` classes
+/// each count one).
+pub const GLOB_MAX_WILDCARDS: usize = 64;
+
+/// `find`: the deepest nesting of `{...}` alternations in a glob
+/// (`{a,{b,c}}` is 2).
+pub const GLOB_MAX_NESTING: usize = 8;
+
+/// `find`: the most alternation branches in a glob, over all its `{...}`
+/// groups (`{a,b}/{c,d,e}` has 5).
+pub const GLOB_MAX_BRANCHES: usize = 128;
+
+/// `find`: the largest compiled matcher a glob may turn into (1 MiB); a glob
+/// within the other bounds that still passes it is refused.
+pub const GLOB_REGEX_SIZE_LIMIT: usize = 1024 * 1024;
+
+/// `find`: the most memory the matcher's lazily built automaton may use while
+/// matching (2 MiB).
+pub const GLOB_REGEX_DFA_SIZE_LIMIT: usize = 2 * 1024 * 1024;
+
+/// `find` and `analyze_project`: the most bytes of directory entries a walk
+/// holds at once (listed but not yet visited; each entry counts its name plus
+/// 48 bytes). A directory whose listing would pass it is cut there and the
+/// result is marked truncated (8 MiB).
+pub const WALK_MAX_PENDING_BYTES: usize = 8 * 1024 * 1024;
+
 /// `analyze_project`: the most regular files looked at; the rest are not
 /// counted.
 pub const PROJECT_MAX_FILES: usize = 20_000;
+
+/// `analyze_project`: the most entries (files, directories, links) looked
+/// at in one walk.
+pub const PROJECT_MAX_VISITED: usize = 100_000;
 
 /// `analyze_project`: how many directory levels are walked.
 pub const PROJECT_MAX_DEPTH: usize = 32;
@@ -45,8 +82,9 @@ pub const PROJECT_MAX_DEPTH: usize = 32;
 pub const PROJECT_LOC_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// `analyze_project`: manifests (`Cargo.toml`, `package.json`,
-/// `pyproject.toml`) larger than this (1 MiB) are ignored.
-pub const MANIFEST_MAX_BYTES: u64 = 1024 * 1024;
+/// `pyproject.toml`) larger than this (128 KiB) are ignored. Parsing one
+/// takes up to about 100 times its size in memory while it runs.
+pub const MANIFEST_MAX_BYTES: u64 = 128 * 1024;
 
 /// `analyze_dataset`: CSV files larger than this (16 MiB) are refused.
 pub const DATASET_MAX_BYTES: u64 = 16 * 1024 * 1024;
@@ -57,9 +95,59 @@ pub const DATASET_MAX_ROWS: u64 = 200_000;
 /// `analyze_dataset`: CSV files with more columns than this are refused.
 pub const DATASET_MAX_COLUMNS: u64 = 1_000;
 
+/// `analyze_dataset`: the longest row (header included) accepted, in bytes
+/// (1 MiB); a longer one is refused, however it is quoted.
+pub const DATASET_MAX_ROW_BYTES: usize = 1024 * 1024;
+
+/// `analyze_dataset`: the median of a column is exact while the column has
+/// at most this many distinct values, and estimated (P² algorithm) beyond.
+pub const DATASET_EXACT_MEDIAN_DISTINCT: usize = 256;
+
 /// `analyze_dataset`: correlation analysis is refused when more columns than
 /// this are numeric (the output would hold n·(n−1)/2 pairs).
 pub const DATASET_MAX_CORRELATION_COLUMNS: u64 = 50;
 
 /// Longest path accepted from a caller, in bytes.
 pub const MAX_PATH_BYTES: usize = 4_096;
+
+/// The memory all running tool calls may reserve together unless told
+/// otherwise (512 MiB; `toolshape serve --memory-budget MIB`). See
+/// [`crate::MemoryBudget`].
+pub const MEMORY_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
+
+/// How long a call waits for room in the memory budget before it is refused
+/// as busy, unless told otherwise (10 s; `toolshape serve` waits up to three
+/// quarters of `--call-timeout`).
+pub const MEMORY_BUDGET_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What one call reserves from the memory budget, by tool: its worst case
+/// under the bounds above.
+pub mod reserve {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+
+    /// `file_info`, `count_lines`, `find` by path: a 64 KiB read buffer and
+    /// small records.
+    pub const SMALL: u64 = 256 * KIB;
+
+    /// `list_directory`: up to 10000 entries with names of up to 255 bytes.
+    pub const LIST_DIRECTORY: u64 = 4 * MIB;
+
+    /// `read_text`: three copies of what is read (bytes, text, answer) plus
+    /// this.
+    pub const READ_TEXT_BASE: u64 = 256 * KIB;
+
+    /// `find` by glob: the matcher (1 MiB program, 2 MiB automaton), the
+    /// walk's pending entries (8 MiB) and up to 1000 matches of up to 8 KiB
+    /// paths.
+    pub const FIND_GLOB: u64 = 24 * MIB;
+
+    /// `analyze_project`: the walk's pending entries (8 MiB) and a manifest
+    /// being parsed (up to about 100 times its 128 KiB).
+    pub const ANALYZE_PROJECT: u64 = 32 * MIB;
+
+    /// `analyze_dataset`: the parser's row (1 MiB) and buffer, the header,
+    /// and per column (up to 1000) running statistics with up to 256 counted
+    /// distinct values.
+    pub const ANALYZE_DATASET: u64 = 12 * MIB;
+}

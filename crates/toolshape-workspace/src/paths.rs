@@ -1,32 +1,20 @@
-//! Path confinement: every caller path is relative to the workspace root and
-//! must stay inside it, lexically and after symbolic links are resolved.
+//! Lexical checks of caller paths, before anything is looked up: every path
+//! is relative to the workspace root and may not climb above it.
 //!
 //! Rules:
 //! - absolute paths (and, on Windows, drive prefixes) are refused;
 //! - `.` segments are dropped and `..` pops the previous segment lexically
 //!   (`a/../b` is `b`); a `..` that would climb above the root is refused;
-//! - the result is canonicalized (all symlinks followed) and must still start
-//!   with the canonical root, component by component;
-//! - when the path does not exist, its deepest existing ancestor decides
-//!   between `NotFound` and `OutsideRoot`, so a link to the outside cannot be
-//!   used to probe which files exist there.
+//! - paths longer than [`MAX_PATH_BYTES`], or holding a NUL byte or invalid
+//!   UTF-8, are refused.
+//!
+//! What the segments lead to (symbolic links included) is then resolved
+//! beneath the open root by [`crate::sandbox`].
 
-use std::fs;
-use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use crate::error::WorkspaceError;
 use crate::limits::MAX_PATH_BYTES;
-
-/// A caller path that was checked against the root.
-#[derive(Debug, Clone)]
-pub(crate) struct Confined {
-    /// The path relative to the root, `/`-separated and normalised; `.` is the root.
-    pub(crate) rel: String,
-    /// Where it is on disk (canonical, or canonical parent + final name for
-    /// [`resolve_nofollow`]).
-    pub(crate) abs: PathBuf,
-}
 
 /// Lexically normalises `user` into the segments below the root.
 pub(crate) fn normalize(user: &str) -> Result<Vec<String>, WorkspaceError> {
@@ -66,89 +54,6 @@ pub(crate) fn rel_string(parts: &[String]) -> String {
         ".".to_owned()
     } else {
         parts.join("/")
-    }
-}
-
-/// The `/`-separated form of `abs` relative to `root` (`.` for the root).
-pub(crate) fn rel_of(root: &Path, abs: &Path) -> String {
-    let Ok(rest) = abs.strip_prefix(root) else {
-        return ".".to_owned();
-    };
-    let parts: Vec<String> = rest
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    rel_string(&parts)
-}
-
-fn join(root: &Path, parts: &[String]) -> PathBuf {
-    let mut path = root.to_path_buf();
-    path.extend(parts);
-    path
-}
-
-fn is_missing(err: &io::Error) -> bool {
-    matches!(
-        err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-    )
-}
-
-/// Canonicalizes `joined` and checks it against `root`.
-fn confine(root: &Path, joined: &Path, user: &str) -> Result<PathBuf, WorkspaceError> {
-    match fs::canonicalize(joined) {
-        Ok(canonical) if canonical.starts_with(root) => Ok(canonical),
-        Ok(_) => Err(WorkspaceError::outside_root(user)),
-        Err(err) if is_missing(&err) => Err(classify_missing(root, joined, user)),
-        Err(err) => Err(WorkspaceError::io(user, err)),
-    }
-}
-
-/// For a path that does not resolve: outside if its deepest existing
-/// ancestor resolves outside the root, else not found.
-fn classify_missing(root: &Path, joined: &Path, user: &str) -> WorkspaceError {
-    for ancestor in joined.ancestors().skip(1) {
-        if let Ok(canonical) = fs::canonicalize(ancestor) {
-            return if canonical.starts_with(root) {
-                WorkspaceError::not_found(user)
-            } else {
-                WorkspaceError::outside_root(user)
-            };
-        }
-    }
-    WorkspaceError::not_found(user)
-}
-
-/// Resolves `user` following every symlink; the target must be inside `root`.
-pub(crate) fn resolve(root: &Path, user: &str) -> Result<Confined, WorkspaceError> {
-    let parts = normalize(user)?;
-    let abs = confine(root, &join(root, &parts), user)?;
-    Ok(Confined {
-        rel: rel_string(&parts),
-        abs,
-    })
-}
-
-/// Resolves `user` following symlinks in its parent directories only: the
-/// parent must resolve inside `root`, and the final segment is looked at
-/// with `lstat` (a symlink there is reported, never followed).
-pub(crate) fn resolve_nofollow(
-    root: &Path,
-    user: &str,
-) -> Result<(Confined, fs::Metadata), WorkspaceError> {
-    let mut parts = normalize(user)?;
-    let rel = rel_string(&parts);
-    let abs = match parts.pop() {
-        None => root.to_path_buf(),
-        Some(name) => {
-            let parent = confine(root, &join(root, &parts), user)?;
-            parent.join(name)
-        }
-    };
-    match fs::symlink_metadata(&abs) {
-        Ok(meta) => Ok((Confined { rel, abs }, meta)),
-        Err(err) if is_missing(&err) => Err(WorkspaceError::not_found(user)),
-        Err(err) => Err(WorkspaceError::io(user, err)),
     }
 }
 

@@ -102,7 +102,7 @@ fn datasets_never_emit_non_finite_numbers() {
     let fx = Fixture::new();
     fx.write(
         "edge.csv",
-        "big,tiny,inf,one\n1e308,1e-308,inf,1\n1e308,-1e-308,1,\nnan,0,2,\n",
+        "big,tiny,inf,one,spread\n1e308,1e-308,inf,1,1.7e308\n1e308,-1e-308,1,,-1.7e308\nnan,0,2,,\n",
     );
     for kind in [AnalysisType::Descriptive, AnalysisType::Correlation] {
         let out = dataset(&fx, "edge.csv", kind).unwrap();
@@ -111,7 +111,11 @@ fn datasets_never_emit_non_finite_numbers() {
         assert!(!text.contains("null"), "{text}");
         if kind == AnalysisType::Descriptive {
             let stats = out.statistics.unwrap();
-            assert!(!stats.contains_key("big"), "the mean overflows");
+            // Running means do not overflow where a sum would ...
+            assert_eq!(stats["big"].mean, 1e308);
+            assert_eq!(stats["big"].standard_deviation, 0.0);
+            // ... but a spread wider than f64 is left out.
+            assert!(!stats.contains_key("spread"), "the deviation overflows");
             assert!(!stats.contains_key("inf"), "`inf` is not a number here");
             assert_eq!(stats["one"].count, 1);
             assert_eq!(stats["one"].standard_deviation, 0.0);

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use clap::Args;
 use toolshape::{HttpOptions, Server, ServerOptions};
-use toolshape_workspace::Workspace;
+use toolshape_workspace::{MemoryBudget, Workspace};
+
+const MIB: u64 = 1024 * 1024;
 
 /// What a newcomer who runs `toolshape serve` at a terminal sees.
 const TERMINAL_HINT: &str = "toolshape serve: serving MCP over stdio: waiting for JSON-RPC messages on stdin, one per line \
@@ -25,6 +27,16 @@ pub(crate) struct ServeArgs {
     /// The longest one tool call may run, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     call_timeout: u64,
+    /// The memory, in MiB, that running tool calls may reserve together. Each
+    /// call reserves its worst case first; one that does not fit waits up to
+    /// three quarters of --call-timeout, then is answered "server busy".
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = toolshape_workspace::limits::MEMORY_BUDGET_BYTES / MIB,
+        value_parser = clap::value_parser!(u64).range(1..=1_048_576)
+    )]
+    memory_budget: u64,
     /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio.
     /// Binding to anything but loopback exposes the workspace: do it only behind
     /// authentication.
@@ -50,8 +62,10 @@ impl ServeArgs {
 }
 
 pub(crate) async fn run(args: ServeArgs) -> ExitCode {
+    let call_timeout = Duration::from_secs(args.call_timeout.max(1));
+    let budget = MemoryBudget::new(args.memory_budget * MIB, call_timeout * 3 / 4);
     let workspace = match Workspace::open(&args.root) {
-        Ok(workspace) => workspace,
+        Ok(workspace) => workspace.with_memory_budget(budget),
         Err(error) => {
             eprintln!(
                 "toolshape serve: cannot open {}: {error}",
@@ -62,7 +76,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     };
     let mut options = ServerOptions::default();
     options.page_size = args.page_size.max(1);
-    options.call_timeout = Some(Duration::from_secs(args.call_timeout.max(1)));
+    options.call_timeout = Some(call_timeout);
     options.instructions = Some(format!(
         "Read-only tools over the folder {}: list, inspect, read, search and analyse its files.",
         workspace.root().display()

@@ -3,11 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::Workspace;
 use crate::error::WorkspaceError;
-use crate::limits::TEXT_SCAN_MAX_BYTES;
-use crate::paths;
+use crate::limits::{TEXT_SCAN_MAX_BYTES, reserve};
 use crate::text;
-use crate::{Workspace, fsutil};
 
 /// Input of `count_lines`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -22,9 +21,12 @@ impl Workspace {
     /// has none; refuses binary files and files over
     /// [`TEXT_SCAN_MAX_BYTES`].
     pub fn count_lines(&self, input: CountLinesInput) -> Result<u64, WorkspaceError> {
+        let _memory = self.budget.reserve("count_lines", reserve::SMALL)?;
         let user = input.path.as_str();
-        let target = paths::resolve(&self.root, user)?;
-        let (file, _) = fsutil::open_regular(&target, user, Some(TEXT_SCAN_MAX_BYTES))?;
+        let target = self.root.target(user)?;
+        let (file, _) = self
+            .root
+            .open_file(&target, user, Some(TEXT_SCAN_MAX_BYTES))?;
         let scan = text::scan(file).map_err(|err| WorkspaceError::io(user, err))?;
         if scan.binary {
             return Err(WorkspaceError::binary(user, "contains a NUL byte"));

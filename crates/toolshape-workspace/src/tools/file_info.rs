@@ -1,16 +1,15 @@
 //! `file_info`: a nested description of one file or directory.
 
-use std::fs::{self, Metadata};
 use std::io::Read;
 
+use cap_std::fs::{Dir, File, Metadata};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::{self, EntryKind};
-use crate::limits::{SNIFF_BYTES, TEXT_SCAN_MAX_BYTES};
-use crate::paths::{self, Confined};
+use crate::limits::{SNIFF_BYTES, TEXT_SCAN_MAX_BYTES, reserve};
 use crate::text;
 
 /// Input of `file_info`.
@@ -88,30 +87,37 @@ pub struct DirectorySummary {
 
 impl Workspace {
     /// Describes the file or directory at `input.path`. A symbolic link is
-    /// followed (and must resolve inside the root).
+    /// followed (and must resolve inside the root); what is described comes
+    /// from the handle that was opened, not from a second lookup by name.
     pub fn file_info(&self, input: FileInfoInput) -> Result<FileInfo, WorkspaceError> {
+        let _memory = self.budget.reserve("file_info", reserve::SMALL)?;
         let user = input.path.as_str();
-        let target = paths::resolve(&self.root, user)?;
-        // The link status of the path itself; `resolve` already proved that
-        // it leads somewhere inside the root.
-        let (_, own) = paths::resolve_nofollow(&self.root, user)?;
-        let meta = fsutil::metadata(&target, user)?;
-        let kind = EntryKind::of(&meta);
-        let (binary, text) = if meta.is_file() {
-            text_facts(&target, &meta, user)?
+        let target = self.root.target(user)?;
+        // The path's own entry (a link is described, not followed) ...
+        let own = self.root.symlink_metadata(&target, user)?;
+        // ... and where it leads: a link out of the root fails here.
+        let resolved_path = self.root.resolved(&target, user)?;
+        let followed = self.root.metadata(&target, user)?;
+        let (meta, binary, text, directory) = if followed.is_file() {
+            let (file, meta) = self.root.open_file(&target, user, None)?;
+            let (binary, text) = text_facts(file, &meta, user)?;
+            (meta, binary, text, None)
+        } else if followed.is_dir() {
+            let dir = self.root.open_dir(&target, user)?;
+            let meta = dir
+                .dir_metadata()
+                .map_err(|err| WorkspaceError::io(user, err))?;
+            let summary = summarize_dir(&dir, user)?;
+            (meta, false, None, Some(summary))
         } else {
-            (false, None)
-        };
-        let directory = if meta.is_dir() {
-            Some(summarize_dir(&target, user)?)
-        } else {
-            None
+            // A FIFO, socket or device: described, never opened.
+            (followed, false, None, None)
         };
         Ok(FileInfo {
-            resolved_path: paths::rel_of(&self.root, &target.abs),
+            resolved_path,
             path: target.rel,
             is_symlink: own.file_type().is_symlink(),
-            kind,
+            kind: EntryKind::of(&meta),
             size: meta.len(),
             modified: fsutil::modified(&meta),
             permissions: permissions(&meta),
@@ -123,11 +129,10 @@ impl Workspace {
 }
 
 fn text_facts(
-    target: &Confined,
+    file: File,
     meta: &Metadata,
     user: &str,
 ) -> Result<(bool, Option<TextInfo>), WorkspaceError> {
-    let (file, _) = fsutil::open_regular(target, user, None)?;
     if meta.len() > TEXT_SCAN_MAX_BYTES {
         let mut prefix = Vec::new();
         file.take(SNIFF_BYTES)
@@ -135,7 +140,9 @@ fn text_facts(
             .map_err(|err| WorkspaceError::io(user, err))?;
         return Ok((text::looks_binary(&prefix), None));
     }
-    let scan = text::scan(file).map_err(|err| WorkspaceError::io(user, err))?;
+    // Bounded even if the file grows while it is read.
+    let scan =
+        text::scan(file.take(TEXT_SCAN_MAX_BYTES)).map_err(|err| WorkspaceError::io(user, err))?;
     if scan.binary {
         return Ok((true, None));
     }
@@ -148,7 +155,7 @@ fn text_facts(
     ))
 }
 
-fn summarize_dir(target: &Confined, user: &str) -> Result<DirectorySummary, WorkspaceError> {
+fn summarize_dir(dir: &Dir, user: &str) -> Result<DirectorySummary, WorkspaceError> {
     let mut summary = DirectorySummary {
         entries: 0,
         files: 0,
@@ -156,22 +163,29 @@ fn summarize_dir(target: &Confined, user: &str) -> Result<DirectorySummary, Work
         symlinks: 0,
         other: 0,
     };
-    let read = fs::read_dir(&target.abs).map_err(|err| WorkspaceError::io(user, err))?;
+    let read = dir.entries().map_err(|err| WorkspaceError::io(user, err))?;
     for entry in read {
         let entry = entry.map_err(|err| WorkspaceError::io(user, err))?;
-        // `file_type` does not follow links; a vanished entry is skipped.
-        let Ok(file_type) = entry.file_type() else {
-            continue;
+        // The kind recorded in the directory (links are not followed), or
+        // the entry's own metadata where none is recorded; a vanished entry
+        // is skipped.
+        let kind = match entry.file_type() {
+            Ok(file_type)
+                if file_type.is_symlink() || file_type.is_dir() || file_type.is_file() =>
+            {
+                EntryKind::of_type(file_type)
+            }
+            _ => match entry.metadata() {
+                Ok(meta) => EntryKind::of(&meta),
+                Err(_) => continue,
+            },
         };
         summary.entries += 1;
-        if file_type.is_symlink() {
-            summary.symlinks += 1;
-        } else if file_type.is_dir() {
-            summary.dirs += 1;
-        } else if file_type.is_file() {
-            summary.files += 1;
-        } else {
-            summary.other += 1;
+        match kind {
+            EntryKind::Symlink => summary.symlinks += 1,
+            EntryKind::Dir => summary.dirs += 1,
+            EntryKind::File => summary.files += 1,
+            EntryKind::Other => summary.other += 1,
         }
     }
     Ok(summary)
@@ -180,7 +194,7 @@ fn summarize_dir(target: &Confined, user: &str) -> Result<DirectorySummary, Work
 fn permissions(meta: &Metadata) -> Permissions {
     #[cfg(unix)]
     let mode = {
-        use std::os::unix::fs::PermissionsExt;
+        use cap_std::fs::PermissionsExt;
         Some(format!("{:04o}", meta.permissions().mode() & 0o7777))
     };
     #[cfg(not(unix))]

@@ -1,17 +1,16 @@
 //! `find`: entries by exact path or by glob, with a `oneOf` input.
 
-use std::fs;
-
-use globset::{GlobBuilder, GlobMatcher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use walkdir::WalkDir;
 
 use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::EntryKind;
-use crate::limits::{FIND_MAX_DEPTH, FIND_MAX_MATCHES, FIND_MAX_VISITED};
-use crate::paths;
+use crate::glob::Pattern;
+use crate::limits::{
+    FIND_MAX_DEPTH, FIND_MAX_MATCHES, FIND_MAX_VISITED, WALK_MAX_PENDING_BYTES, reserve,
+};
+use crate::sandbox::walk::{self, Step, WalkLimits};
 
 /// Input of `find`: exactly one of `path` or `glob`.
 ///
@@ -25,7 +24,8 @@ pub enum FindInput {
     Path(String),
     /// Match every path in the workspace against a glob such as
     /// `src/**/*.rs` (relative to the root; `*` stays within one segment,
-    /// `**` spans segments).
+    /// `**` spans segments). At most 1024 bytes, 64 segments, 64 wildcards,
+    /// 128 alternation branches and 8 levels of nested `{...}`.
     #[serde(rename = "glob")]
     Glob(String),
 }
@@ -64,9 +64,11 @@ impl Workspace {
     }
 
     fn find_path(&self, user: &str) -> Result<FindOutput, WorkspaceError> {
-        let matches = match paths::resolve_nofollow(&self.root, user) {
-            Ok((found, meta)) => vec![FindMatch {
-                path: found.rel,
+        let _memory = self.budget.reserve("find", reserve::SMALL)?;
+        let target = self.root.target(user)?;
+        let matches = match self.root.symlink_metadata(&target, user) {
+            Ok(meta) => vec![FindMatch {
+                path: target.rel,
                 kind: EntryKind::of(&meta),
                 size: meta.len(),
             }],
@@ -80,123 +82,52 @@ impl Workspace {
     }
 
     fn find_glob(&self, glob: &str) -> Result<FindOutput, WorkspaceError> {
+        let _memory = self.budget.reserve("find", reserve::FIND_GLOB)?;
         let pattern = Pattern::parse(glob)?;
         let mut out = FindOutput {
             matches: Vec::new(),
             truncated: false,
         };
-        let base = match paths::resolve(&self.root, &pattern.prefix) {
+        let base = self
+            .root
+            .target(&pattern.prefix)
+            .and_then(|target| Ok((self.root.open_dir(&target, glob)?, target)));
+        let (dir, target) = match base {
             Ok(base) => base,
-            Err(WorkspaceError::NotFound { .. }) => return Ok(out),
+            Err(WorkspaceError::NotFound { .. } | WorkspaceError::NotADirectory { .. }) => {
+                return Ok(out);
+            }
             Err(WorkspaceError::OutsideRoot { .. }) => {
                 return Err(WorkspaceError::outside_root(glob));
             }
             Err(err) => return Err(err),
         };
-        if !fs::metadata(&base.abs).is_ok_and(|meta| meta.is_dir()) {
-            return Ok(out);
-        }
-        let walk = WalkDir::new(&base.abs)
-            .min_depth(1)
-            .max_depth(FIND_MAX_DEPTH)
-            .follow_links(false)
-            .sort_by_file_name();
-        for (visited, entry) in walk.into_iter().enumerate() {
-            if visited >= FIND_MAX_VISITED {
-                out.truncated = true;
-                break;
-            }
-            // Unreadable directories are skipped.
-            let Ok(entry) = entry else {
-                continue;
-            };
-            let file_type = entry.file_type();
-            if entry.depth() == FIND_MAX_DEPTH && file_type.is_dir() && has_children(&entry) {
-                out.truncated = true;
-            }
-            let below = paths::rel_of(&base.abs, entry.path());
-            let path = if base.rel == "." {
-                below
-            } else {
-                format!("{}/{below}", base.rel)
-            };
-            if !pattern.matcher.is_match(&path) {
-                continue;
+        let limits = WalkLimits {
+            max_depth: FIND_MAX_DEPTH,
+            max_visited: FIND_MAX_VISITED,
+            max_pending_bytes: WALK_MAX_PENDING_BYTES,
+        };
+        let end = walk::walk(dir, &target.rel, limits, |entry| {
+            if !pattern.is_match(entry.rel) {
+                return Step::Continue;
             }
             if out.matches.len() >= FIND_MAX_MATCHES {
                 out.truncated = true;
-                break;
+                return Step::Stop;
             }
-            // `follow_links(false)`: this is the entry's own metadata.
-            let size = entry.metadata().map_or(0, |meta| meta.len());
-            let kind = if file_type.is_symlink() {
-                EntryKind::Symlink
-            } else if file_type.is_dir() {
-                EntryKind::Dir
-            } else if file_type.is_file() {
-                EntryKind::File
-            } else {
-                EntryKind::Other
-            };
-            out.matches.push(FindMatch { path, kind, size });
-        }
+            // The entry's own metadata, from its directory's handle.
+            let size = entry
+                .parent
+                .symlink_metadata(entry.name)
+                .map_or(0, |meta| meta.len());
+            out.matches.push(FindMatch {
+                path: entry.rel.to_owned(),
+                kind: entry.kind,
+                size,
+            });
+            Step::Continue
+        });
+        out.truncated |= end.truncated;
         Ok(out)
     }
-}
-
-fn has_children(entry: &walkdir::DirEntry) -> bool {
-    fs::read_dir(entry.path()).is_ok_and(|mut read| read.next().is_some())
-}
-
-/// A checked glob and the directory its fixed leading segments name.
-struct Pattern {
-    /// Leading segments without wildcards (`.` for none): where to walk.
-    prefix: String,
-    matcher: GlobMatcher,
-}
-
-impl Pattern {
-    fn parse(glob: &str) -> Result<Self, WorkspaceError> {
-        if glob.is_empty() {
-            return Err(WorkspaceError::invalid_glob(glob, "the pattern is empty"));
-        }
-        if glob.contains('\0') {
-            return Err(WorkspaceError::invalid_glob(
-                glob,
-                "the pattern contains a NUL byte",
-            ));
-        }
-        if glob.starts_with('/') || glob.starts_with('\\') {
-            return Err(WorkspaceError::outside_root(glob));
-        }
-        let mut segments: Vec<&str> = glob.split('/').collect();
-        if segments.contains(&"..") {
-            return Err(WorkspaceError::outside_root(glob));
-        }
-        while segments.len() > 1 && segments.first() == Some(&".") {
-            segments.remove(0);
-        }
-        let normalized = segments.join("/");
-        let fixed: Vec<&str> = segments[..segments.len().saturating_sub(1)]
-            .iter()
-            .take_while(|segment| !segment.is_empty() && !has_meta(segment))
-            .copied()
-            .collect();
-        let prefix = if fixed.is_empty() {
-            ".".to_owned()
-        } else {
-            fixed.join("/")
-        };
-        let matcher = GlobBuilder::new(&normalized)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|err| WorkspaceError::invalid_glob(glob, err.kind().to_string()))?
-            .compile_matcher();
-        Ok(Self { prefix, matcher })
-    }
-}
-
-fn has_meta(segment: &str) -> bool {
-    segment.contains(['*', '?', '[', ']', '{', '}', '\\'])
 }

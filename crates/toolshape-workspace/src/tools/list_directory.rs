@@ -1,15 +1,12 @@
 //! `list_directory`: the entries of one directory, as a bare JSON array.
 
-use std::fs;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Workspace;
 use crate::error::WorkspaceError;
 use crate::fsutil::{self, EntryKind};
-use crate::limits::LIST_MAX_ENTRIES;
-use crate::paths;
+use crate::limits::{LIST_MAX_ENTRIES, reserve};
 
 /// Input of `list_directory`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -43,12 +40,13 @@ impl Workspace {
         &self,
         input: ListDirectoryInput,
     ) -> Result<Vec<DirEntry>, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("list_directory", reserve::LIST_DIRECTORY)?;
         let user = input.path.as_str();
-        let dir = paths::resolve(&self.root, user)?;
-        if !fsutil::metadata(&dir, user)?.is_dir() {
-            return Err(WorkspaceError::not_a_directory(user));
-        }
-        let read = fs::read_dir(&dir.abs).map_err(|err| WorkspaceError::io(user, err))?;
+        let target = self.root.target(user)?;
+        let dir = self.root.open_dir(&target, user)?;
+        let read = dir.entries().map_err(|err| WorkspaceError::io(user, err))?;
         let mut entries = Vec::new();
         for entry in read {
             let entry = entry.map_err(|err| WorkspaceError::io(user, err))?;
@@ -60,8 +58,9 @@ impl Workspace {
                     "; use `find` with a glob to look for specific entries",
                 ));
             }
-            // `DirEntry::metadata` does not follow symbolic links. An entry
-            // removed since `read_dir` saw it is skipped.
+            // `DirEntry::metadata` is the entry's own (`fstatat` on the open
+            // directory, not following links). An entry removed since it was
+            // listed is skipped.
             let Ok(meta) = entry.metadata() else {
                 continue;
             };

@@ -4,8 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::WorkspaceError;
-use crate::limits::{READ_DEFAULT_BYTES, READ_MAX_BYTES, SNIFF_BYTES};
-use crate::paths;
+use crate::limits::{READ_DEFAULT_BYTES, READ_MAX_BYTES, SNIFF_BYTES, reserve};
 use crate::text;
 use crate::{Workspace, fsutil};
 
@@ -34,8 +33,12 @@ impl Workspace {
             .max_bytes
             .unwrap_or(READ_DEFAULT_BYTES)
             .clamp(1, READ_MAX_BYTES);
-        let target = paths::resolve(&self.root, user)?;
-        let (file, meta) = fsutil::open_regular(&target, user, None)?;
+        let _memory = self.budget.reserve(
+            "read_text",
+            3 * max.max(SNIFF_BYTES) + reserve::READ_TEXT_BASE,
+        )?;
+        let target = self.root.target(user)?;
+        let (file, meta) = self.root.open_file(&target, user, None)?;
         // Read at least the sniffed prefix so that binary detection does not
         // depend on `max_bytes`.
         let (mut bytes, more) = fsutil::read_prefix(file, max.max(SNIFF_BYTES), user)?;

@@ -1,24 +1,28 @@
 //! `analyze_dataset`: statistics over a CSV file, with the seed's
 //! conditional (`allOf`/`if`/`then`) output schema.
 
+mod input;
+mod scan;
 mod stats;
-mod table;
 
 use std::collections::BTreeMap;
+use std::io::{Cursor, Read, Seek, SeekFrom};
 
 use schemars::{JsonSchema, Schema, json_schema};
 use serde::{Deserialize, Serialize};
 
 use crate::error::WorkspaceError;
-use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS};
-use crate::paths;
-use crate::{Workspace, fsutil, text};
+use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS, SNIFF_BYTES, reserve};
+use crate::{Workspace, text};
+
+use scan::{PairPlan, Plan, Scan};
 
 /// Which analysis `analyze_dataset` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AnalysisType {
-    /// Per numeric column: count, mean, median, standard deviation, min, max.
+    /// Per numeric column: count, mean, median (estimated beyond 256
+    /// values), standard deviation, min, max.
     Descriptive,
     /// Pearson correlation of every pair of numeric columns.
     Correlation,
@@ -81,7 +85,11 @@ pub struct ColumnStatistics {
     pub count: u64,
     /// Arithmetic mean.
     pub mean: f64,
-    /// Median (the mean of the two middle values for an even count).
+    /// Median. Exact (the mean of the two middle values for an even count)
+    /// when the column has at most 256 values; beyond that, an estimate
+    /// from the same single pass over the file (the P² algorithm), within
+    /// the column's range and typically within 1% of it from the exact
+    /// median.
     pub median: f64,
     /// Sample standard deviation (divides by count − 1; 0 for a single value).
     #[schemars(range(min = 0))]
@@ -123,93 +131,149 @@ fn require_by_analysis_type(schema: &mut Schema) {
 }
 
 impl Workspace {
-    /// Runs `input.analysis_type` over the CSV file at `input.path`.
+    /// Runs `input.analysis_type` over the CSV file at `input.path`, in one
+    /// streaming pass (two for a correlation over a file whose header names
+    /// more than 50 columns: the second over the numeric ones only).
     pub fn analyze_dataset(
         &self,
         input: AnalyzeDatasetInput,
     ) -> Result<DatasetAnalysis, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("analyze_dataset", reserve::ANALYZE_DATASET)?;
         let user = input.path.as_str();
-        let target = paths::resolve(&self.root, user)?;
-        let (file, _) = fsutil::open_regular(&target, user, Some(DATASET_MAX_BYTES))?;
-        let (bytes, more) = fsutil::read_prefix(file, DATASET_MAX_BYTES, user)?;
-        if more {
-            // The file grew past the limit after it was measured.
-            return Err(WorkspaceError::too_large(
-                user,
-                DATASET_MAX_BYTES + 1,
-                DATASET_MAX_BYTES,
-            ));
-        }
-        if text::looks_binary(&bytes) {
-            return Err(WorkspaceError::binary(user, "contains a NUL byte"));
-        }
-        let csv_text = std::str::from_utf8(&bytes).map_err(|err| {
-            WorkspaceError::binary(
-                user,
-                format!("not valid UTF-8 at byte offset {}", err.valid_up_to()),
-            )
-        })?;
-        let table = table::parse(csv_text, user)?;
+        let target = self.root.target(user)?;
+        let (mut file, _) = self
+            .root
+            .open_file(&target, user, Some(DATASET_MAX_BYTES))?;
+        let correlate = input.analysis_type == AnalysisType::Correlation;
+        let plan = Plan {
+            median: !correlate,
+            pairs: if correlate {
+                PairPlan::EveryColumn
+            } else {
+                PairPlan::Skip
+            },
+        };
+        let first = scan_file(&mut file, &plan, user)?;
         let mut analysis = DatasetAnalysis {
             analysis_type: input.analysis_type,
             summary: DatasetSummary {
-                total_rows: table.rows,
-                total_columns: table.columns.len() as u64,
-                missing_values: table.missing,
+                total_rows: first.rows,
+                total_columns: first.columns.len() as u64,
+                missing_values: first.missing,
             },
             statistics: None,
             correlations: None,
         };
-        let numeric: Vec<&table::Column> = table
+        let numeric: Vec<usize> = first
             .columns
             .iter()
-            .filter(|column| column.numeric && !column.values.is_empty())
+            .enumerate()
+            .filter(|(_, column)| column.numeric && column.moments.count > 0)
+            .map(|(index, _)| index)
             .collect();
-        match input.analysis_type {
-            AnalysisType::Descriptive => {
-                let statistics = numeric
-                    .iter()
-                    .filter_map(|column| {
-                        let d = stats::describe(&column.values)?;
-                        Some((
-                            column.name.clone(),
-                            ColumnStatistics {
-                                count: d.count,
-                                mean: d.mean,
-                                median: d.median,
-                                standard_deviation: d.std_dev,
-                                min: d.min,
-                                max: d.max,
-                            },
-                        ))
-                    })
-                    .collect();
-                analysis.statistics = Some(statistics);
-            }
-            AnalysisType::Correlation => {
-                if numeric.len() as u64 > DATASET_MAX_CORRELATION_COLUMNS {
-                    return Err(WorkspaceError::too_many(
-                        user,
-                        "numeric columns",
-                        DATASET_MAX_CORRELATION_COLUMNS,
-                        " (the most a correlation analysis handles)",
-                    ));
-                }
-                let mut correlations = Vec::new();
-                for (i, a) in numeric.iter().enumerate() {
-                    for b in &numeric[i + 1..] {
-                        if let Some(coefficient) = stats::pearson(a, b) {
-                            correlations.push(Correlation {
-                                variable1: a.name.clone(),
-                                variable2: b.name.clone(),
-                                coefficient,
-                            });
-                        }
+        if !correlate {
+            analysis.statistics = Some(describe(&first));
+            return Ok(analysis);
+        }
+        if numeric.len() as u64 > DATASET_MAX_CORRELATION_COLUMNS {
+            return Err(WorkspaceError::too_many(
+                user,
+                "numeric columns",
+                DATASET_MAX_CORRELATION_COLUMNS,
+                " (the most a correlation analysis handles)",
+            ));
+        }
+        let pairs = match first.pairs {
+            Some(pairs) => pairs,
+            None => {
+                // A wide header: only now is it known which columns to pair.
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|err| WorkspaceError::io(user, err))?;
+                let plan = Plan {
+                    median: false,
+                    pairs: PairPlan::Columns(numeric.clone()),
+                };
+                let second = scan_file(&mut file, &plan, user)?;
+                let same = second.rows == first.rows
+                    && numeric
+                        .iter()
+                        .all(|&i| second.columns.get(i).is_some_and(|c| c.numeric));
+                match second.pairs {
+                    Some(pairs) if same => pairs,
+                    _ => {
+                        return Err(WorkspaceError::io(
+                            user,
+                            std::io::Error::other("the file changed while it was read"),
+                        ));
                     }
                 }
-                analysis.correlations = Some(correlations);
             }
-        }
+        };
+        let name = |index: usize| {
+            first
+                .columns
+                .get(index)
+                .map(|column| column.name.clone())
+                .unwrap_or_default()
+        };
+        let correlations = pairs
+            .iter()
+            .filter(|(a, b, _)| numeric.contains(a) && numeric.contains(b))
+            .filter_map(|(a, b, moments)| {
+                Some(Correlation {
+                    variable1: name(a),
+                    variable2: name(b),
+                    coefficient: moments.pearson()?,
+                })
+            })
+            .collect();
+        analysis.correlations = Some(correlations);
         Ok(analysis)
     }
+}
+
+/// One pass over `file` from where it stands: its first 8 KiB are checked
+/// for a NUL byte and a UTF-8 byte order mark is dropped.
+fn scan_file(
+    file: &mut cap_std::fs::File,
+    plan: &Plan,
+    user: &str,
+) -> Result<Scan, WorkspaceError> {
+    let mut prefix = Vec::new();
+    file.by_ref()
+        .take(SNIFF_BYTES)
+        .read_to_end(&mut prefix)
+        .map_err(|err| WorkspaceError::io(user, err))?;
+    if text::looks_binary(&prefix) {
+        return Err(WorkspaceError::binary(user, "contains a NUL byte"));
+    }
+    if prefix.starts_with(b"\xef\xbb\xbf") {
+        prefix.drain(..3);
+    }
+    scan::scan(Cursor::new(prefix).chain(file), plan, user)
+}
+
+/// Statistics of every numeric column with values whose results are finite.
+fn describe(scan: &Scan) -> BTreeMap<String, ColumnStatistics> {
+    scan.columns
+        .iter()
+        .filter(|column| column.numeric && column.moments.count > 0)
+        .filter_map(|column| {
+            let m = &column.moments;
+            let stats = ColumnStatistics {
+                count: m.count,
+                mean: m.mean,
+                median: column.median.as_ref()?.value()?,
+                standard_deviation: m.std_dev(),
+                min: m.min,
+                max: m.max,
+            };
+            let finite = [stats.mean, stats.median, stats.standard_deviation]
+                .iter()
+                .all(|v| v.is_finite());
+            finite.then(|| (column.name.clone(), stats))
+        })
+        .collect()
 }

@@ -4,19 +4,21 @@ mod languages;
 mod manifests;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::File;
 use std::io::Read;
 
+use cap_std::fs::Dir;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use walkdir::{DirEntry, WalkDir};
 
 use crate::error::WorkspaceError;
+use crate::fsutil::EntryKind;
 use crate::limits::{
     MANIFEST_MAX_BYTES, PROJECT_LOC_MAX_FILE_BYTES, PROJECT_MAX_DEPTH, PROJECT_MAX_FILES,
+    PROJECT_MAX_VISITED, WALK_MAX_PENDING_BYTES, reserve,
 };
-use crate::paths::{self, Confined};
-use crate::{Workspace, fsutil, text};
+use crate::sandbox::walk::{self, Step, WalkEntry, WalkLimits};
+use crate::sandbox::{self as confined, Target};
+use crate::{Workspace, text};
 
 /// Input of `analyze_project`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -97,16 +99,21 @@ impl Workspace {
         &self,
         input: AnalyzeProjectInput,
     ) -> Result<ProjectAnalysis, WorkspaceError> {
+        let _memory = self
+            .budget
+            .reserve("analyze_project", reserve::ANALYZE_PROJECT)?;
         let user = input.path.as_deref().unwrap_or(".");
-        let dir = paths::resolve(&self.root, user)?;
-        if !fsutil::metadata(&dir, user)?.is_dir() {
-            return Err(WorkspaceError::not_a_directory(user));
-        }
-        let (name, version, direct) = self.read_manifests(&dir);
-        let tally = tally_files(&dir);
+        let target = self.root.target(user)?;
+        let dir = self.root.open_dir(&target, user)?;
+        let (name, version, direct) = read_manifests(&dir);
+        let name = match name {
+            Some(name) => name,
+            None => self.dir_name(&target, user)?,
+        };
+        let tally = tally_files(dir, &target.rel);
         Ok(ProjectAnalysis {
             project: Project {
-                name: name.unwrap_or_else(|| dir_name(&dir)),
+                name,
                 version,
                 languages: tally.languages(),
                 dependencies: Dependencies {
@@ -119,50 +126,56 @@ impl Workspace {
         })
     }
 
-    /// Name and version from the first manifest found, dependencies from all.
-    fn read_manifests(&self, dir: &Confined) -> (Option<String>, Option<String>, BTreeSet<String>) {
-        let parsers: [(&str, manifests::Parser); 3] = [
-            ("Cargo.toml", manifests::cargo),
-            ("package.json", manifests::package_json),
-            ("pyproject.toml", manifests::pyproject),
-        ];
-        let mut primary: Option<(Option<String>, Option<String>)> = None;
-        let mut direct = BTreeSet::new();
-        for (file, parse) in parsers {
-            let Some(facts) = self.manifest_text(dir, file).as_deref().and_then(parse) else {
-                continue;
-            };
-            primary.get_or_insert((facts.name, facts.version));
-            direct.extend(facts.dependencies);
-        }
-        let (name, version) = primary.unwrap_or_default();
-        (name, version, direct)
-    }
-
-    /// A manifest's text, read through the same confinement as any caller path;
-    /// `None` when missing, outside the root, too big or not UTF-8.
-    fn manifest_text(&self, dir: &Confined, file: &str) -> Option<String> {
-        let rel = if dir.rel == "." {
-            file.to_owned()
-        } else {
-            format!("{}/{file}", dir.rel)
+    /// The name of the directory `target` leads to (the root's own name for `.`).
+    fn dir_name(&self, target: &Target, user: &str) -> Result<String, WorkspaceError> {
+        let resolved = self.root.resolved(target, user)?;
+        let name = match resolved.rsplit_once('/') {
+            Some((_, last)) => Some(last.to_owned()),
+            None if resolved != "." => Some(resolved),
+            None => self
+                .root()
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned()),
         };
-        let target = paths::resolve(&self.root, &rel).ok()?;
-        let (handle, _) = fsutil::open_regular(&target, &rel, Some(MANIFEST_MAX_BYTES)).ok()?;
-        let mut text = String::new();
-        handle
-            .take(MANIFEST_MAX_BYTES)
-            .read_to_string(&mut text)
-            .ok()?;
-        Some(text)
+        Ok(name.unwrap_or_else(|| "project".to_owned()))
     }
 }
 
-fn dir_name(dir: &Confined) -> String {
-    dir.abs
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "project".to_owned())
+/// Name and version from the first manifest found, dependencies from all.
+fn read_manifests(dir: &Dir) -> (Option<String>, Option<String>, BTreeSet<String>) {
+    let parsers: [(&str, manifests::Parser); 3] = [
+        ("Cargo.toml", manifests::cargo),
+        ("package.json", manifests::package_json),
+        ("pyproject.toml", manifests::pyproject),
+    ];
+    let mut primary: Option<(Option<String>, Option<String>)> = None;
+    let mut direct = BTreeSet::new();
+    for (file, parse) in parsers {
+        let Some(facts) = manifest_text(dir, file).as_deref().and_then(parse) else {
+            continue;
+        };
+        primary.get_or_insert((facts.name, facts.version));
+        direct.extend(facts.dependencies);
+    }
+    let (name, version) = primary.unwrap_or_default();
+    (name, version, direct)
+}
+
+/// A manifest's text, opened from the project directory's handle (a link
+/// is followed only while it stays inside that directory); `None` when
+/// missing, not a regular file, too big or not UTF-8.
+fn manifest_text(dir: &Dir, file: &str) -> Option<String> {
+    let handle = confined::open_entry_following(dir, file.as_ref()).ok()?;
+    let meta = handle.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MANIFEST_MAX_BYTES {
+        return None;
+    }
+    let mut text = String::new();
+    handle
+        .take(MANIFEST_MAX_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// File counts per language and lines of code.
@@ -198,56 +211,58 @@ fn percentage(count: u64, total: u64) -> f64 {
     ((share * 100.0).round() / 100.0).clamp(0.0, 100.0)
 }
 
-fn skipped(entry: &DirEntry) -> bool {
-    entry.depth() > 0
-        && entry.file_type().is_dir()
+fn skipped(entry: &WalkEntry<'_>) -> bool {
+    entry.kind == EntryKind::Dir
         && entry
-            .file_name()
+            .name
             .to_str()
             .is_some_and(|name| name.starts_with('.') || SKIPPED_DIRS.contains(&name))
 }
 
-/// Walks `dir` (never following links) and tallies recognised files.
-fn tally_files(dir: &Confined) -> Tally {
+/// Walks `dir` (by handle, never following links) and tallies recognised files.
+fn tally_files(dir: Dir, rel: &str) -> Tally {
     let mut tally = Tally::default();
-    let walk = WalkDir::new(&dir.abs)
-        .max_depth(PROJECT_MAX_DEPTH)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|entry| !skipped(entry));
+    let limits = WalkLimits {
+        max_depth: PROJECT_MAX_DEPTH,
+        max_visited: PROJECT_MAX_VISITED,
+        max_pending_bytes: WALK_MAX_PENDING_BYTES,
+    };
     let mut files = 0_usize;
-    // Unreadable directories are skipped.
-    for entry in walk.flatten() {
-        if !entry.file_type().is_file() {
-            continue;
+    walk::walk(dir, rel, limits, |entry| {
+        if skipped(entry) {
+            return Step::Skip;
+        }
+        if entry.kind != EntryKind::File {
+            return Step::Continue;
         }
         files += 1;
         if files > PROJECT_MAX_FILES {
-            break;
+            return Step::Stop;
         }
-        let Some(lang) = entry.file_name().to_str().and_then(languages::language_of) else {
-            continue;
+        let Some(lang) = entry.name.to_str().and_then(languages::language_of) else {
+            return Step::Continue;
         };
         *tally.files.entry(lang.name).or_insert(0) += 1;
         if lang.code {
-            tally.lines_of_code += lines_of(&entry);
+            tally.lines_of_code += lines_of(entry);
         }
-    }
+        Step::Continue
+    });
     tally
 }
 
-/// Lines of a small text file; 0 for big, binary or unreadable ones.
-fn lines_of(entry: &DirEntry) -> u64 {
-    let small = entry
+/// Lines of a small text file; 0 for big, binary or unreadable ones. The
+/// file is opened from its directory's handle without following a link.
+fn lines_of(entry: &WalkEntry<'_>) -> u64 {
+    let Ok(file) = confined::open_entry_nofollow(entry.parent, entry.name.as_ref()) else {
+        return 0;
+    };
+    let small = file
         .metadata()
-        .is_ok_and(|meta| meta.len() <= PROJECT_LOC_MAX_FILE_BYTES);
+        .is_ok_and(|meta| meta.is_file() && meta.len() <= PROJECT_LOC_MAX_FILE_BYTES);
     if !small {
         return 0;
     }
-    let Ok(file) = File::open(entry.path()) else {
-        return 0;
-    };
     match text::scan(file.take(PROJECT_LOC_MAX_FILE_BYTES)) {
         Ok(scan) if !scan.binary => scan.lines,
         _ => 0,

@@ -1,0 +1,104 @@
+//! `toolshape serve --http` as a child process, and `toolshape` client
+//! commands run to their end.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The `toolshape` binary under test.
+pub const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
+/// The longest any wait may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// `toolshape serve --http 127.0.0.1:0`; killed on drop.
+pub struct HttpServe {
+    /// The server process.
+    pub child: Child,
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// `127.0.0.1:PORT`.
+    pub address: String,
+    _root: Option<tempfile::TempDir>,
+}
+
+impl HttpServe {
+    /// On a small folder of its own (`three.txt`, `README.md`).
+    pub fn start(extra: &[&str]) -> HttpServe {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(root.path().join("README.md"), "# fixture\n").unwrap();
+        let mut server = HttpServe::start_at(root.path(), extra);
+        server._root = Some(root);
+        server
+    }
+
+    /// On the folder `root`.
+    pub fn start_at(root: &Path, extra: &[&str]) -> HttpServe {
+        let mut child = Command::new(TOOLSHAPE)
+            .args(["serve", "--http", "127.0.0.1:0", "--root"])
+            .arg(root)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The bound address is announced on stderr; keep draining it after.
+        let stderr = child.stderr.take().unwrap();
+        let (found, announced) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.split("serving MCP on ").nth(1) {
+                    let _ = found.send(url.trim().to_owned());
+                }
+            }
+        });
+        let url = announced
+            .recv_timeout(WAIT)
+            .expect("serve --http did not announce its address");
+        let address = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        HttpServe {
+            child,
+            url,
+            address,
+            _root: None,
+        }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `toolshape <args>` to its end.
+pub fn toolshape(args: &[&str]) -> Output {
+    let mut child = Command::new(TOOLSHAPE)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("toolshape {args:?} did not finish in time");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

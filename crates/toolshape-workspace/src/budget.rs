@@ -1,0 +1,212 @@
+//! One memory budget shared by every call on a workspace.
+//!
+//! Each tool call first reserves the most memory it can use (its worst case,
+//! from the bounds in [`crate::limits`]), and gives it back when it returns.
+//! A call whose reservation does not fit waits, in arrival order, for others
+//! to finish, at most [`MemoryBudget::wait`]; then it is refused as busy.
+//! So however many calls arrive at once, the tools' own work never holds
+//! more than the budget.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::error::WorkspaceError;
+use crate::limits::{MEMORY_BUDGET_BYTES, MEMORY_BUDGET_WAIT};
+
+#[derive(Debug, Default)]
+struct State {
+    /// Bytes reserved by running calls.
+    used: u64,
+    /// Waiting calls by ticket, oldest first; only the first may take room.
+    queue: VecDeque<u64>,
+    next_ticket: u64,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    freed: Condvar,
+}
+
+/// A server-wide memory budget for the tools' work (cheap to clone: clones
+/// share the budget).
+#[derive(Debug, Clone)]
+pub struct MemoryBudget {
+    total: u64,
+    wait: Duration,
+    shared: Arc<Shared>,
+}
+
+impl Default for MemoryBudget {
+    fn default() -> Self {
+        Self::new(MEMORY_BUDGET_BYTES, MEMORY_BUDGET_WAIT)
+    }
+}
+
+/// Memory held by one call; given back when dropped.
+#[derive(Debug)]
+#[must_use = "the reservation is given back as soon as it is dropped"]
+pub(crate) struct Reservation {
+    bytes: u64,
+    shared: Arc<Shared>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut state = lock(&self.shared.state);
+        state.used = state.used.saturating_sub(self.bytes);
+        drop(state);
+        self.shared.freed.notify_all();
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // The state stays consistent whatever a panicking holder did.
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl MemoryBudget {
+    /// A budget of `total_bytes`; a call waits at most `wait` for room.
+    pub fn new(total_bytes: u64, wait: Duration) -> Self {
+        Self {
+            total: total_bytes,
+            wait,
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                freed: Condvar::new(),
+            }),
+        }
+    }
+
+    /// The whole budget, in bytes.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// How long a call waits for room before it is refused as busy.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
+    /// Bytes reserved by calls running now.
+    pub fn in_use(&self) -> u64 {
+        lock(&self.shared.state).used
+    }
+
+    /// Reserves `bytes` for a call of `tool`, waiting (first come, first
+    /// served) at most [`Self::wait`] for room.
+    pub(crate) fn reserve(
+        &self,
+        tool: &'static str,
+        bytes: u64,
+    ) -> Result<Reservation, WorkspaceError> {
+        if bytes > self.total {
+            return Err(WorkspaceError::OverBudget {
+                tool,
+                needed: bytes,
+                budget: self.total,
+            });
+        }
+        let deadline = Instant::now() + self.wait;
+        let mut state = lock(&self.shared.state);
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        state.queue.push_back(ticket);
+        loop {
+            let first = state.queue.front() == Some(&ticket);
+            if first && state.used + bytes <= self.total {
+                state.queue.pop_front();
+                state.used += bytes;
+                drop(state);
+                // The next in line may fit too.
+                self.shared.freed.notify_all();
+                return Ok(Reservation {
+                    bytes,
+                    shared: Arc::clone(&self.shared),
+                });
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                state.queue.retain(|&waiting| waiting != ticket);
+                drop(state);
+                self.shared.freed.notify_all();
+                return Err(WorkspaceError::Busy {
+                    tool,
+                    needed: bytes,
+                    budget: self.total,
+                    waited: self.wait,
+                });
+            }
+            state = self
+                .shared
+                .freed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1024 * 1024;
+
+    #[test]
+    fn reservations_are_given_back() {
+        let budget = MemoryBudget::new(10 * MIB, Duration::from_millis(50));
+        let a = budget.reserve("t", 6 * MIB);
+        assert!(a.is_ok());
+        assert_eq!(budget.in_use(), 6 * MIB);
+        assert!(matches!(
+            budget.reserve("t", 6 * MIB),
+            Err(WorkspaceError::Busy { .. })
+        ));
+        drop(a);
+        assert_eq!(budget.in_use(), 0);
+        assert!(budget.reserve("t", 10 * MIB).is_ok());
+        assert!(matches!(
+            budget.reserve("t", 11 * MIB),
+            Err(WorkspaceError::OverBudget { .. })
+        ));
+    }
+
+    #[test]
+    fn a_waiting_call_gets_room_when_another_finishes() {
+        let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(10));
+        let held = budget.reserve("t", 8 * MIB);
+        let other = budget.clone();
+        let waiter = std::thread::spawn(move || other.reserve("t", 8 * MIB).map(|_| ()));
+        std::thread::sleep(Duration::from_millis(100));
+        drop(held);
+        assert!(matches!(waiter.join(), Ok(Ok(()))));
+    }
+
+    #[test]
+    fn calls_are_served_in_arrival_order() {
+        // A large call first in line is not overtaken by small ones.
+        let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(10));
+        let held = budget.reserve("t", 6 * MIB);
+        let big = {
+            let budget = budget.clone();
+            std::thread::spawn(move || budget.reserve("t", 8 * MIB).map(|_| Instant::now()))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        let small_budget = MemoryBudget {
+            wait: Duration::from_millis(100),
+            ..budget.clone()
+        };
+        assert!(
+            matches!(
+                small_budget.reserve("t", MIB),
+                Err(WorkspaceError::Busy { .. })
+            ),
+            "a small call waits behind the big one"
+        );
+        drop(held);
+        assert!(matches!(big.join(), Ok(Ok(_))));
+        assert_eq!(budget.in_use(), 0);
+    }
+}

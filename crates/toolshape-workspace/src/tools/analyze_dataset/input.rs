@@ -1,0 +1,136 @@
+//! The bytes of a CSV file as the parser sees them, bounded: the whole file
+//! may not grow past [`DATASET_MAX_BYTES`] while it is read, and no row may
+//! pass [`DATASET_MAX_ROW_BYTES`], so the parser's row buffer stays small
+//! however the file is shaped (one quoted field can span a whole file).
+
+use std::cell::Cell;
+use std::io::{self, Read};
+use std::rc::Rc;
+
+use thiserror::Error;
+
+use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_ROW_BYTES};
+
+/// Bytes the CSV parser buffers ahead of the row it is reading.
+pub(crate) const PARSER_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Why [`Bounded`] stopped delivering bytes.
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overrun {
+    /// The file grew past [`DATASET_MAX_BYTES`] after it was measured.
+    #[error("the file grew past {DATASET_MAX_BYTES} bytes while it was read")]
+    File,
+    /// One row is longer than [`DATASET_MAX_ROW_BYTES`].
+    #[error("a row is longer than {DATASET_MAX_ROW_BYTES} bytes (the limit)")]
+    Row,
+}
+
+impl Overrun {
+    /// The overrun that ended a read, if that is what `err` is.
+    pub(crate) fn of(err: &io::Error) -> Option<Self> {
+        err.get_ref()
+            .and_then(|inner| inner.downcast_ref::<Self>())
+            .copied()
+    }
+}
+
+/// Where the row being parsed starts, in bytes from the start of the
+/// stream; the parsing loop moves it forward after each row.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RowStart(Rc<Cell<u64>>);
+
+impl RowStart {
+    /// Records that the next row starts at byte `offset`.
+    pub(crate) fn set(&self, offset: u64) {
+        self.0.set(offset);
+    }
+}
+
+/// A reader that refuses to deliver more than the file or row bound allows.
+#[derive(Debug)]
+pub(crate) struct Bounded<R> {
+    inner: R,
+    delivered: u64,
+    row_start: RowStart,
+}
+
+impl<R: Read> Bounded<R> {
+    /// Bounds `inner`; `row_start` is shared with the parsing loop.
+    pub(crate) fn new(inner: R, row_start: RowStart) -> Self {
+        Self {
+            inner,
+            delivered: 0,
+            row_start,
+        }
+    }
+}
+
+fn overrun(kind: Overrun) -> io::Error {
+    io::Error::other(kind)
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // The parser never holds more than its buffer beyond the row start.
+        let row_end = self
+            .row_start
+            .0
+            .get()
+            .saturating_add(DATASET_MAX_ROW_BYTES as u64)
+            .saturating_add(PARSER_BUFFER_BYTES as u64);
+        let row_room = row_end.saturating_sub(self.delivered);
+        if row_room == 0 {
+            return Err(overrun(Overrun::Row));
+        }
+        let file_room = DATASET_MAX_BYTES.saturating_sub(self.delivered);
+        if file_room == 0 {
+            // At the limit: anything more means the file grew.
+            let mut probe = [0_u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(overrun(Overrun::File)),
+            };
+        }
+        let room = usize::try_from(row_room.min(file_room)).unwrap_or(usize::MAX);
+        let end = buf.len().min(room);
+        let n = self.inner.read(&mut buf[..end])?;
+        self.delivered += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_longer_than_the_bound_are_cut_off() {
+        let long = vec![b'x'; DATASET_MAX_ROW_BYTES + PARSER_BUFFER_BYTES + 10];
+        let mut reader = Bounded::new(&long[..], RowStart::default());
+        let mut sink = Vec::new();
+        let err = reader.read_to_end(&mut sink).err();
+        assert_eq!(err.as_ref().and_then(Overrun::of), Some(Overrun::Row));
+        assert_eq!(sink.len(), DATASET_MAX_ROW_BYTES + PARSER_BUFFER_BYTES);
+    }
+
+    #[test]
+    fn moving_the_row_start_lets_the_stream_go_on() {
+        let data = vec![b'x'; 3 * DATASET_MAX_ROW_BYTES];
+        let start = RowStart::default();
+        let mut reader = Bounded::new(&data[..], start.clone());
+        let mut buf = vec![0_u8; 4096];
+        let mut total = 0_u64;
+        loop {
+            start.set(total);
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => total += n as u64,
+                Err(err) => panic!("{err}"),
+            }
+        }
+        assert_eq!(total, data.len() as u64);
+    }
+}
