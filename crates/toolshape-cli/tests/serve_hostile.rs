@@ -5,7 +5,7 @@
 //! memory budget. It must answer every call (an answer or a short, clear
 //! error), leak nothing from outside its root, and keep serving.
 
-#[path = "../../toolshape/tests/common/mod.rs"]
+#[path = "../../toolshape-harness/tests/common/mod.rs"]
 mod common;
 mod fixture;
 mod http_serve;
