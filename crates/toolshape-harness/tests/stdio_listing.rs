@@ -9,10 +9,18 @@ use serde_json::{Value, json};
 
 /// Every tool of the test server, in name order.
 fn expected_names() -> Vec<String> {
-    let mut names: Vec<String> = ["bad_output", "constrained", "numbers", "panic", "sleep"]
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let mut names: Vec<String> = [
+        "bad_output",
+        "block",
+        "burst",
+        "constrained",
+        "numbers",
+        "panic",
+        "sleep",
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
     names.extend((0..12).map(|i| format!("noop_{i:02}")));
     names.sort();
     names
@@ -110,7 +118,7 @@ async fn an_invalid_cursor_is_invalid_params() {
     let first = peer.result("tools/list", json!({})).await;
     let cursor = first["nextCursor"].clone();
     let second = peer.result("tools/list", json!({"cursor": cursor})).await;
-    assert_eq!(second["tools"][0]["name"], "noop_00", "{second}");
+    assert_eq!(second["tools"][0]["name"], "burst", "{second}");
 }
 
 #[tokio::test]
@@ -134,5 +142,5 @@ async fn modern_pages_carry_caching_hints_and_legacy_pages_do_not() {
             json!({"cursor": modern["nextCursor"], "_meta": modern_meta()}),
         )
         .await;
-    assert_eq!(next["tools"][0]["name"], "noop_01", "{next}");
+    assert_eq!(next["tools"][0]["name"], "constrained", "{next}");
 }
