@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::dialect::Dialect;
 use crate::walk;
 
 /// The property a wrapped output is carried in.
@@ -47,23 +48,54 @@ pub fn check_input_schema(schema: &Value) -> Result<(), McpSchemaError> {
     Err(McpSchemaError::InputNotObject { found })
 }
 
+/// The `$id` given to a wrapped schema that refers to its own root in a way
+/// no pointer rewriting can express (a 2019-09 `$recursiveRef`, which may
+/// only be `#`). Relative, so that relative references resolve as before.
+pub const WRAPPED_RESOURCE_ID: &str = "dev.toolshape.wrapped-output";
+
 /// The wrapped form of an output schema for revisions that need an object root:
 /// `{"type":"object","properties":{"result": schema},"required":["result"]}`.
 ///
-/// Same-document pointers (`#`, `#/...`) are rewritten to point into
-/// `/properties/result`; `$schema` moves to the new root. Anchors and embedded
-/// `$id` resources keep working unchanged.
+/// It accepts `{"result": v}` exactly when `schema` accepts `v`. Same-document
+/// pointers (`#`, `#/...`) are rewritten to point into `/properties/result`;
+/// `$schema` moves to the new root. A schema with its own `$id` (`id` in
+/// draft-04) keeps its references unchanged, being its own resource; so does
+/// one using a 2019-09 `$recursiveRef`, which is given the `$id`
+/// [`WRAPPED_RESOURCE_ID`]. Anchors and embedded resources keep working.
 pub fn wrap_output_schema(schema: &Value) -> Value {
     let mut inner = schema.clone();
     let dialect = inner.as_object_mut().and_then(|map| map.remove("$schema"));
-    let has_own_id = inner.get("$id").is_some_and(Value::is_string);
-    if has_own_id {
+    let declared = dialect
+        .as_ref()
+        .and_then(Value::as_str)
+        .and_then(Dialect::from_uri);
+    let draft4 = declared == Some(Dialect::Draft4);
+    // Before 2019-09 `$recursiveRef` means nothing, and an `$id` beside a
+    // root `$ref` would be ignored.
+    let has_recursive_ref = !matches!(
+        declared,
+        Some(Dialect::Draft4 | Dialect::Draft6 | Dialect::Draft7)
+    );
+    let mut own_resource = is_resource(&inner, draft4);
+    if !own_resource
+        && has_recursive_ref
+        && refers_to_recursive_root(&inner, draft4)
+        && let Some(map) = inner.as_object_mut()
+    {
+        map.insert("$id".into(), json!(WRAPPED_RESOURCE_ID));
+        own_resource = true;
+    }
+    if own_resource {
         // Its pointers are relative to its own resource, which it keeps.
         if let (Some(map), Some(dialect)) = (inner.as_object_mut(), dialect.clone()) {
             map.insert("$schema".into(), dialect);
         }
     } else {
-        rewrite_pointers(&mut inner, &format!("#/properties/{WRAPPED_RESULT_KEY}"));
+        rewrite_pointers(
+            &mut inner,
+            &format!("#/properties/{WRAPPED_RESULT_KEY}"),
+            draft4,
+        );
     }
     let mut root = Map::new();
     if let Some(dialect) = dialect {
@@ -75,13 +107,41 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
     Value::Object(root)
 }
 
+/// Whether `schema` starts a resource of its own: a `$id`, or in draft-04 an
+/// `id` that is more than a fragment.
+fn is_resource(schema: &Value, draft4: bool) -> bool {
+    let id = if draft4 { "id" } else { "$id" };
+    schema
+        .get(id)
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.starts_with('#'))
+}
+
+/// Whether a `$recursiveRef` below `schema` (in its own resource) refers to
+/// its root.
+fn refers_to_recursive_root(schema: &Value, draft4: bool) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if map.contains_key("$recursiveRef") {
+        return true;
+    }
+    let mut found = false;
+    walk::for_each_subschema(map, |edge| {
+        if !found && !is_resource(edge.schema, draft4) {
+            found = refers_to_recursive_root(edge.schema, draft4);
+        }
+    });
+    found
+}
+
 /// Prefixes every same-document pointer reference below `schema` with `prefix`,
 /// not descending into embedded resources (which have their own `$id`).
-fn rewrite_pointers(schema: &mut Value, prefix: &str) {
+fn rewrite_pointers(schema: &mut Value, prefix: &str, draft4: bool) {
     let Value::Object(map) = schema else {
         return;
     };
-    for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+    for keyword in ["$ref", "$dynamicRef"] {
         if let Some(Value::String(reference)) = map.get_mut(keyword)
             && (reference == "#" || reference.starts_with("#/"))
         {
@@ -91,7 +151,7 @@ fn rewrite_pointers(schema: &mut Value, prefix: &str) {
     // Collect the paths first: the walker borrows immutably.
     let mut paths: Vec<(String, Option<String>, Option<usize>)> = Vec::new();
     walk::for_each_subschema(map, |edge| {
-        if edge.schema.get("$id").is_some_and(Value::is_string) {
+        if is_resource(edge.schema, draft4) {
             return;
         }
         let (name, index) = match edge.key {
@@ -111,7 +171,7 @@ fn rewrite_pointers(schema: &mut Value, prefix: &str) {
             (None, None) => Some(holder),
         };
         if let Some(child) = child {
-            rewrite_pointers(child, prefix);
+            rewrite_pointers(child, prefix, draft4);
         }
     }
 }
