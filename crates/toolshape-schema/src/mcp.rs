@@ -69,17 +69,13 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
         .as_ref()
         .and_then(Value::as_str)
         .and_then(Dialect::from_uri);
-    let draft4 = declared == Some(Dialect::Draft4);
-    // Before 2019-09 `$recursiveRef` means nothing, and an `$id` beside a
-    // root `$ref` would be ignored.
-    let has_recursive_ref = !matches!(
-        declared,
-        Some(Dialect::Draft4 | Dialect::Draft6 | Dialect::Draft7)
-    );
-    let mut own_resource = is_resource(&inner, draft4);
+    let rules = IdRules::of(declared);
+    let mut own_resource = rules.is_resource(&inner);
+    // Before 2019-09 `$recursiveRef` means nothing (and an `$id` beside a
+    // root `$ref` would be ignored).
     if !own_resource
-        && has_recursive_ref
-        && refers_to_recursive_root(&inner, draft4)
+        && !rules.ref_hides_siblings
+        && refers_to_recursive_root(&inner, rules)
         && let Some(map) = inner.as_object_mut()
     {
         map.insert("$id".into(), json!(WRAPPED_RESOURCE_ID));
@@ -94,7 +90,7 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
         rewrite_pointers(
             &mut inner,
             &format!("#/properties/{WRAPPED_RESULT_KEY}"),
-            draft4,
+            rules,
         );
     }
     let mut root = Map::new();
@@ -107,19 +103,47 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
     Value::Object(root)
 }
 
-/// Whether `schema` starts a resource of its own: a `$id`, or in draft-04 an
-/// `id` that is more than a fragment.
-fn is_resource(schema: &Value, draft4: bool) -> bool {
-    let id = if draft4 { "id" } else { "$id" };
-    schema
-        .get(id)
-        .and_then(Value::as_str)
-        .is_some_and(|id| !id.starts_with('#'))
+/// How a dialect names a resource.
+#[derive(Debug, Clone, Copy)]
+struct IdRules {
+    /// `id` in draft-04, `$id` after.
+    keyword: &'static str,
+    /// Draft-04 to draft-07: beside `$ref`, every other keyword (its id
+    /// too) is ignored.
+    ref_hides_siblings: bool,
+}
+
+impl IdRules {
+    fn of(dialect: Option<Dialect>) -> IdRules {
+        IdRules {
+            keyword: if dialect == Some(Dialect::Draft4) {
+                "id"
+            } else {
+                "$id"
+            },
+            ref_hides_siblings: matches!(
+                dialect,
+                Some(Dialect::Draft4 | Dialect::Draft6 | Dialect::Draft7)
+            ),
+        }
+    }
+
+    /// Whether `schema` starts a resource of its own: an id that is more
+    /// than a fragment, and not hidden by a `$ref`.
+    fn is_resource(self, schema: &Value) -> bool {
+        if self.ref_hides_siblings && schema.get("$ref").is_some() {
+            return false;
+        }
+        schema
+            .get(self.keyword)
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.starts_with('#'))
+    }
 }
 
 /// Whether a `$recursiveRef` below `schema` (in its own resource) refers to
 /// its root.
-fn refers_to_recursive_root(schema: &Value, draft4: bool) -> bool {
+fn refers_to_recursive_root(schema: &Value, rules: IdRules) -> bool {
     let Value::Object(map) = schema else {
         return false;
     };
@@ -128,8 +152,8 @@ fn refers_to_recursive_root(schema: &Value, draft4: bool) -> bool {
     }
     let mut found = false;
     walk::for_each_subschema(map, |edge| {
-        if !found && !is_resource(edge.schema, draft4) {
-            found = refers_to_recursive_root(edge.schema, draft4);
+        if !found && !rules.is_resource(edge.schema) {
+            found = refers_to_recursive_root(edge.schema, rules);
         }
     });
     found
@@ -137,7 +161,7 @@ fn refers_to_recursive_root(schema: &Value, draft4: bool) -> bool {
 
 /// Prefixes every same-document pointer reference below `schema` with `prefix`,
 /// not descending into embedded resources (which have their own `$id`).
-fn rewrite_pointers(schema: &mut Value, prefix: &str, draft4: bool) {
+fn rewrite_pointers(schema: &mut Value, prefix: &str, rules: IdRules) {
     let Value::Object(map) = schema else {
         return;
     };
@@ -151,7 +175,7 @@ fn rewrite_pointers(schema: &mut Value, prefix: &str, draft4: bool) {
     // Collect the paths first: the walker borrows immutably.
     let mut paths: Vec<(String, Option<String>, Option<usize>)> = Vec::new();
     walk::for_each_subschema(map, |edge| {
-        if is_resource(edge.schema, draft4) {
+        if rules.is_resource(edge.schema) {
             return;
         }
         let (name, index) = match edge.key {
@@ -171,7 +195,7 @@ fn rewrite_pointers(schema: &mut Value, prefix: &str, draft4: bool) {
             (None, None) => Some(holder),
         };
         if let Some(child) = child {
-            rewrite_pointers(child, prefix, draft4);
+            rewrite_pointers(child, prefix, rules);
         }
     }
 }

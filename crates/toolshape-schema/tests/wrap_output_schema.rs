@@ -136,6 +136,27 @@ fn a_schema_with_its_own_id_keeps_its_references() {
     );
 }
 
+/// Found by the fuzzer: before 2019-09, an id beside a root `$ref` is
+/// ignored, so the `$ref` is relative to the document and must be rewritten.
+#[test]
+fn an_id_hidden_by_a_ref_does_not_make_a_resource() {
+    for (dialect, id) in [
+        ("http://json-schema.org/draft-04/schema#", "id"),
+        ("http://json-schema.org/draft-07/schema#", "$id"),
+    ] {
+        assert_same(
+            json!({
+                "$schema": dialect,
+                id: "http://x.example/s",
+                "$ref": "#/definitions/a",
+                "definitions": {"a": {"type": "string"}}
+            }),
+            &[json!("s")],
+            &[json!(1)],
+        );
+    }
+}
+
 #[test]
 fn boolean_schemas_wrap() {
     assert_same(json!(true), &[json!(1), json!(null)], &[]);
