@@ -60,8 +60,8 @@ pub const WRAPPED_RESOURCE_ID: &str = "dev.toolshape.wrapped-output";
 /// pointers (`#`, `#/...`) are rewritten to point into `/properties/result`;
 /// `$schema` moves to the new root. A schema with its own `$id` (`id` in
 /// draft-04) keeps its references unchanged, being its own resource; so does
-/// one using a 2019-09 `$recursiveRef`, which is given the `$id`
-/// [`WRAPPED_RESOURCE_ID`]. Anchors and embedded resources keep working.
+/// one using 2019-09's `$recursiveRef` or `$recursiveAnchor` anywhere, which
+/// is given the `$id` [`WRAPPED_RESOURCE_ID`]. Anchors and embedded resources keep working.
 pub fn wrap_output_schema(schema: &Value) -> Value {
     let mut inner = schema.clone();
     let dialect = inner.as_object_mut().and_then(|map| map.remove("$schema"));
@@ -75,7 +75,7 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
     // root `$ref` would be ignored).
     if !own_resource
         && !rules.ref_hides_siblings
-        && refers_to_recursive_root(&inner, rules)
+        && uses_recursive_keywords(&inner)
         && let Some(map) = inner.as_object_mut()
     {
         map.insert("$id".into(), json!(WRAPPED_RESOURCE_ID));
@@ -141,20 +141,20 @@ impl IdRules {
     }
 }
 
-/// Whether a `$recursiveRef` below `schema` (in its own resource) refers to
-/// its root.
-fn refers_to_recursive_root(schema: &Value, rules: IdRules) -> bool {
+/// Whether `schema` or anything below it, embedded resources included,
+/// uses 2019-09's `$recursiveRef` or `$recursiveAnchor`: their meaning
+/// depends on which schema is a resource's root, so the wrapped schema must
+/// stay one.
+fn uses_recursive_keywords(schema: &Value) -> bool {
     let Value::Object(map) = schema else {
         return false;
     };
-    if map.contains_key("$recursiveRef") {
+    if map.contains_key("$recursiveRef") || map.contains_key("$recursiveAnchor") {
         return true;
     }
     let mut found = false;
     walk::for_each_subschema(map, |edge| {
-        if !found && !rules.is_resource(edge.schema) {
-            found = refers_to_recursive_root(edge.schema, rules);
-        }
+        found = found || uses_recursive_keywords(edge.schema);
     });
     found
 }

@@ -65,6 +65,33 @@ fn a_2019_09_recursive_ref_keeps_pointing_at_the_wrapped_root() {
     );
 }
 
+/// Found by the fuzzer (from the test suite's "unevaluatedItems with
+/// $recursiveRef", its root `$id` mangled): a root `$recursiveAnchor` that a
+/// `$recursiveRef` in an embedded resource reaches through the dynamic
+/// scope; the wrapped schema must stay a resource root for the anchor to count.
+#[test]
+fn a_root_recursive_anchor_reached_from_an_embedded_resource_still_counts() {
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": true,
+            "$ref": "./tree",
+            "items": [true, true, {"type": "string"}],
+            "$defs": {"tree": {
+                "$id": "./tree",
+                "$recursiveAnchor": true,
+                "type": "array",
+                "items": [
+                    {"type": "number"},
+                    {"$recursiveRef": "#", "unevaluatedItems": false}
+                ]
+            }}
+        }),
+        &[json!([1, [2, [], "b"], "a"])],
+        &[json!([1, [2, [], 3], "a"]), json!([1, [2, [], "b"], 3])],
+    );
+}
+
 #[test]
 fn pointers_to_the_root_and_below_are_rewritten_in_every_dialect() {
     for dialect in [
