@@ -28,6 +28,12 @@ python3 peers/check.py
 step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
 cargo test --workspace --locked
 
+step "soak, shortened: stdio and HTTP calls and abandoned sessions, every call accounted for"
+bash scripts/soak.sh quick
+
+step "fuzzing: every target for 20 s (cargo-fuzz on nightly; scripts/fuzz.sh SECONDS for longer runs)"
+bash scripts/fuzz.sh 20
+
 step "JSON-Schema-Test-Suite, one line per dialect"
 cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
   | grep -E '^draft[0-9-]+(-format|-optional)?: '

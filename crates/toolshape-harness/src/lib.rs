@@ -4,10 +4,11 @@
 //!
 //! | binary | what |
 //! | --- | --- |
-//! | `test_server` | tools that sleep, fail, panic, time out, report progress, return every output shape: the stdio integration tests |
-//! | `hostile_server` | a server that breaks every rule a client must survive: the client tests |
+//! | `test_server` | tools that sleep, block, fail, panic, time out, report progress, return every output shape: the stdio integration tests |
+//! | `hostile_server` | a server that breaks every rule a client must survive (and answers twice, floods, dies, stops reading): the client tests |
 //! | `conformance_server`, `conformance_client` | what the official conformance suite drives (`conformance/run.sh`) |
 //! | `peer_server` | the peers' two tools (`add`, `get_weather_data`) on toolshape: the side-by-side benchmark |
+//! | `soak` | the soaks of `scripts/soak.sh`: a million pipelined stdio calls, HTTP clients by the dozen, abandoned sessions, every call accounted for and the server's memory measured |
 //! | `echo_baseline`, `canned_baseline` | the benchmark's baselines: a JSON echo, and a process that answers every line with a precomputed response |
 
 pub mod asking;

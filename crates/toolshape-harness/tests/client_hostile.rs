@@ -23,7 +23,7 @@ use toolshape::schema::{SchemaErrorKind, ValidationErrorKind};
 use client_common::{connect, hostile_server_bin};
 
 /// Every tool the hostile server lists, in order.
-const TOOLS: [&str; 19] = [
+const TOOLS: [&str; 24] = [
     "ok",
     "pair",
     "mismatch",
@@ -43,6 +43,11 @@ const TOOLS: [&str; 19] = [
     "hang",
     "received",
     "echo",
+    "twice",
+    "unknown_id",
+    "flood",
+    "die",
+    "deaf",
 ];
 
 fn test_options() -> ClientOptions {
@@ -99,7 +104,7 @@ async fn negotiates_modern_and_legacy() {
 
 #[tokio::test]
 async fn a_paginated_listing_is_followed_to_the_end() {
-    for (page_size, pages) in [("4", 5), ("1", 19), ("100", 1)] {
+    for (page_size, pages) in [("4", 6), ("1", 24), ("100", 1)] {
         let client = hostile(&["--page-size", page_size]).await;
         let tools = client.list_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();

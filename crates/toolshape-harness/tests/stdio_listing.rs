@@ -16,6 +16,8 @@ fn expected_names() -> Vec<String> {
         "ask_twice",
         "ask_user",
         "bad_output",
+        "block",
+        "burst",
         "constrained",
         "numbers",
         "panic",

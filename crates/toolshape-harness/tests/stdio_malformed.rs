@@ -151,7 +151,7 @@ async fn responses_and_unknown_notifications_get_no_reply() {
 #[tokio::test]
 async fn an_unknown_method_is_method_not_found() {
     let mut peer = server().await;
-    for method in ["resources/list", "prompts/get", "tools/delete", ""] {
+    for method in ["resources/list", "prompts/list", "tools/delete", ""] {
         let error = peer.error(method, json!({})).await;
         assert_eq!(error["code"], -32601, "{method}: {error}");
     }

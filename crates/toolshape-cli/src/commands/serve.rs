@@ -52,6 +52,15 @@ pub(crate) struct ServeArgs {
     /// names and the bound address (repeatable; `*` allows any).
     #[arg(long, value_name = "HOST", requires = "http")]
     allow_host: Vec<String>,
+    /// With --http: how long a handshake session may sit unused before it
+    /// expires and its memory is freed, in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "http",
+        default_value_t = 1800
+    )]
+    session_idle_timeout: u64,
 }
 
 impl ServeArgs {
@@ -98,6 +107,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         options.sessions = !args.stateless;
         options.allowed_origins = args.allow_origin;
         options.allowed_hosts = args.allow_host;
+        options.session_idle_timeout = Duration::from_secs(args.session_idle_timeout.max(1));
         return serve_http(&server, address, options).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");

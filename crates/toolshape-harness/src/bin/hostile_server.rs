@@ -32,6 +32,15 @@
 //! response whose error object is malformed), `bad_result` (a result that is
 //! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
 //! answered) and `received`.
+//!
+//! Faults of the server as a whole: `twice` answers, then answers again (with
+//! `{"value":"duplicate"}`) just before its next answer to anything, while
+//! the next request waits; `unknown_id` first sends answers to ids the
+//! client never sent (the client's next id among them) then its own; `flood`
+//! sends `n` notifications (progress for its token and for unknown ones, log
+//! messages, `tools/list_changed`, unknown methods, unparsable lines, pings)
+//! before answering; `die` exits at once without answering; `deaf` stops
+//! reading its input for good (the process stays).
 
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
@@ -48,7 +57,7 @@ const DEEP_NESTING: usize = 10_000;
 const EXPONENTIAL_LEVELS: usize = 30;
 
 /// Every tool this server lists, in listing order.
-const TOOLS: [&str; 19] = [
+const TOOLS: [&str; 24] = [
     "ok",
     "pair",
     "mismatch",
@@ -68,7 +77,15 @@ const TOOLS: [&str; 19] = [
     "hang",
     "received",
     "echo",
+    "twice",
+    "unknown_id",
+    "flood",
+    "die",
+    "deaf",
 ];
+
+/// Notifications `flood` sends unless its `n` argument says otherwise.
+const DEFAULT_FLOOD: u64 = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Unknown {
@@ -138,7 +155,9 @@ fn output_schema(tool: &str, config: &Config) -> Option<Value> {
         "required": ["pair"]
     });
     Some(match tool {
-        "ok" | "hang" => object_schema(json!({"value": {"type": "string"}}), &["value"]),
+        "ok" | "hang" | "twice" | "unknown_id" | "flood" | "die" | "deaf" => {
+            object_schema(json!({"value": {"type": "string"}}), &["value"])
+        }
         "pair" => object_schema(json!({"n": {"type": "integer"}}), &["n"]),
         "mismatch" => object_schema(
             json!({"count": {"type": "integer"}, "label": {"type": "string"}}),
@@ -212,6 +231,12 @@ struct Server {
     notifications: Vec<Value>,
     /// A `pair` call waiting for its partner: its id and `n`.
     held_pair: Option<(Value, Value)>,
+    /// The id `twice` answers again, before the next answer.
+    duplicate: Option<Value>,
+    /// Set by `deaf`: read nothing more.
+    deaf: bool,
+    /// The progress token of the call being handled, if it asked for progress.
+    progress_token: Option<Value>,
 }
 
 impl Server {
@@ -222,6 +247,9 @@ impl Server {
     }
 
     fn result(&mut self, id: &Value, mut result: Value) -> io::Result<()> {
+        if let Some(first) = self.duplicate.take() {
+            self.structured(&first, json!({"value": "duplicate"}))?;
+        }
         if self.modern
             && let Some(object) = result.as_object_mut()
         {
@@ -327,6 +355,7 @@ impl Server {
                     .unwrap_or_default()
                     .to_owned();
                 let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+                self.progress_token = params.pointer("/_meta/progressToken").cloned();
                 self.call(&id, &name, arguments)
             }
             _ => self.error(&id, -32601, "Method not found"),
@@ -428,6 +457,34 @@ impl Server {
                 json!({"content": [{"type": "text", "text": "the tool failed on purpose"}], "isError": true}),
             ),
             "hang" => Ok(()),
+            "twice" => {
+                self.structured(id, json!({"value": "first"}))?;
+                self.duplicate = Some(id.clone());
+                Ok(())
+            }
+            "unknown_id" => {
+                // Ids this client never sent: far off, of the wrong type, and
+                // the one it will send next.
+                let next = id.as_i64().map_or(json!(1), |n| json!(n + 1));
+                for forged in [json!(987_654_321), json!("not-an-id"), json!(-1), next] {
+                    self.structured(&forged, json!({"value": "forged"}))?;
+                }
+                self.structured(id, json!({"value": "ok"}))
+            }
+            "flood" => {
+                let n = arguments
+                    .get("n")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(DEFAULT_FLOOD);
+                let token = self.progress_token.take().unwrap_or(Value::Null);
+                self.flood(n, &token)?;
+                self.structured(id, json!({"value": "ok"}))
+            }
+            "die" => std::process::exit(3),
+            "deaf" => {
+                self.deaf = true;
+                Ok(())
+            }
             "received" => {
                 let notifications = self.notifications.clone();
                 self.structured(id, json!({"notifications": notifications}))
@@ -446,6 +503,39 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `n` notifications of every kind a client must survive, in turn.
+    fn flood(&mut self, n: u64, token: &Value) -> io::Result<()> {
+        for i in 0..n {
+            let line = match i % 8 {
+                0 => json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": i, "total": n}})
+                .to_string(),
+                1 => json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": format!("unknown-{i}"), "progress": i}})
+                .to_string(),
+                2 => json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "debug", "data": format!("flood {i}")}})
+                .to_string(),
+                3 => json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                    .to_string(),
+                4 => json!({"jsonrpc": "2.0", "method": format!("notifications/unknown_{i}"),
+                    "params": {"x": i}})
+                .to_string(),
+                5 => "{\"jsonrpc\":\"2.0\",\"method\":".to_owned(),
+                6 => json!({"jsonrpc": "2.0", "id": format!("server-ping-{i}"), "method": "ping"})
+                    .to_string(),
+                _ => json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progress": "not a number"}})
+                .to_string(),
+            };
+            self.out.write_all(line.as_bytes())?;
+            self.out.write_all(b"\n")?;
+        }
+        self.out.flush()
+    }
+}
+
 fn main() -> ExitCode {
     let config = match parse_args() {
         Ok(config) => config,
@@ -460,6 +550,9 @@ fn main() -> ExitCode {
         modern: false,
         notifications: Vec::new(),
         held_pair: None,
+        duplicate: None,
+        deaf: false,
+        progress_token: None,
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -473,6 +566,12 @@ fn main() -> ExitCode {
         if let Err(error) = server.handle(message) {
             eprintln!("hostile_server: {error}");
             return ExitCode::FAILURE;
+        }
+        if server.deaf {
+            eprintln!("hostile_server: deaf from now on");
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
         }
     }
     ExitCode::SUCCESS

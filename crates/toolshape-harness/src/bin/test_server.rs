@@ -3,14 +3,20 @@
 //! outputs, constrained inputs, and enough tools to paginate.
 //!
 //! ```text
-//! cargo run -p toolshape --example test_server -- \
-//!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES]
+//! cargo run -p toolshape-harness --bin test_server -- \
+//!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES] \
+//!     [--write-stall-timeout-ms MS] [--current-thread]
 //! ```
 //!
-//! Each flag can also be set through the environment:
+//! Each valued flag can also be set through the environment:
 //! `TEST_SERVER_PAGE_SIZE`, `TEST_SERVER_CALL_TIMEOUT_MS`,
-//! `TEST_SERVER_MAX_MESSAGE_BYTES` (flags win). Logs go to stderr
-//! (`RUST_LOG`, default `warn`).
+//! `TEST_SERVER_MAX_MESSAGE_BYTES`, `TEST_SERVER_WRITE_STALL_TIMEOUT_MS`
+//! (flags win). `--current-thread` serves on a current-thread runtime, as
+//! `toolshape serve` does. Logs go to stderr (`RUST_LOG`, default `warn`).
+//!
+//! Besides the tools below, `block` blocks its thread for `ms` (a
+//! [`Tool::typed_blocking`] tool), and `burst` answers with `n` progress
+//! reports of `bytes` bytes each before its result.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -100,8 +106,43 @@ async fn sleep(context: ToolContext, input: SleepInput) -> Result<Slept, ToolErr
     Ok(Slept { slept: input.ms })
 }
 
+/// Input of `burst`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct BurstInput {
+    /// How many progress reports.
+    #[schemars(range(max = 1000000))]
+    n: u32,
+    /// The length of each report's message.
+    #[schemars(range(max = 65536))]
+    bytes: u32,
+}
+
+/// Blocks the thread it runs on (never do this in an `async` handler).
+fn block(input: SleepInput) -> Result<Slept, ToolError> {
+    std::thread::sleep(Duration::from_millis(input.ms));
+    Ok(Slept { slept: input.ms })
+}
+
+/// Sends `n` progress reports, yielding between them, then answers.
+async fn burst(context: ToolContext, input: BurstInput) -> Result<u32, ToolError> {
+    let message = "p".repeat(usize::try_from(input.bytes).unwrap_or(0));
+    for i in 0..input.n {
+        context.report_progress(
+            f64::from(i + 1),
+            Some(f64::from(input.n)),
+            Some(message.clone()),
+        );
+        tokio::task::yield_now().await;
+    }
+    Ok(input.n)
+}
+
 fn tools() -> Vec<Tool> {
     let mut tools = vec![
+        Tool::typed_blocking("block", block).description("Block a thread for `ms` milliseconds."),
+        Tool::typed_with_context("burst", burst)
+            .description("Send `n` progress reports of `bytes` bytes each, then answer `n`."),
         Tool::typed_with_context("sleep", sleep)
             .description("Sleep `ms` milliseconds, reporting progress every 10 ms."),
         Tool::text("panic", |_: Empty| async move {
@@ -177,8 +218,17 @@ fn setting(args: &[String], flag: &str, env: &str) -> Result<Option<u64>, String
 }
 
 fn options() -> Result<ServerOptions, String> {
-    const FLAGS: [&str; 3] = ["--page-size", "--call-timeout-ms", "--max-message-bytes"];
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    const FLAGS: [&str; 5] = [
+        "--page-size",
+        "--call-timeout-ms",
+        "--max-message-bytes",
+        "--write-stall-timeout-ms",
+        "--current-thread",
+    ];
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|arg| arg != "--current-thread")
+        .collect();
     if let Some(unknown) = args
         .iter()
         .filter(|arg| arg.starts_with("--"))
@@ -200,11 +250,33 @@ fn options() -> Result<ServerOptions, String> {
     )? {
         options.max_message_bytes = usize::try_from(bytes).map_err(|e| e.to_string())?;
     }
+    if let Some(ms) = setting(
+        &args,
+        "--write-stall-timeout-ms",
+        "TEST_SERVER_WRITE_STALL_TIMEOUT_MS",
+    )? {
+        options.write_stall_timeout = Some(Duration::from_millis(ms));
+    }
     Ok(options)
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    let current_thread = std::env::args().any(|arg| arg == "--current-thread");
+    let mut builder = if current_thread {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    match builder.enable_all().build() {
+        Ok(runtime) => runtime.block_on(serve()),
+        Err(error) => {
+            eprintln!("test_server: cannot start the runtime: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -74,6 +74,12 @@ impl Peer {
         RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Whether `id` is one this connection has handed out.
+    fn issued(&self, id: &RequestId) -> bool {
+        id.as_i64()
+            .is_some_and(|n| n >= 1 && n < self.next_id.load(Ordering::Relaxed))
+    }
+
     /// Sends a request and waits for its answer. When the wait ends early (the
     /// timeout, or the future being dropped) and `cancellable`, the server is
     /// sent `notifications/cancelled`.
@@ -103,16 +109,20 @@ impl Peer {
             body,
             route,
         };
-        if self.closed.load(Ordering::Acquire)
-            || self
-                .outgoing
-                .send(Outbound::Message(message))
-                .await
-                .is_err()
-        {
+        if self.closed.load(Ordering::Acquire) {
             return Err(TransportError::Closed.into());
         }
-        let reply = match tokio::time::timeout(timeout, receiver).await {
+        // The time limit covers the queueing too: a server that stops
+        // reading fills the queue, and a request must not wait on it forever.
+        let deadline = tokio::time::Instant::now() + timeout;
+        match tokio::time::timeout_at(deadline, self.outgoing.send(Outbound::Message(message)))
+            .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(TransportError::Closed.into()),
+            Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
+        }
+        let reply = match tokio::time::timeout_at(deadline, receiver).await {
             Ok(Ok(reply)) => {
                 guard.armed = false;
                 reply?
@@ -186,9 +196,14 @@ impl Peer {
                     Some(waiter) => {
                         let _ = waiter.send(Ok(response));
                     }
-                    None => {
-                        tracing::debug!(%id, "a response for no pending request (late or cancelled)")
-                    }
+                    None if self.issued(&id) => tracing::debug!(
+                        %id,
+                        "a response for a request no longer waiting (late, cancelled or answered twice); ignored"
+                    ),
+                    None => tracing::warn!(
+                        id = %toolshape_protocol::text::excerpt(&id.to_string(), 100),
+                        "the server answered a request this client never sent; ignored"
+                    ),
                 }
                 Received::Answer(id)
             }

@@ -1,6 +1,7 @@
 //! One stdio connection: read messages, answer them (tool calls concurrently),
 //! write everything through one buffered writer, until the input ends, or
-//! until the output fails (the peer stopped reading: the session ends at once).
+//! until the output fails (the peer closed it, or stopped reading for the
+//! write stall limit: the session ends at once).
 
 use std::io;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
 use crate::transport::lines::{Line, LineReader, leading_id};
+use crate::transport::stall::StallGuard;
 
 struct Connection {
     shared: Arc<Shared>,
@@ -32,6 +34,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (sender, receiver) = mpsc::channel(1024);
+    // A peer that stops reading ends the session after the stall limit; until
+    // then, what waits for it is bounded (this queue, then reading pauses).
+    let writer = StallGuard::new(writer, shared.options.write_stall_timeout);
     let mut writer: JoinHandle<io::Result<()>> = tokio::spawn(write_loop(writer, receiver));
     let session = Arc::new(Session::default());
     let outbox = Outbox(sender);

@@ -16,6 +16,12 @@ pub struct ServerOptions {
     pub max_in_flight: usize,
     /// Longest message accepted, in bytes; a longer one gets an error and is skipped.
     pub max_message_bytes: usize,
+    /// How long a write to a peer may make no progress (the peer stopped
+    /// reading) before its connection is dropped: the stdio session ends
+    /// with an error, an HTTP connection ([`Server::serve_http`](crate::Server::serve_http))
+    /// is closed and the calls it carried are cancelled. `None`: wait forever
+    /// (what is queued meanwhile stays bounded either way).
+    pub write_stall_timeout: Option<Duration>,
     /// Whether 2026-07-28 peers also get the text block that repeats the structured
     /// content (older revisions always get it).
     pub text_block_for_modern: bool,
@@ -45,6 +51,7 @@ impl Default for ServerOptions {
             call_timeout: Some(Duration::from_secs(60)),
             max_in_flight: 128,
             max_message_bytes: 16 * 1024 * 1024,
+            write_stall_timeout: Some(Duration::from_secs(60)),
             text_block_for_modern: true,
             list_ttl: Duration::ZERO,
             cache_scope: CacheScope::Public,

@@ -80,6 +80,8 @@ impl Tool {
     /// `isError` result with its message); `?` converts I/O and JSON errors,
     /// strings and [`BoxError`](super::BoxError)s into one, and [`ToolError::from_error`] any
     /// other error.
+    ///
+    /// The function must not block (see [`Tool::typed_blocking`] for one that does).
     pub fn typed<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
@@ -88,6 +90,49 @@ impl Tool {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
         Tool::typed_with_context(name, move |_context: ToolContext, input: I| function(input))
+    }
+
+    /// As [`Tool::typed`], for a function that blocks: file or network I/O
+    /// without `async`, or heavy computation. It runs on the runtime's
+    /// blocking thread pool, so it never holds up the connection's other
+    /// messages, and the call's time limit and cancellation still end the
+    /// call at once (the thread itself runs on to the function's end; what it
+    /// returns then is dropped). A panic is contained as in any handler.
+    ///
+    /// An `async` handler must not block: until its first `.await`, it runs on
+    /// the thread that reads the connection's messages (over stdio, the only
+    /// thread of a current-thread runtime), and nothing, not even its time
+    /// limit, can stop a poll that never returns.
+    ///
+    /// ```
+    /// use toolshape::{Tool, ToolError};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Input { n: u64 }
+    /// let primes = Tool::typed_blocking("count_primes", |input: Input| {
+    ///     let count = (2..input.n).filter(|k| (2..*k).all(|d| k % d != 0)).count();
+    ///     Ok::<_, ToolError>(count as u64)
+    /// });
+    /// assert_eq!(primes.name(), "count_primes");
+    /// ```
+    pub fn typed_blocking<I, O, F>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + Send + 'static,
+        F: Fn(I) -> Result<O, ToolError> + Send + Sync + 'static,
+    {
+        let function = Arc::new(function);
+        Tool::typed(name, move |input: I| {
+            let function = Arc::clone(&function);
+            async move {
+                match tokio::task::spawn_blocking(move || function(input)).await {
+                    Ok(result) => result,
+                    // Raised again here, where the handler's panics are caught.
+                    Err(join) => match join.try_into_panic() {
+                        Ok(payload) => std::panic::resume_unwind(payload),
+                        Err(_) => Err(ToolError::new("the tool's thread was stopped")),
+                    },
+                }
+            }
+        })
     }
 
     /// As [`Tool::typed`], with the [`ToolContext`] (progress reports, log

@@ -1,8 +1,10 @@
 //! Accepting connections: bounded in number (below the process's descriptor
 //! limit), each with a time limit on reading a request's headers (a slowloris
 //! client that sends a byte a second is cut off; an idle keep-alive
-//! connection is closed when its next request does not start in time), and
-//! a graceful end: past the shutdown signal no connection is accepted and
+//! connection is closed when its next request does not start in time), a
+//! time limit on writes that make no progress (a client that stops reading
+//! its responses or its event stream is dropped: its calls are cancelled,
+//! its slot freed), and a graceful end: past the shutdown signal no connection is accepted and
 //! the requests in flight finish.
 
 use std::future::Future;
@@ -17,6 +19,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+
+use crate::transport::stall::StallGuard;
 
 /// Descriptors kept free for everything but connections (files, pipes, the listener).
 const RESERVED_DESCRIPTORS: u64 = 64;
@@ -38,6 +42,7 @@ pub(crate) async fn serve<F>(
     router: Router,
     max_connections: usize,
     header_read_timeout: Duration,
+    write_stall_timeout: Option<Duration>,
     shutdown: F,
 ) -> io::Result<()>
 where
@@ -74,7 +79,8 @@ where
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let stream = TokioIo::new(StallGuard::new(stream, write_stall_timeout));
+        let connection = graceful.watch(http.serve_connection(stream, service));
         tokio::spawn(async move {
             let _permit = permit;
             if let Err(error) = connection.await {

@@ -51,7 +51,9 @@ impl Server {
         self.router(HttpOptions::default())
     }
 
-    /// The endpoint as an axum [`Router`] with these options.
+    /// The endpoint as an axum [`Router`] with these options. Served by
+    /// your own `axum::serve`, the connection bounds and time limits of
+    /// [`Server::serve_http`] (headers, stalled writes) are yours to set.
     pub fn router(&self, options: HttpOptions) -> Router {
         let (close, closing) = watch::channel(false);
         build_router(self, options, closing, close)
@@ -60,8 +62,9 @@ impl Server {
     /// Serves the endpoint on `listener` until `shutdown` resolves, then lets
     /// the requests in flight finish. Connections are bounded
     /// ([`HttpOptions::max_connections`]) and must send their headers in time
-    /// ([`HttpOptions::header_read_timeout`]); the address the listener is
-    /// bound to is an allowed `Host`.
+    /// ([`HttpOptions::header_read_timeout`]); a client that stops reading
+    /// its responses is dropped ([`ServerOptions::write_stall_timeout`](crate::ServerOptions::write_stall_timeout));
+    /// the address the listener is bound to is an allowed `Host`.
     pub async fn serve_http<F>(
         &self,
         listener: TcpListener,
@@ -78,6 +81,7 @@ impl Server {
         }
         let (max_connections, header_read_timeout) =
             (options.max_connections, options.header_read_timeout);
+        let write_stall_timeout = self.shared.options.write_stall_timeout;
         let (close, closing) = watch::channel(false);
         let router = build_router(self, options, closing, close.clone());
         // Past the signal, the long-lived streams end (they would otherwise
@@ -91,6 +95,7 @@ impl Server {
             router,
             max_connections,
             header_read_timeout,
+            write_stall_timeout,
             shutdown,
         )
         .await

@@ -1,0 +1,191 @@
+//! The legacy wrapping of a non-object output schema must mean the same:
+//! `{"result": v}` passes the wrapped schema exactly when `v` passes the
+//! original. Cases found by the `wrap_output_schema` fuzz target (see
+//! `docs/reliability.md`) and the corners around them: references to the
+//! document root in every form each dialect has.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use toolshape_schema::SchemaEngine;
+use toolshape_schema::mcp::wrap_output_schema;
+
+/// Whether `schema` accepts `instance`, and its wrapped form `{"result": instance}`.
+fn verdicts(schema: &Value, instance: &Value) -> (bool, bool) {
+    let engine = SchemaEngine::default();
+    let original = engine
+        .compile(schema)
+        .unwrap_or_else(|e| panic!("{schema}: {e}"));
+    let wrapped_schema = wrap_output_schema(schema);
+    let wrapped = engine.compile(&wrapped_schema).unwrap_or_else(|e| {
+        panic!("the wrapped form of {schema} is refused: {e}\n{wrapped_schema}")
+    });
+    (
+        original.validate(instance).is_ok(),
+        wrapped.validate(&json!({"result": instance})).is_ok(),
+    )
+}
+
+fn assert_same(schema: Value, accepted: &[Value], refused: &[Value]) {
+    for (instances, expected) in [(accepted, true), (refused, false)] {
+        for instance in instances {
+            let (bare, held) = verdicts(&schema, instance);
+            assert_eq!(bare, expected, "the original on {instance}: {schema}");
+            assert_eq!(
+                held,
+                expected,
+                "the wrapped form on {instance}: {}",
+                wrap_output_schema(&schema)
+            );
+        }
+    }
+}
+
+/// Found by the fuzzer: a 2019-09 `$recursiveRef` (which may only be `#`)
+/// was rewritten to a pointer, and then resolved against the wrapper.
+#[test]
+fn a_2019_09_recursive_ref_keeps_pointing_at_the_wrapped_root() {
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "additionalProperties": false,
+            "properties": {"foo": {"$recursiveRef": "#"}}
+        }),
+        &[json!({"foo": false}), json!({"foo": {"foo": 1}}), json!(3)],
+        &[json!({"bar": 1}), json!({"foo": {"bar": 1}})],
+    );
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": true,
+            "type": ["integer", "array"],
+            "items": {"$recursiveRef": "#"}
+        }),
+        &[json!(1), json!([1, [2, [3]]])],
+        &[json!("x"), json!([1, ["x"]])],
+    );
+}
+
+/// Found by the fuzzer (from the test suite's "unevaluatedItems with
+/// $recursiveRef", its root `$id` mangled): a root `$recursiveAnchor` that a
+/// `$recursiveRef` in an embedded resource reaches through the dynamic
+/// scope; the wrapped schema must stay a resource root for the anchor to count.
+#[test]
+fn a_root_recursive_anchor_reached_from_an_embedded_resource_still_counts() {
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$recursiveAnchor": true,
+            "$ref": "./tree",
+            "items": [true, true, {"type": "string"}],
+            "$defs": {"tree": {
+                "$id": "./tree",
+                "$recursiveAnchor": true,
+                "type": "array",
+                "items": [
+                    {"type": "number"},
+                    {"$recursiveRef": "#", "unevaluatedItems": false}
+                ]
+            }}
+        }),
+        &[json!([1, [2, [], "b"], "a"])],
+        &[json!([1, [2, [], 3], "a"]), json!([1, [2, [], "b"], 3])],
+    );
+}
+
+#[test]
+fn pointers_to_the_root_and_below_are_rewritten_in_every_dialect() {
+    for dialect in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "http://json-schema.org/draft-07/schema#",
+        "http://json-schema.org/draft-06/schema#",
+        "http://json-schema.org/draft-04/schema#",
+    ] {
+        let definitions = if dialect.contains("draft/20") {
+            "$defs"
+        } else {
+            "definitions"
+        };
+        assert_same(
+            json!({
+                "$schema": dialect,
+                "type": ["array", "integer"],
+                "items": {"anyOf": [{"$ref": format!("#/{definitions}/leaf")}, {"$ref": "#"}]},
+                definitions: {"leaf": {"type": "string"}}
+            }),
+            &[json!(1), json!(["a", [2, "b"]])],
+            &[json!(true), json!([1.5]), json!([[null]])],
+        );
+    }
+}
+
+#[test]
+fn a_dynamic_ref_resolves_as_before() {
+    assert_same(
+        json!({
+            "$dynamicAnchor": "node",
+            "type": ["integer", "array"],
+            "items": {"$dynamicRef": "#node"}
+        }),
+        &[json!(1), json!([1, [2]])],
+        &[json!([1, ["x"]])],
+    );
+    assert_same(
+        json!({"type": ["integer", "array"], "items": {"$dynamicRef": "#"}}),
+        &[json!([1, [2]])],
+        &[json!(["x"])],
+    );
+}
+
+#[test]
+fn a_schema_with_its_own_id_keeps_its_references() {
+    assert_same(
+        json!({
+            "$id": "https://example.com/output",
+            "type": "array",
+            "items": {"$ref": "#/$defs/leaf"},
+            "$defs": {"leaf": {"type": "integer"}}
+        }),
+        &[json!([1, 2])],
+        &[json!(["x"])],
+    );
+    // draft-04 spells it `id`.
+    assert_same(
+        json!({
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "id": "http://example.com/output",
+            "type": "array",
+            "items": {"$ref": "#/definitions/leaf"},
+            "definitions": {"leaf": {"type": "integer"}}
+        }),
+        &[json!([1, 2])],
+        &[json!(["x"])],
+    );
+}
+
+/// Found by the fuzzer: before 2019-09, an id beside a root `$ref` is
+/// ignored, so the `$ref` is relative to the document and must be rewritten.
+#[test]
+fn an_id_hidden_by_a_ref_does_not_make_a_resource() {
+    for (dialect, id) in [
+        ("http://json-schema.org/draft-04/schema#", "id"),
+        ("http://json-schema.org/draft-07/schema#", "$id"),
+    ] {
+        assert_same(
+            json!({
+                "$schema": dialect,
+                id: "http://x.example/s",
+                "$ref": "#/definitions/a",
+                "definitions": {"a": {"type": "string"}}
+            }),
+            &[json!("s")],
+            &[json!(1)],
+        );
+    }
+}
+
+#[test]
+fn boolean_schemas_wrap() {
+    assert_same(json!(true), &[json!(1), json!(null)], &[]);
+    assert_same(json!(false), &[], &[json!(1), json!(null)]);
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (fuzz/fuzz_targets, cargo-fuzz on the nightly
+# toolchain) for SECONDS each (default 300), starting from seed corpora built
+# from the repository's test vectors, and prints executions and findings per
+# target. Exits non-zero on any finding (a crash, a broken property, a hang,
+# running out of memory); the input that found it is kept under
+# fuzz/artifacts/<target>/ and must become a regression test.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# Environment: FUZZ_SANITIZER (none, the default, or address: the code under
+# test has no unsafe code of its own; address also checks its dependencies'),
+# FUZZ_TARGET_DIR (default fuzz/target), FUZZ_RSS_LIMIT_MB (default 4096).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-300}"
+shift || true
+all_targets=(
+  stdio_frames
+  jsonrpc_classify
+  request_params
+  http_headers
+  schema_compile
+  schema_validate
+  wrap_output_schema
+  workspace_paths
+)
+if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+sanitizer="${FUZZ_SANITIZER:-none}"
+target_dir="${FUZZ_TARGET_DIR:-$PWD/fuzz/target}"
+rss_limit="${FUZZ_RSS_LIMIT_MB:-4096}"
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "fuzz.sh: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
+  exit 1
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "== installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+
+echo "== the fuzz workspace's lock file is up to date"
+cargo +nightly fetch --locked --manifest-path fuzz/Cargo.toml >/dev/null
+
+echo "== seed corpora from testdata/"
+cargo run --locked --release -q --manifest-path fuzz/Cargo.toml --target-dir "$target_dir" \
+  -p toolshape-fuzz-seeds -- . fuzz/corpus
+
+echo "== building the targets (sanitizer: $sanitizer)"
+(cd fuzz && cargo +nightly fuzz build -s "$sanitizer" --target-dir "$target_dir")
+
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+failed=0
+rows=()
+for target in "${targets[@]}"; do
+  echo "== $target: ${seconds} s"
+  log="$logs/$target.log"
+  mkdir -p "fuzz/corpus/$target"
+  status=0
+  (cd fuzz && cargo +nightly fuzz run -s "$sanitizer" --target-dir "$target_dir" "$target" "corpus/$target" -- \
+    -max_total_time="$seconds" -timeout=20 -rss_limit_mb="$rss_limit" \
+    -dict=dict/json.dict -print_final_stats=1) >"$log" 2>&1 || status=$?
+  execs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
+  rate="$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
+  corpus="$(find "fuzz/corpus/$target" -type f | wc -l | tr -d ' ')"
+  if [ "$status" -eq 0 ]; then
+    finding="none"
+  else
+    failed=1
+    artifact="$(grep -oE 'Test unit written to [^ ]+' "$log" | awk '{print $5}' | tail -1)"
+    reason="$(grep -m1 -E "panicked at|ERROR: libFuzzer|SUMMARY" "$log" || true)"
+    finding="FOUND: ${reason:-exit $status} ${artifact:+($artifact)}"
+    echo "--- $target: the end of its log"
+    tail -40 "$log"
+  fi
+  rows+=("| \`$target\` | $seconds | ${execs:-?} | ${rate:-?} | $corpus | $finding |")
+done
+
+echo
+echo "| target | seconds | executions | per second | corpus | findings |"
+echo "|---|---:|---:|---:|---:|---|"
+printf '%s\n' "${rows[@]}"
+exit "$failed"
