@@ -10,6 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
+use super::MessageObserver;
 use super::error::{ClientError, TransportError};
 use super::outgoing::Outbound;
 use super::peer::{self, Peer};
@@ -115,6 +116,7 @@ pub(crate) struct ChildTransport {
 pub(crate) fn spawn(
     command: &ServerCommand,
     max_message_bytes: usize,
+    observer: Option<MessageObserver>,
 ) -> Result<ChildTransport, ClientError> {
     let mut process = Command::new(&command.program);
     process
@@ -153,7 +155,7 @@ pub(crate) fn spawn(
         });
     }
     let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing);
+    let peer = Peer::new(outgoing, observer);
     tokio::spawn(write_loop(stdin, receiver));
     tokio::spawn(peer::read_loop(
         Arc::clone(&peer),

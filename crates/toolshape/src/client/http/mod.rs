@@ -17,6 +17,7 @@ mod session;
 
 use session::HttpState;
 
+use super::MessageObserver;
 use super::error::{ClientError, TransportError};
 use super::outgoing::{Outbound, Outgoing};
 use super::peer::{Peer, Received};
@@ -25,12 +26,13 @@ use super::peer::{Peer, Received};
 pub(crate) fn connect(
     url: reqwest::Url,
     max_message_bytes: usize,
+    observer: Option<MessageObserver>,
 ) -> Result<Arc<Peer>, ClientError> {
     let http = reqwest::Client::builder()
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing);
+    let peer = Peer::new(outgoing, observer);
     let exchange = Exchange {
         http,
         url,
