@@ -145,20 +145,19 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
     ) {
         failures += 1;
     }
-    for tool in &report.tools {
+    let names = report
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(report.unlisted_tools());
+    for name in names {
         tests += 1;
         let findings: Vec<&Finding> = report
             .findings
             .iter()
-            .filter(|f| f.tool.as_deref() == Some(tool.name.as_str()))
+            .filter(|f| f.tool.as_deref() == Some(name))
             .collect();
-        if case(
-            &mut cases,
-            "toolshape.check.tool",
-            &tool.name,
-            &findings,
-            strict,
-        ) {
+        if case(&mut cases, "toolshape.check.tool", name, &findings, strict) {
             failures += 1;
         }
     }

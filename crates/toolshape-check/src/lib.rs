@@ -4,10 +4,10 @@
 //!
 //! ```no_run
 //! # async fn run() {
-//! use toolshape::client::ServerCommand;
 //! use toolshape_check::{Options, Target, check};
 //!
-//! let report = check(&Target::Stdio(ServerCommand::new("toolshape").arg("serve")), &Options::default()).await;
+//! let target = Target::stdio(&["toolshape", "serve"]).expect("a command");
+//! let report = check(&target, &Options::default()).await;
 //! for finding in &report.findings {
 //!     println!("{} {} {:?} {}", finding.severity, finding.rule, finding.tool, finding.message);
 //! }
@@ -48,6 +48,7 @@ mod report;
 mod rules;
 mod schemas;
 mod spec;
+mod text;
 
 use std::time::Instant;
 
@@ -59,12 +60,13 @@ pub use report::{
     RevisionStatus, ServerInfo, Summary, TargetInfo, ToolSummary, exit,
 };
 pub use rules::{Rule, Severity};
+pub use text::to_text;
 
 fn target_info(target: &Target) -> TargetInfo {
     match target {
-        Target::Stdio(command) => TargetInfo {
+        Target::Stdio { display, .. } => TargetInfo {
             kind: "stdio",
-            address: format!("{command:?}"),
+            address: display.clone(),
         },
         Target::Http(url) => TargetInfo {
             kind: "http",
@@ -100,7 +102,7 @@ pub async fn check(target: &Target, options: &Options) -> Report {
     };
     match target {
         Target::Otc(url) => otc::check(url, options, &mut report).await,
-        Target::Stdio(_) | Target::Http(_) => mcp::check(target, options, &mut report).await,
+        Target::Stdio { .. } | Target::Http(_) => mcp::check(target, options, &mut report).await,
     }
     dedupe::apply(&mut report.findings);
     report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -10,7 +10,12 @@ use toolshape_protocol::ProtocolVersion;
 #[derive(Debug, Clone)]
 pub enum Target {
     /// An MCP server started as a child process, spoken to over stdio.
-    Stdio(ServerCommand),
+    Stdio {
+        /// How to start it.
+        command: ServerCommand,
+        /// The command line, as shown in reports.
+        display: String,
+    },
     /// An MCP Streamable HTTP endpoint (`http://host:port/mcp`).
     Http(String),
     /// An OTC (Open Tool Calling) server's base URL (`http://host:port`).
@@ -40,6 +45,17 @@ pub enum ProtocolChoice {
     All,
     /// Exactly this one.
     Only(ProtocolVersion),
+}
+
+impl Target {
+    /// The server started by `argv` (program, then arguments), its stderr
+    /// captured; `None` when `argv` is empty.
+    pub fn stdio<S: AsRef<str>>(argv: &[S]) -> Option<Target> {
+        let command = ServerCommand::from_argv(argv.iter().map(AsRef::as_ref))?
+            .stderr(toolshape::client::StderrMode::Capture);
+        let display = argv.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" ");
+        Some(Target::Stdio { command, display })
+    }
 }
 
 impl ProtocolChoice {

@@ -157,6 +157,18 @@ impl Report {
             .count()
     }
 
+    /// The names of tools with findings that no [`ToolSummary`] lists (an
+    /// OTC tool without an id, say), in first-found order.
+    pub fn unlisted_tools(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for name in self.findings.iter().filter_map(|f| f.tool.as_deref()) {
+            if !self.tools.iter().any(|t| t.name == name) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     /// The exit code: 4 when no revision could be spoken, 3 with an error
     /// finding (or, `strict`, a warning), else 0.
     pub fn exit_code(&self, strict: bool) -> u8 {

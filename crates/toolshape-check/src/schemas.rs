@@ -136,9 +136,11 @@ fn refusal(
         SchemaErrorKind::TooLarge { .. } | SchemaErrorKind::TooManySubschemas { .. } => {
             single(Rule::SchemaOverBounds, "")
         }
+        // These name a path through `$ref`s, not a place in the document.
+        SchemaErrorKind::ExpansionTooCostly { .. } | SchemaErrorKind::ReferenceCycle { .. } => {
+            single(Rule::SchemaOverBounds, "")
+        }
         SchemaErrorKind::TooDeep { at: pointer, .. }
-        | SchemaErrorKind::ExpansionTooCostly { at: pointer, .. }
-        | SchemaErrorKind::ReferenceCycle { at: pointer }
         | SchemaErrorKind::BacktrackingPattern { at: pointer, .. } => {
             single(Rule::SchemaOverBounds, pointer)
         }

@@ -62,6 +62,29 @@ impl Generator<'_> {
         let minimal = self.object(root, 0, false);
         push(minimal.clone());
         push(self.object(root, 0, true));
+        // A root `oneOf`/`anyOf` of object shapes: one instance per branch.
+        let mut minimal = minimal;
+        for keyword in ["oneOf", "anyOf"] {
+            let Some(Value::Array(branches)) = root.get(keyword) else {
+                continue;
+            };
+            let mut rest = root.clone();
+            if let Some(map) = rest.as_object_mut() {
+                map.remove("oneOf");
+                map.remove("anyOf");
+            }
+            for branch in branches.iter().take(8) {
+                let combined = json!({"allOf": [rest, branch]});
+                let candidate = self.object(&combined, 0, false);
+                if minimal
+                    .as_ref()
+                    .is_none_or(|m| m.as_object().is_some_and(Map::is_empty))
+                {
+                    minimal.clone_from(&candidate);
+                }
+                push(candidate);
+            }
+        }
         if let Some(Value::Object(base)) = minimal {
             for (name, edge) in self.edges(root) {
                 let mut candidate = base.clone();

@@ -193,6 +193,7 @@ impl<'a, 'c> Calls<'a, 'c> {
             Kind::Valid => format!("tools/call {}", tool.name),
             Kind::Invalid => format!("tools/call {} (invalid arguments)", tool.name),
         };
+        let unparsable_before = self.sideband.unparsable;
         let responses = listing::sort_out(
             version,
             received,
@@ -201,6 +202,7 @@ impl<'a, 'c> Calls<'a, 'c> {
             self.findings,
             &mut self.sideband,
         );
+        let unparsable = self.sideband.unparsable > unparsable_before;
         let timed_out = matches!(
             outcome.as_ref().map_err(|e| e.kind()),
             Err(ClientErrorKind::Timeout(_))
@@ -242,6 +244,10 @@ impl<'a, 'c> Calls<'a, 'c> {
                 Err(error) => error,
             };
             let (rule, message, gone) = listing::failure(&error, &what, &stderr);
+            if unparsable && matches!(error.kind(), ClientErrorKind::InvalidResponse(_)) {
+                // The unreadable answer is a finding already.
+                return true;
+            }
             self.findings.push(
                 Finding::new(rule, Location::new(Document::Result, ""), message)
                     .tool(tool.name)

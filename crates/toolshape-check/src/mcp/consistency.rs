@@ -145,8 +145,8 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
         .map(|(v, definition)| (*v, definition.get("outputSchema")))
         .collect();
     let reference = match modern {
-        Some(schema) if !is_object_rooted(schema) => Some(wrap_output_schema(schema)),
-        other => other.cloned(),
+        Some(schema) if !is_object_rooted(schema) => Some(wrap_output_schema(&unmarked(schema))),
+        other => other.map(unmarked),
     };
     let has_modern = listed
         .iter()

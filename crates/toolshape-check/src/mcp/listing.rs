@@ -41,6 +41,8 @@ pub(crate) struct Listing {
 pub(crate) struct Sideband {
     /// A `notifications/tools/list_changed` was among them.
     pub(crate) list_changed: bool,
+    /// Messages that could not be parsed (each already a finding).
+    pub(crate) unparsable: usize,
 }
 
 /// Checks the notifications and server requests in `messages` (and any
@@ -58,6 +60,7 @@ pub(crate) fn sort_out(
         let value = match messages::parse(&bytes) {
             Parsed::Json(value) => value,
             other => {
+                sideband.unparsable += 1;
                 findings.extend(messages::unparsable(Some(version), &other, what, tool));
                 continue;
             }

@@ -128,8 +128,16 @@ pub(crate) fn check(
         ));
     }
     findings.truncate(MAX_FINDINGS_PER_MESSAGE);
+    let tool = match answers {
+        Answers::Call(tool) => Some(tool.as_str()),
+        _ => None,
+    };
     findings
         .into_iter()
+        .map(|f| match (tool, f.tool.is_none()) {
+            (Some(tool), true) => f.tool(tool),
+            _ => f,
+        })
         .map(|f| f.revision(Some(version)))
         .collect()
 }

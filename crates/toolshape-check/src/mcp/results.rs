@@ -46,6 +46,10 @@ impl Call<'_> {
     /// Judges the answer to a call with valid arguments.
     pub(crate) fn valid(&self, response: &Value, findings: &mut Vec<Finding>) -> Verdict {
         let Some(result) = response.get("result") else {
+            if !is_error_object(response) {
+                // A malformed error: the message's own finding says so.
+                return Verdict::Rejected;
+            }
             findings.push(self.finding(
                 Rule::CallRejectedValid,
                 Document::Message,
@@ -83,6 +87,9 @@ impl Call<'_> {
     /// Judges the answer to a call with invalid arguments.
     pub(crate) fn invalid(&self, response: &Value, findings: &mut Vec<Finding>) -> Verdict {
         let Some(result) = response.get("result") else {
+            if !is_error_object(response) {
+                return Verdict::Rejected;
+            }
             let code = response
                 .get("error")
                 .and_then(|error| error.get("code"))
@@ -253,6 +260,15 @@ impl Call<'_> {
             ));
         }
     }
+}
+
+/// Whether a response carries a well-formed JSON-RPC error object.
+fn is_error_object(response: &Value) -> bool {
+    let error = response.get("error");
+    error.and_then(|e| e.get("code")).is_some_and(Value::is_i64)
+        && error
+            .and_then(|e| e.get("message"))
+            .is_some_and(Value::is_string)
 }
 
 /// The text blocks of a result, with their index in `content`.

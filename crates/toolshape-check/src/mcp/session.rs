@@ -80,7 +80,7 @@ impl Session {
             .client_info("toolshape-check", env!("CARGO_PKG_VERSION"))
             .on_message(move |bytes| sink.push(bytes));
         let connected = match target {
-            Target::Stdio(command) => builder.connect_stdio(command.clone()).await,
+            Target::Stdio { command, .. } => builder.connect_stdio(command.clone()).await,
             Target::Http(url) => builder.connect_http(url).await,
             Target::Otc(_) => Err(ClientError::from(
                 toolshape::client::TransportError::Interrupted("an OTC target has no MCP session"),

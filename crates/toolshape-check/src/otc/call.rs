@@ -14,6 +14,9 @@ use crate::options::Options;
 use crate::report::CallCounts;
 use crate::rules::Rule;
 
+/// Stands for the server as a whole where a tool is expected.
+const SERVER: &str = "(server)";
+
 /// Consecutive failed exchanges after which calling stops.
 const FAILURES_BEFORE_STOP: usize = 2;
 
@@ -136,9 +139,9 @@ impl<'a> Caller<'a> {
             .send("ToolshapeCheck.NoSuchTool@1.0.0", &input, None)
             .await
         {
-            Ok((_, answer)) => self.expect_400(&answer, "(server)", "an unknown tool id"),
+            Ok((_, answer)) => self.expect_400(&answer, SERVER, "an unknown tool id"),
             Err(failure) => {
-                self.failed("(server)", &failure, &input);
+                self.failed(SERVER, &failure, &input);
             }
         }
     }
