@@ -1,7 +1,10 @@
 //! What to check and how: the target, the call policy, the revisions, the bounds.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+use serde_json::{Map, Value};
 
 use toolshape::client::ServerCommand;
 use toolshape_protocol::ProtocolVersion;
@@ -90,8 +93,13 @@ pub struct Options {
     pub calls: CallPolicy,
     /// Which revisions are checked.
     pub protocol: ProtocolChoice,
-    /// How long one call may take.
+    /// How long one call may go without an answer or a progress report.
     pub call_timeout: Duration,
+    /// How long one call may take even while it reports progress.
+    pub max_call_time: Duration,
+    /// Arguments to call a tool with first (by tool name, or OTC id), before
+    /// generated ones; values at the inputSchema's bounds are tried on them.
+    pub arguments: HashMap<String, Map<String, Value>>,
     /// How long the handshake and one page of a listing may take.
     pub request_timeout: Duration,
     /// How long the whole check may take; past it, what is left is skipped.
@@ -114,6 +122,8 @@ impl std::fmt::Debug for Options {
             .field("calls", &self.calls)
             .field("protocol", &self.protocol)
             .field("call_timeout", &self.call_timeout)
+            .field("max_call_time", &self.max_call_time)
+            .field("arguments", &self.arguments)
             .field("request_timeout", &self.request_timeout)
             .field("max_time", &self.max_time)
             .field("max_valid_calls", &self.max_valid_calls)
@@ -130,6 +140,8 @@ impl Default for Options {
             calls: CallPolicy::default(),
             protocol: ProtocolChoice::default(),
             call_timeout: Duration::from_secs(10),
+            max_call_time: Duration::from_secs(60),
+            arguments: HashMap::new(),
             request_timeout: Duration::from_secs(30),
             max_time: Duration::from_secs(300),
             max_valid_calls: 3,

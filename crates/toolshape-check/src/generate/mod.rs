@@ -37,12 +37,26 @@ fn wrong_type_value(schema: &Value) -> Option<Value> {
 
 impl Generator<'_> {
     /// Valid-argument candidates for a tool whose inputSchema is `self`'s
-    /// root, most typical first: the schema's own `examples`, then the
-    /// minimal instance (required properties, from `examples`/`default`
-    /// where given), then one with every property, then values at bounds.
-    pub(crate) fn valid_candidates(&self) -> Vec<Map<String, Value>> {
+    /// root, most typical first: the caller's `seed` and values at bounds
+    /// set on it, the schema's own `examples`, then the minimal instance
+    /// (required properties, from `examples`/`default` where given), then
+    /// one with every property, then values at bounds.
+    pub(crate) fn valid_candidates(
+        &self,
+        seed: Option<&Map<String, Value>>,
+    ) -> Vec<Map<String, Value>> {
         let root = self.root();
         let mut candidates: Vec<Map<String, Value>> = Vec::new();
+        if let Some(seed) = seed {
+            candidates.push(seed.clone());
+            for (name, edge) in self.edges(root) {
+                let mut candidate = seed.clone();
+                candidate.insert(name, edge);
+                if candidates.len() < MAX_CANDIDATES && !candidates.contains(&candidate) {
+                    candidates.push(candidate);
+                }
+            }
+        }
         let mut push = |candidate: Option<Value>| {
             if let Some(Value::Object(map)) = candidate
                 && candidates.len() < MAX_CANDIDATES

@@ -6,7 +6,7 @@ use super::Generator;
 fn valid(schema: &Value) -> Vec<Value> {
     let compiled = SchemaEngine::default().compile(schema).unwrap();
     Generator::new(schema)
-        .valid_candidates()
+        .valid_candidates(None)
         .into_iter()
         .map(Value::Object)
         .filter(|candidate| compiled.validate(candidate).is_ok())
@@ -90,7 +90,7 @@ fn invalid_candidates_drop_a_required_property_and_mistype_one() {
         "required": ["a"]
     });
     let generator = Generator::new(&schema);
-    let base = generator.valid_candidates().remove(0);
+    let base = generator.valid_candidates(None).remove(0);
     let invalid = generator.invalid_candidates(&base);
     assert_eq!(invalid.len(), 2);
     assert!(!invalid[0].contains_key("a"));
@@ -102,13 +102,29 @@ fn hostile_schemas_stay_bounded() {
     // Self-referencing and very deep schemas end.
     let looping =
         json!({"type": "object", "properties": {"next": {"$ref": "#"}}, "required": ["next"]});
-    assert!(Generator::new(&looping).valid_candidates().is_empty());
+    assert!(Generator::new(&looping).valid_candidates(None).is_empty());
     let mut deep = json!({"type": "integer"});
     for _ in 0..500 {
         deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"]});
     }
-    let _ = Generator::new(&deep).valid_candidates();
+    let _ = Generator::new(&deep).valid_candidates(None);
     let cycle = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "type": "object",
         "properties": {"v": {"$ref": "#/$defs/a"}}, "required": ["v"]});
-    let _ = Generator::new(&cycle).valid_candidates();
+    let _ = Generator::new(&cycle).valid_candidates(None);
+}
+
+#[test]
+fn a_seed_comes_first_with_its_edges() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "depth": {"type": "integer", "minimum": 0, "maximum": 3}},
+        "required": ["path"]
+    });
+    let seed = json!({"path": "src"});
+    let found = Generator::new(&schema).valid_candidates(seed.as_object());
+    assert_eq!(found[0], *seed.as_object().unwrap());
+    assert_eq!(
+        Value::Object(found[1].clone()),
+        json!({"path": "src", "depth": 0})
+    );
 }

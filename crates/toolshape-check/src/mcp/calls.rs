@@ -131,8 +131,23 @@ impl<'a, 'c> Calls<'a, 'c> {
                 .validate(&Value::Object(candidate.clone()))
                 .is_ok()
         };
+        let seed = self.connection.options.arguments.get(tool.name);
+        if let Some(seed) = seed
+            && let Err(error) = input.asserting.validate(&Value::Object(seed.clone()))
+        {
+            self.findings.push(
+                Finding::new(
+                    Rule::CallSkipped,
+                    Location::new(Document::Tool, "/inputSchema"),
+                    format!("the arguments given for this tool were not used: its inputSchema rejects them: {error}"),
+                )
+                .tool(tool.name)
+                .revision(Some(self.version))
+                .arguments(&Value::Object(seed.clone())),
+            );
+        }
         let valid: Vec<Map<String, Value>> = generator
-            .valid_candidates()
+            .valid_candidates(seed)
             .into_iter()
             .filter(accepts)
             .take(self.connection.options.max_valid_calls)
@@ -179,7 +194,7 @@ impl<'a, 'c> Calls<'a, 'c> {
             return false;
         }
         let version = self.version;
-        let timeout = self.connection.options.call_timeout;
+        let options = self.connection.options;
         let Some(session) = self.connection.session().await else {
             self.stopped = Some(format!(
                 "the server could not be started again after {} restarts",
@@ -187,7 +202,14 @@ impl<'a, 'c> Calls<'a, 'c> {
             ));
             return false;
         };
-        let (outcome, received) = session.call(tool.name, arguments, timeout).await;
+        let (outcome, received) = session
+            .call(
+                tool.name,
+                arguments,
+                options.call_timeout,
+                options.max_call_time,
+            )
+            .await;
         let stderr = session.stderr_excerpt();
         let what = match kind {
             Kind::Valid => format!("tools/call {}", tool.name),
@@ -205,7 +227,7 @@ impl<'a, 'c> Calls<'a, 'c> {
         let unparsable = self.sideband.unparsable > unparsable_before;
         let timed_out = matches!(
             outcome.as_ref().map_err(|e| e.kind()),
-            Err(ClientErrorKind::Timeout(_))
+            Err(ClientErrorKind::Timeout(_) | ClientErrorKind::Cancelled)
         );
         // The answer is the response with the highest id: a late answer to
         // an earlier call has a lower one. After a timeout, none is ours.

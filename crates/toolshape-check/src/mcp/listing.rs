@@ -87,7 +87,10 @@ pub(crate) fn failure(error: &ClientError, what: &str, stderr: &str) -> (Rule, S
     match error.kind() {
         ClientErrorKind::Timeout(limit) => (
             Rule::RequestTimeout,
-            format!("{what}: no answer within {} ms", limit.as_millis()),
+            format!(
+                "{what}: no answer (or progress report) within {} ms",
+                limit.as_millis()
+            ),
             false,
         ),
         ClientErrorKind::Transport(TransportError::Closed) => {

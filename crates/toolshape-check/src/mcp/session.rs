@@ -4,9 +4,14 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
 use serde_json::{Map, Value};
 use toolshape::CallOptions;
-use toolshape::client::{Client, ClientError, ClientOptions, Negotiation, ToolResult};
+use toolshape::client::{
+    Client, ClientError, ClientErrorKind, ClientOptions, Negotiation, ToolResult,
+};
 use toolshape_protocol::ProtocolVersion;
 
 use crate::options::{Options, Target};
@@ -100,19 +105,40 @@ impl Session {
         self.client.protocol_version()
     }
 
-    /// Calls `tool` with `arguments` under `timeout`; returns the client's
-    /// outcome and every message received meanwhile.
+    /// Calls `tool` with `arguments`; returns the client's outcome and every
+    /// message received meanwhile. The call is cancelled (and its outcome is
+    /// a timeout) when `idle` passes without an answer or a progress report,
+    /// or `longest` in all.
     pub(crate) async fn call(
         &self,
         tool: &str,
         arguments: &Map<String, Value>,
-        timeout: Duration,
+        idle: Duration,
+        longest: Duration,
     ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>) {
-        let options = CallOptions::new().timeout(timeout);
-        let outcome = self
+        let (progress, mut reports) = mpsc::unbounded_channel();
+        let (cancel, cancelled) = oneshot::channel::<()>();
+        let options = CallOptions::new()
+            .timeout(longest.max(idle))
+            .progress(progress)
+            .cancel_on(cancelled);
+        let call = self
             .client
-            .call_tool_with(tool, Some(arguments.clone()), options)
-            .await;
+            .call_tool_with(tool, Some(arguments.clone()), options);
+        tokio::pin!(call);
+        let mut deadline = Instant::now() + idle;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut call => break outcome,
+                Some(_) = reports.recv() => deadline = Instant::now() + idle,
+                () = tokio::time::sleep_until(deadline) => {
+                    drop(cancel);
+                    // The cancelled call ends at once; its outcome is a timeout.
+                    let _ = (&mut call).await;
+                    break Err(ClientErrorKind::Timeout(idle).into());
+                }
+            }
+        };
         (outcome, self.inbox.take().0)
     }
 

@@ -193,7 +193,7 @@ impl<'a> Caller<'a> {
             return Vec::new();
         };
         Generator::new(&tool.input_schema)
-            .valid_candidates()
+            .valid_candidates(self.options.arguments.get(&tool.id))
             .into_iter()
             .filter(|candidate| {
                 input

@@ -49,7 +49,12 @@ pub(crate) struct CheckArgs {
     /// Fail (exit 3) on warnings too.
     #[arg(long)]
     strict: bool,
-    /// Seconds one call (or one listing page) may take.
+    /// Arguments to call TOOL with first (a JSON object), before generated
+    /// ones; values at the inputSchema's bounds are then tried on them. Repeatable.
+    #[arg(long = "args", value_name = "TOOL=JSON")]
+    arguments: Vec<String>,
+    /// Seconds one call may go without an answer or a progress report (and
+    /// one listing page may take).
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     timeout: u64,
     /// Seconds the whole check may take.
@@ -114,6 +119,21 @@ impl CheckArgs {
         options.call_timeout = Duration::from_secs(self.timeout.max(1));
         options.request_timeout = Duration::from_secs(self.timeout.max(1));
         options.max_time = Duration::from_secs(self.max_time.max(1));
+        options.max_call_time = options
+            .max_time
+            .min(Duration::from_secs(60))
+            .max(options.call_timeout);
+        for given in &self.arguments {
+            let (tool, json) = given
+                .split_once('=')
+                .ok_or_else(|| format!("--args {given:?}: expected TOOL=JSON"))?;
+            match serde_json::from_str(json) {
+                Ok(serde_json::Value::Object(arguments)) => {
+                    options.arguments.insert(tool.to_owned(), arguments);
+                }
+                _ => return Err(format!("--args for {tool}: not a JSON object")),
+            }
+        }
         Ok(options)
     }
 }
