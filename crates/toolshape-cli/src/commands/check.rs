@@ -39,6 +39,9 @@ pub(crate) struct CheckArgs {
     /// Also write the report as JUnit XML to FILE.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Also write the JSON report to FILE (whatever stdout shows).
+    #[arg(long, value_name = "FILE")]
+    json_file: Option<PathBuf>,
     /// Which tools to call with generated arguments.
     #[arg(long, value_enum, default_value = "read-only")]
     call: CallArg,
@@ -176,11 +179,17 @@ pub(crate) async fn run(args: CheckArgs) -> ExitCode {
     options.progress = Some(sink);
     let report = toolshape_check::check(&target, &options).await;
     bar.finish_and_clear();
-    if let Some(path) = &args.junit
-        && let Err(error) = std::fs::write(path, toolshape_check::to_junit(&report, args.strict))
-    {
-        eprintln!("toolshape check: cannot write {}: {error}", path.display());
-        return ExitCode::from(exit::USAGE);
+    let files = [
+        (&args.junit, toolshape_check::to_junit(&report, args.strict)),
+        (&args.json_file, report.to_json()),
+    ];
+    for (path, contents) in files {
+        if let Some(path) = path
+            && let Err(error) = std::fs::write(path, contents)
+        {
+            eprintln!("toolshape check: cannot write {}: {error}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
     }
     let text = if args.json {
         report.to_json()
