@@ -129,7 +129,8 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
                     Location::new(Document::Tool, at),
                     format!("the inputSchema on {version} differs from the one on {first_version}"),
                 )
-                .tool(name),
+                .tool(name)
+                .revision(Some(*version)),
             );
         }
     }
@@ -177,7 +178,8 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
                             "the outputSchema on {version} is neither the 2026-07-28 one nor its wrapping"
                         ),
                     )
-                    .tool(name),
+                    .tool(name)
+                    .revision(Some(*version)),
                 );
             }
         }
@@ -195,7 +197,8 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
                         Location::new(Document::Tool, at),
                         format!("the outputSchema on {b} differs from the one on {a}"),
                     )
-                    .tool(name),
+                    .tool(name)
+                    .revision(Some(*b)),
                 );
             }
         }

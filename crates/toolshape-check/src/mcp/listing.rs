@@ -139,6 +139,16 @@ pub(crate) async fn list(session: &Session, findings: &mut Vec<Finding>) -> List
     };
     let mut names = HashSet::new();
     let mut cursors = HashSet::new();
+    // Pages that come round again list the same tools again: that is the
+    // repeated cursor's finding, not each tool's.
+    let looping = {
+        let mut seen = HashSet::new();
+        pages.iter().any(|page| {
+            page.pointer("/result/nextCursor")
+                .and_then(Value::as_str)
+                .is_some_and(|cursor| !seen.insert(cursor))
+        })
+    };
     let mut invalid_pages = 0;
     for (number, page) in pages.iter().enumerate() {
         let what = format!("tools/list page {}", number + 1);
@@ -166,6 +176,9 @@ pub(crate) async fn list(session: &Session, findings: &mut Vec<Finding>) -> List
                 continue;
             };
             if !names.insert(name.to_owned()) {
+                if looping {
+                    continue;
+                }
                 findings.push(
                     Finding::new(
                         Rule::ToolDuplicateName,
