@@ -14,7 +14,9 @@ mod client_common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use toolshape_check::{CallPolicy, Options, ProtocolChoice, Report, RevisionStatus, Severity, Target};
+use toolshape_check::{
+    CallPolicy, Options, ProtocolChoice, Report, RevisionStatus, Severity, Target,
+};
 
 use client_common::{PEERS_SKIPPED, PeerKind, installed_peers, peer_command};
 
@@ -27,7 +29,10 @@ fn found(report: &Report) -> BTreeMap<String, BTreeSet<(String, String)>> {
         found
             .entry(finding.tool.clone().unwrap_or_else(|| "(server)".into()))
             .or_default()
-            .insert((finding.rule.id().to_owned(), finding.location.pointer.clone()));
+            .insert((
+                finding.rule.id().to_owned(),
+                finding.location.pointer.clone(),
+            ));
     }
     found
 }
@@ -71,9 +76,21 @@ async fn rmcp_peer() {
     assert_eq!(
         found(&report),
         table(&[
-            ("add", "schema-format-nonstandard", "/inputSchema/properties/a"),
-            ("add", "schema-format-nonstandard", "/inputSchema/properties/b"),
-            ("add", "schema-format-nonstandard", "/outputSchema/properties/sum"),
+            (
+                "add",
+                "schema-format-nonstandard",
+                "/inputSchema/properties/a"
+            ),
+            (
+                "add",
+                "schema-format-nonstandard",
+                "/inputSchema/properties/b"
+            ),
+            (
+                "add",
+                "schema-format-nonstandard",
+                "/outputSchema/properties/sum"
+            ),
         ]),
         "{}",
         report.to_json()
