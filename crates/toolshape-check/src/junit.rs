@@ -64,9 +64,9 @@ fn case(
         .filter(|f| f.severity == Severity::Warning)
         .count();
     let failed = errors > 0 || (strict && warnings > 0);
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n",
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">",
         escape(classname),
         escape(name)
     );
@@ -83,9 +83,9 @@ fn case(
             .find(|f| f.severity == Severity::Error)
             .or(findings.first())
             .map_or("finding", |f| f.rule.id());
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "      <failure type=\"{}\" message=\"{} errors, {} warnings\">{}</failure>\n",
+            "      <failure type=\"{}\" message=\"{} errors, {} warnings\">{}</failure>",
             escape(kind),
             errors,
             warnings,
@@ -98,9 +98,9 @@ fn case(
         .map(|f| line(f))
         .collect();
     if !others.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "      <system-out>{}</system-out>\n",
+            "      <system-out>{}</system-out>",
             escape(&others.join("\n"))
         );
     }
@@ -131,9 +131,9 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
             .map(|f| line(f))
             .collect::<Vec<_>>()
             .join("\n");
-        let _ = write!(
+        let _ = writeln!(
             cases,
-            "    <testcase classname=\"toolshape.check.server\" name=\"(server)\" time=\"0\">\n      <error type=\"server-unreachable\" message=\"the server could not be reached\">{}</error>\n    </testcase>\n",
+            "    <testcase classname=\"toolshape.check.server\" name=\"(server)\" time=\"0\">\n      <error type=\"server-unreachable\" message=\"the server could not be reached\">{}</error>\n    </testcase>",
             escape(&message)
         );
     } else if case(
@@ -163,18 +163,18 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
     }
     let seconds = format!("{:.3}", report.duration_ms as f64 / 1000.0);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<testsuites name=\"toolshape check\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{seconds}\">\n"
+        "<testsuites name=\"toolshape check\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" time=\"{seconds}\">"
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\" time=\"{seconds}\">\n",
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\" time=\"{seconds}\">",
         escape(&suite_name)
     );
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "    <properties>\n      <property name=\"target\" value=\"{}\"/>\n      <property name=\"revisions\" value=\"{}\"/>\n    </properties>\n",
+        "    <properties>\n      <property name=\"target\" value=\"{}\"/>\n      <property name=\"revisions\" value=\"{}\"/>\n    </properties>",
         escape(&report.target.address),
         escape(
             &report

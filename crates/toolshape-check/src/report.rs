@@ -238,3 +238,25 @@ pub(crate) fn root_kind(schema: &serde_json::Value) -> String {
         _ => "any".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rule;
+
+    /// The published schema lists exactly the rules there are.
+    #[test]
+    fn the_report_schema_names_every_rule() {
+        let schema: serde_json::Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+        let listed: Vec<&str> = schema["$defs"]["finding"]["properties"]["rule"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        let rules: Vec<&str> = Rule::ALL.iter().map(|rule| rule.id()).collect();
+        assert_eq!(listed, rules);
+        assert_eq!(schema["properties"]["version"]["const"], REPORT_VERSION);
+        assert_eq!(schema["properties"]["format"]["const"], REPORT_FORMAT);
+    }
+}

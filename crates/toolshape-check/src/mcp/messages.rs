@@ -168,7 +168,7 @@ fn check_result(
         .iter()
         .map(|violation| {
             let path = violation.instance_path.as_str();
-            let finding = match answers {
+            match answers {
                 Answers::Handshake => {
                     invalid(Location::new(Document::Server, path), what, violation)
                 }
@@ -184,8 +184,7 @@ fn check_result(
                 Answers::Unknown => {
                     invalid(Location::new(Document::Message, path), what, violation)
                 }
-            };
-            finding
+            }
         })
         .collect()
 }

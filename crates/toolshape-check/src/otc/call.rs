@@ -161,9 +161,9 @@ impl<'a> Caller<'a> {
             )
             .await
         {
-            Ok((_, answer)) => self.expect_400(&answer, &tool.id, "an unknown $schema"),
+            Ok((_, answer)) => self.expect_400(&answer, SERVER, "an unknown $schema"),
             Err(failure) => {
-                self.failed(&tool.id, &failure, &input);
+                self.failed(SERVER, &failure, &input);
             }
         }
     }
