@@ -10,10 +10,14 @@
 # Reports go to $REAL_SERVERS_HOME/reports (default target/real-servers/reports): NAME.txt
 # and NAME.json. docs/check-real-servers.md records and judges the findings.
 # Exits non-zero when a server cannot be installed or started (exit 4) or the check itself
-# fails; a server with findings (exit 3) is reported, not a failure of this script.
+# fails; a server with findings (exit 3) is reported, not a failure of this script. With
+# --verify, it also fails when the error and warning findings differ from
+# check/real-servers/expected-findings.json (what the test command runs).
 # Takes about 1.5 minutes (server-everything's long-running tool runs 10 s per call).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+verify=false
+[[ ${1:-} == --verify ]] && verify=true
 root=$PWD
 home=${REAL_SERVERS_HOME:-$root/target/real-servers}
 src=$root/check/real-servers
@@ -125,4 +129,20 @@ check git \
   -- "$home/git-venv/bin/mcp-server-git" --repository "$repo"
 
 log "reports in $reports"
+if $verify && [[ $status == 0 ]]; then
+  python3 - "$src/expected-findings.json" "$reports" <<'PY' || status=1
+import json, sys
+expected = json.load(open(sys.argv[1]))
+failed = False
+for name in ["everything", "filesystem", "time", "git"]:
+    report = json.load(open(f"{sys.argv[2]}/{name}.json"))
+    found = sorted({(f["tool"] or "(server)", f["rule"]) for f in report["findings"] if f["severity"] != "info"})
+    want = sorted(tuple(pair) for pair in expected[name])
+    if found != want:
+        failed = True
+        print(f"check-real-servers: {name}: expected {want}, found {found}", file=sys.stderr)
+sys.exit(1 if failed else 0)
+PY
+  [[ $status == 0 ]] && log "findings as expected (check/real-servers/expected-findings.json)"
+fi
 exit $status
