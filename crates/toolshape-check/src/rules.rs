@@ -283,4 +283,15 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), count);
     }
+
+    /// `docs/check.md` documents every rule.
+    #[test]
+    fn every_rule_is_documented() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/check.md");
+        let docs = std::fs::read_to_string(&path).unwrap();
+        for rule in Rule::ALL {
+            let row = format!("| `{}` | {} |", rule.id(), rule.severity());
+            assert!(docs.contains(&row), "{} lacks the row of {}", path.display(), rule.id());
+        }
+    }
 }
