@@ -291,7 +291,12 @@ mod tests {
         let docs = std::fs::read_to_string(&path).unwrap();
         for rule in Rule::ALL {
             let row = format!("| `{}` | {} |", rule.id(), rule.severity());
-            assert!(docs.contains(&row), "{} lacks the row of {}", path.display(), rule.id());
+            assert!(
+                docs.contains(&row),
+                "{} lacks the row of {}",
+                path.display(),
+                rule.id()
+            );
         }
     }
 }
