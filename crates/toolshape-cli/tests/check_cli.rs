@@ -278,3 +278,47 @@ async fn exit_codes() {
         Some(2)
     );
 }
+
+/// On a terminal (a pseudo-terminal here) the same report is in colour.
+#[test]
+fn colour_on_a_terminal() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::Read;
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&controller).unwrap();
+    unlockpt(&controller).unwrap();
+    let device = ptsname(&controller, Vec::new()).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(device.to_string_lossy().as_ref())
+        .unwrap();
+    let root = fixture();
+    let mut args = strings(&["check"]);
+    args.extend(serve_args(root.path()));
+    let mut child = Command::new(TOOLSHAPE)
+        .args(&args)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .stdout(terminal)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut controller = std::fs::File::from(controller);
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        // The terminal side reads as EIO once the child has closed it.
+        while let Ok(n) = controller.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..n]);
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    assert!(child.wait().unwrap().success());
+    let seen = reader.join().unwrap();
+    assert!(seen.contains("\x1b[1m"), "{seen:?}");
+    assert!(seen.contains("0 errors, 0 warnings"), "{seen:?}");
+}
