@@ -107,11 +107,16 @@ fn summaries(seen: &[Seen], counts: &mut HashMap<String, CallCounts>) -> Vec<Too
     for revision in seen {
         for tool in &revision.tools {
             let version = revision.version.to_string();
+            let definition = &tool.definition;
+            // Revisions come oldest first: the newest one's schemas are shown.
             if let Some(summary) = tools.iter_mut().find(|t| t.name == tool.name) {
                 summary.revisions.push(version);
+                summary.input = definition
+                    .get("inputSchema")
+                    .map_or_else(|| "-".to_owned(), root_kind);
+                summary.output = definition.get("outputSchema").map(root_kind);
                 continue;
             }
-            let definition = &tool.definition;
             tools.push(ToolSummary {
                 name: tool.name.clone(),
                 revisions: vec![version],
