@@ -38,6 +38,10 @@ step "JSON-Schema-Test-Suite, one line per dialect"
 cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
   | grep -E '^draft[0-9-]+(-format|-optional)?: '
 
+step "toolshape check on four MCP servers from the registries, pinned (npm ci, pip venvs; about 3 min)"
+target_dir=$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+TOOLSHAPE_BIN="$target_dir/debug/toolshape" bash scripts/check-real-servers.sh --verify
+
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
 bash interop/run.sh

@@ -4,9 +4,11 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-/// Installs the stderr logger. `RUST_LOG` overrides the default level.
-pub(crate) fn init(verbose: u8) {
+/// Installs the stderr logger. `RUST_LOG` overrides the default level;
+/// `quiet` lowers it to errors.
+pub(crate) fn init(verbose: u8, quiet: bool) {
     let default = match verbose {
+        0 if quiet => "error",
         0 => "warn",
         1 => "info,toolshape=debug",
         _ => "debug",

@@ -1,5 +1,5 @@
 //! `toolshape`: serve the built-in workspace toolset over MCP, and call,
-//! inspect and load any MCP server's tools.
+//! inspect, load and audit any MCP server's tools.
 
 mod commands;
 mod logging;
@@ -32,11 +32,16 @@ enum Command {
     /// Load-test one tool with validated calls: `toolshape bench --tool NAME -- <server command...>`.
     #[command(after_help = commands::connect::EXIT_CODES_HELP)]
     Bench(commands::bench::BenchArgs),
+    /// Audit a server's tool schemas and structured outputs on every revision: `toolshape check -- <server command...>`.
+    #[command(after_help = commands::check::CHECK_EXIT_CODES_HELP)]
+    Check(commands::check::CheckArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    logging::init(cli.verbose);
+    // A check reports what a server does wrong as findings: the client's
+    // own warnings about it would only repeat them.
+    logging::init(cli.verbose, matches!(cli.command, Command::Check(_)));
     // One stdio peer is served best on one thread: no hand-offs between
     // workers (file work still runs on the blocking pool). Everything else
     // (HTTP serving, the client commands) uses the multi-threaded runtime.
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
             Command::Tools(args) => commands::tools::run(args).await,
             Command::Call(args) => commands::call::run(args).await,
             Command::Bench(args) => commands::bench::run(args).await,
+            Command::Check(args) => commands::check::run(args).await,
         }
     });
     // A read of a terminal or file may still be pending on a blocking

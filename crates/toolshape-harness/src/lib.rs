@@ -5,7 +5,8 @@
 //! | binary | what |
 //! | --- | --- |
 //! | `test_server` | tools that sleep, block, fail, panic, time out, report progress, return every output shape: the stdio integration tests |
-//! | `hostile_server` | a server that breaks every rule a client must survive (and answers twice, floods, dies, stops reading): the client tests |
+//! | `hostile_server` | a server that breaks every rule a client must survive (and answers twice, floods, dies, stops reading): the client tests; with `--check-defects`, one planted defect per rule of `toolshape check` (its tests) |
+//! | `wide_server` | 20 read-only tools (`--tools N`): timing `toolshape check` (`scripts/check-bench.sh`) |
 //! | `conformance_server`, `conformance_client` | what the official conformance suite drives (`conformance/run.sh`) |
 //! | `peer_server` | the peers' two tools (`add`, `get_weather_data`) on toolshape: the side-by-side benchmark |
 //! | `soak` | the soaks of `scripts/soak.sh`: a million pipelined stdio calls, HTTP clients by the dozen, abandoned sessions, every call accounted for and the server's memory measured |

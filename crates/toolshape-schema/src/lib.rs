@@ -59,5 +59,6 @@ pub use engine::{SchemaEngine, SchemaEngineBuilder, Trust};
 pub use error::{SchemaError, SchemaErrorKind, ValidationError, ValidationErrorKind, Violation};
 pub use format::FormatMode;
 pub use limits::Limits;
+pub use meta::meta_schema_violations;
 #[cfg(feature = "network")]
 pub use network::NetworkPolicy;

@@ -9,7 +9,7 @@ use referencing::Registry;
 use serde_json::Value;
 
 use crate::dialect::Dialect;
-use crate::error::{SchemaError, SchemaErrorKind};
+use crate::error::{SchemaError, SchemaErrorKind, Violation};
 use crate::limits::Limits;
 use crate::report::{self, excerpt};
 use crate::resolve::Retriever;
@@ -19,14 +19,57 @@ pub(crate) fn check(schema: &Value, dialect: Dialect, limits: &Limits) -> Result
     if schema.is_boolean() {
         return Ok(());
     }
-    let validator = match dialect {
+    report_against(&builtin(dialect), schema, &dialect.to_string(), limits)
+}
+
+fn builtin(dialect: Dialect) -> jsonschema::meta::MetaValidator<'static> {
+    match dialect {
         Dialect::Draft4 => jsonschema::draft4::meta::validator(),
         Dialect::Draft6 => jsonschema::draft6::meta::validator(),
         Dialect::Draft7 => jsonschema::draft7::meta::validator(),
         Dialect::Draft201909 => jsonschema::draft201909::meta::validator(),
         Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
-    };
-    report_against(&validator, schema, &dialect.to_string(), limits)
+    }
+}
+
+/// Where `schema` breaks the meta-schema of `dialect`: each violation's
+/// `instance_path` is a JSON Pointer into `schema`. At most
+/// [`Limits::max_violations`] are listed; the flag says whether more were
+/// left out. Empty when it conforms (a boolean schema always does). A
+/// schema larger or deeper than the limits allow is refused first, as
+/// [`SchemaEngine::compile`](crate::SchemaEngine::compile) refuses it.
+///
+/// [`SchemaEngine::compile`](crate::SchemaEngine::compile) reports the same
+/// violations as one message; this is for tools that point at each place
+/// (`toolshape check`).
+///
+/// ```
+/// use serde_json::json;
+/// use toolshape_schema::{Dialect, Limits, meta_schema_violations};
+/// let schema = json!({"type": "object", "properties": {"pair": {"items": [{"type": "string"}]}}});
+/// let (violations, _) = meta_schema_violations(&schema, Dialect::Draft202012, &Limits::default())?;
+/// assert!(violations.iter().any(|v| v.instance_path == "/properties/pair/items"));
+/// # Ok::<(), toolshape_schema::SchemaError>(())
+/// ```
+pub fn meta_schema_violations(
+    schema: &Value,
+    dialect: Dialect,
+    limits: &Limits,
+) -> Result<(Vec<Violation>, bool), SchemaError> {
+    if schema.is_boolean() {
+        return Ok((Vec::new(), false));
+    }
+    crate::precheck::footprint(schema, limits.max_schema_bytes)?;
+    crate::precheck::check_document_depth(schema, limits)?;
+    let validator = builtin(dialect);
+    if validator.is_valid(schema) {
+        return Ok((Vec::new(), false));
+    }
+    Ok(report::collect(
+        validator.iter_errors(schema),
+        limits.max_violations,
+        limits.max_message_chars,
+    ))
 }
 
 /// The validators of the custom meta-schemas used so far, by registered URI:

@@ -79,6 +79,11 @@ pub(crate) fn check_structure(
     checker.visit(schema, &mut pointer)
 }
 
+/// Checks only the document's depth.
+pub(crate) fn check_document_depth(schema: &Value, limits: &Limits) -> Result<(), SchemaError> {
+    check_depth(schema, limits.max_schema_depth, 0, &mut String::new())
+}
+
 fn check_depth(
     value: &Value,
     limit: usize,

@@ -2,6 +2,7 @@
 
 pub(crate) mod bench;
 pub(crate) mod call;
+pub(crate) mod check;
 pub(crate) mod connect;
 pub(crate) mod serve;
 pub(crate) mod tools;

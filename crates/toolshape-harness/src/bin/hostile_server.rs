@@ -19,6 +19,11 @@
 //!   output breaks (`value` an integer).
 //! - Every message received is recorded; the `received` tool returns the
 //!   notifications among them.
+//! - `--check-defects` lists, after the tools below, one tool per rule of
+//!   `toolshape check` they do not break (see `hostile/defects.rs`).
+//! - `--no-tools-capability` declares no `tools` capability;
+//!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--unstable FILE`
+//!   lists the tools in reverse order on every other start (counted in FILE).
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
 //! second arrives; they are answered in reverse), `mismatch`, `no_structured`,
@@ -46,6 +51,9 @@ use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
+
+#[path = "hostile/defects.rs"]
+mod defects;
 
 /// Tools per `tools/list` page unless `--page-size` says otherwise.
 const DEFAULT_PAGE_SIZE: usize = 3;
@@ -99,6 +107,22 @@ struct Config {
     canary_port: u16,
     unknown: Unknown,
     duplicate: bool,
+    check_defects: bool,
+    no_tools_capability: bool,
+    cursor_loop: bool,
+    /// List in reverse order (`--unstable`, on every other start).
+    reversed: bool,
+}
+
+/// Counts the starts in `path`; true on every other one.
+fn every_other_start(path: &str) -> Result<bool, String> {
+    let starts: u64 = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    std::fs::write(path, (starts + 1).to_string())
+        .map_err(|e| format!("--unstable {path}: {e}"))?;
+    Ok(starts % 2 == 1)
 }
 
 fn parse_args() -> Result<Config, String> {
@@ -108,6 +132,10 @@ fn parse_args() -> Result<Config, String> {
         canary_port: 9,
         unknown: Unknown::Result,
         duplicate: false,
+        check_defects: false,
+        no_tools_capability: false,
+        cursor_loop: false,
+        reversed: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -115,6 +143,10 @@ fn parse_args() -> Result<Config, String> {
         match arg.as_str() {
             "--legacy-only" => config.legacy_only = true,
             "--duplicate" => config.duplicate = true,
+            "--check-defects" => config.check_defects = true,
+            "--no-tools-capability" => config.no_tools_capability = true,
+            "--cursor-loop" => config.cursor_loop = true,
+            "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
             "--page-size" => {
                 config.page_size = value("--page-size")?
                     .parse::<usize>()
@@ -274,6 +306,14 @@ impl Server {
         )
     }
 
+    fn capabilities(&self) -> Value {
+        if self.config.no_tools_capability {
+            json!({})
+        } else {
+            json!({"tools": {}})
+        }
+    }
+
     fn handle(&mut self, message: Value) -> io::Result<()> {
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").cloned();
@@ -293,7 +333,7 @@ impl Server {
                 let result = json!({
                     "resultType": "complete",
                     "supportedVersions": ["2026-07-28"],
-                    "capabilities": {"tools": {}},
+                    "capabilities": self.capabilities(),
                     "ttlMs": 0,
                     "cacheScope": "private",
                     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "hostile", "version": "1.0.0"}}
@@ -314,7 +354,7 @@ impl Server {
                     &id,
                     json!({
                         "protocolVersion": version,
-                        "capabilities": {"tools": {}},
+                        "capabilities": self.capabilities(),
                         "serverInfo": {"name": "hostile", "version": "1.0.0"}
                     }),
                 )
@@ -332,6 +372,16 @@ impl Server {
                     .iter()
                     .map(|tool| tool_definition(tool, &self.config))
                     .collect();
+                if self.config.check_defects {
+                    all.extend(
+                        defects::DEFECT_TOOLS
+                            .iter()
+                            .filter_map(|tool| defects::definition(tool, self.modern)),
+                    );
+                }
+                if self.config.reversed {
+                    all.reverse();
+                }
                 if self.config.duplicate {
                     all.push(json!({
                         "name": "ok",
@@ -343,7 +393,13 @@ impl Server {
                 let end = (start + self.config.page_size).min(all.len());
                 let tools = all.get(start..end).unwrap_or_default();
                 let mut result = json!({"tools": tools});
-                if end < all.len() {
+                if self.modern {
+                    result["ttlMs"] = json!(0);
+                    result["cacheScope"] = json!("private");
+                }
+                if self.config.cursor_loop {
+                    result["nextCursor"] = json!("0");
+                } else if end < all.len() {
                     result["nextCursor"] = json!(end.to_string());
                 }
                 self.result(&id, result)
@@ -363,6 +419,19 @@ impl Server {
     }
 
     fn call(&mut self, id: &Value, name: &str, arguments: Value) -> io::Result<()> {
+        if self.config.check_defects
+            && let Some(answer) = defects::call(name, &arguments)
+        {
+            return match answer {
+                defects::Answer::Result(result) => self.result(id, result),
+                defects::Answer::Error(code, message) => self.error(id, code, message),
+                defects::Answer::NotifyThenResult(notification, result) => {
+                    self.write_line(&notification.to_string())?;
+                    self.result(id, result)
+                }
+                defects::Answer::Exit => std::process::exit(1),
+            };
+        }
         match name {
             "ok" => self.structured(id, json!({"value": "ok"})),
             "echo" => self.structured(id, json!({"echo": arguments})),

@@ -53,9 +53,13 @@ use peer::Peer;
 pub type BeforeCall =
     Arc<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
 
+/// Shown the bytes of every message the server sends (see [`ClientBuilder::on_message`]).
+pub type MessageObserver = Arc<dyn Fn(&[u8]) + Send + Sync>;
+
 #[derive(Clone, Default)]
 struct Hooks {
     before_call: Option<BeforeCall>,
+    on_message: Option<MessageObserver>,
 }
 
 /// Client settings.
@@ -207,6 +211,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("options", &self.options)
             .field("before_call", &self.hooks.before_call.is_some())
             .field("handlers", &self.handlers)
+            .field("on_message", &self.hooks.on_message.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -317,12 +322,29 @@ impl ClientBuilder {
         self
     }
 
+    /// Shows `observe` the bytes of every message the server sends, as
+    /// received and before the client reads them, from the handshake on:
+    /// one JSON-RPC message (a line over stdio, a body or an SSE event's
+    /// data over HTTP) per call, even when it is not valid JSON. A message
+    /// over [`ClientOptions::max_message_bytes`] is not shown (the request it
+    /// answers fails). For auditing a server's wire output (`toolshape
+    /// check`); it runs on the reader task, so it must return quickly.
+    #[must_use]
+    pub fn on_message<F>(mut self, observe: F) -> Self
+    where
+        F: Fn(&[u8]) + Send + Sync + 'static,
+    {
+        self.hooks.on_message = Some(Arc::new(observe));
+        self
+    }
+
     /// Starts the server as a child process and connects over its stdin and stdout.
     pub async fn connect_stdio(self, command: ServerCommand) -> Result<Client, ClientError> {
         let transport = stdio::spawn(
             &command,
             self.options.max_message_bytes,
             self.handlers.clone(),
+            self.hooks.on_message.clone(),
         )?;
         self.finish(transport.peer, Some(transport.child), transport.stderr)
             .await
@@ -340,6 +362,7 @@ impl ClientBuilder {
             self.options.max_message_bytes,
             self.http_auth.clone(),
             self.handlers.clone(),
+            self.hooks.on_message.clone(),
         )?;
         self.finish(peer, None, stdio::StderrTail::default()).await
     }

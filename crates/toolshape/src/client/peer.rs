@@ -16,6 +16,7 @@ use toolshape_protocol::{
     Response, methods,
 };
 
+use super::MessageObserver;
 use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
@@ -50,6 +51,17 @@ pub(crate) struct Peer {
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
     pub(crate) tools_changed: AtomicBool,
+    /// Shown every message received, before it is read.
+    observer: Observer,
+}
+
+/// The optional [`MessageObserver`], shown in `Debug` output by presence only.
+struct Observer(Option<MessageObserver>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Some(..)" } else { "None" })
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -57,7 +69,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Peer {
-    pub(crate) fn new(outgoing: mpsc::Sender<Outbound>, handlers: Handlers) -> Arc<Peer> {
+    pub(crate) fn new(
+        outgoing: mpsc::Sender<Outbound>,
+        handlers: Handlers,
+        observer: Option<MessageObserver>,
+    ) -> Arc<Peer> {
         Arc::new(Peer {
             outgoing,
             handlers,
@@ -66,6 +82,7 @@ impl Peer {
             next_id: AtomicI64::new(1),
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
+            observer: Observer(observer),
         })
     }
 
@@ -180,6 +197,9 @@ impl Peer {
 
     /// Handles one message from the server, and says what it was.
     pub(crate) fn receive(&self, bytes: &[u8]) -> Received {
+        if let Some(observe) = &self.observer.0 {
+            observe(bytes);
+        }
         match toolshape_protocol::classify(bytes) {
             Incoming::Response(response) => {
                 let id = match response {

@@ -10,6 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
+use super::MessageObserver;
 use super::error::{ClientError, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::Outbound;
@@ -117,6 +118,7 @@ pub(crate) fn spawn(
     command: &ServerCommand,
     max_message_bytes: usize,
     handlers: Handlers,
+    observer: Option<MessageObserver>,
 ) -> Result<ChildTransport, ClientError> {
     let mut process = Command::new(&command.program);
     process
@@ -155,7 +157,7 @@ pub(crate) fn spawn(
         });
     }
     let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing, handlers);
+    let peer = Peer::new(outgoing, handlers, observer);
     tokio::spawn(write_loop(stdin, receiver));
     tokio::spawn(peer::read_loop(
         Arc::clone(&peer),

@@ -20,6 +20,7 @@ pub use auth::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 
 use session::HttpState;
 
+use super::MessageObserver;
 use super::error::{ClientError, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing};
@@ -31,12 +32,13 @@ pub(crate) fn connect(
     max_message_bytes: usize,
     auth: Option<Arc<dyn HttpAuth>>,
     handlers: Handlers,
+    observer: Option<MessageObserver>,
 ) -> Result<Arc<Peer>, ClientError> {
     let http = reqwest::Client::builder()
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing, handlers);
+    let peer = Peer::new(outgoing, handlers, observer);
     let exchange = Exchange {
         http,
         url,

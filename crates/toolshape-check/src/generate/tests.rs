@@ -1,0 +1,130 @@
+use serde_json::{Value, json};
+use toolshape_schema::SchemaEngine;
+
+use super::Generator;
+
+fn valid(schema: &Value) -> Vec<Value> {
+    let compiled = SchemaEngine::default().compile(schema).unwrap();
+    Generator::new(schema)
+        .valid_candidates(None)
+        .into_iter()
+        .map(Value::Object)
+        .filter(|candidate| compiled.validate(candidate).is_ok())
+        .collect()
+}
+
+#[test]
+fn examples_and_defaults_come_first() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "examples": ["Paris"]},
+            "units": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}
+        },
+        "required": ["city"],
+        "examples": [{"city": "Tokyo", "units": "fahrenheit"}]
+    });
+    let found = valid(&schema);
+    assert_eq!(found[0], json!({"city": "Tokyo", "units": "fahrenheit"}));
+    assert_eq!(found[1], json!({"city": "Paris"}));
+    assert!(
+        found.contains(&json!({"city": "Paris", "units": "celsius"})),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn edge_values_sit_on_the_bounds() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 3, "exclusiveMaximum": 10, "multipleOf": 3},
+            "s": {"type": "string", "minLength": 2, "maxLength": 5},
+            "x": {"type": "number", "exclusiveMinimum": 0}
+        },
+        "required": ["n", "s", "x"]
+    });
+    let found = valid(&schema);
+    let ns: Vec<&Value> = found.iter().map(|c| &c["n"]).collect();
+    assert!(
+        ns.contains(&&json!(3)) && ns.contains(&&json!(9)),
+        "{found:?}"
+    );
+    let lengths: Vec<usize> = found
+        .iter()
+        .filter_map(|c| c["s"].as_str().map(str::len))
+        .collect();
+    assert!(lengths.contains(&2) && lengths.contains(&5), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .all(|c| c["x"].as_f64().is_some_and(|x| x > 0.0))
+    );
+}
+
+#[test]
+fn references_compositions_and_formats_are_followed() {
+    let schema = json!({
+        "type": "object",
+        "$defs": {"when": {"type": "string", "format": "date-time"}},
+        "properties": {
+            "at": {"$ref": "#/$defs/when"},
+            "target": {"oneOf": [{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}, {"type": "null"}]},
+            "tags": {"type": "array", "items": {"type": "string", "format": "email"}, "minItems": 2},
+            "mode": {"allOf": [{"type": "string"}, {"minLength": 6}]}
+        },
+        "required": ["at", "target", "tags", "mode"]
+    });
+    let found = valid(&schema);
+    assert!(!found.is_empty());
+    assert_eq!(found[0]["at"], json!("2026-01-01T00:00:00Z"));
+    assert_eq!(found[0]["target"], json!({"path": "test"}));
+    assert_eq!(found[0]["tags"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn invalid_candidates_drop_a_required_property_and_mistype_one() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "object"}},
+        "required": ["a"]
+    });
+    let generator = Generator::new(&schema);
+    let base = generator.valid_candidates(None).remove(0);
+    let invalid = generator.invalid_candidates(&base);
+    assert_eq!(invalid.len(), 2);
+    assert!(!invalid[0].contains_key("a"));
+    assert!(invalid[1]["a"].is_object());
+}
+
+#[test]
+fn hostile_schemas_stay_bounded() {
+    // Self-referencing and very deep schemas end.
+    let looping =
+        json!({"type": "object", "properties": {"next": {"$ref": "#"}}, "required": ["next"]});
+    assert!(Generator::new(&looping).valid_candidates(None).is_empty());
+    let mut deep = json!({"type": "integer"});
+    for _ in 0..500 {
+        deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"]});
+    }
+    let _ = Generator::new(&deep).valid_candidates(None);
+    let cycle = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "type": "object",
+        "properties": {"v": {"$ref": "#/$defs/a"}}, "required": ["v"]});
+    let _ = Generator::new(&cycle).valid_candidates(None);
+}
+
+#[test]
+fn a_seed_comes_first_with_its_edges() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "depth": {"type": "integer", "minimum": 0, "maximum": 3}},
+        "required": ["path"]
+    });
+    let seed = json!({"path": "src"});
+    let found = Generator::new(&schema).valid_candidates(seed.as_object());
+    assert_eq!(found[0], *seed.as_object().unwrap());
+    assert_eq!(
+        Value::Object(found[1].clone()),
+        json!({"path": "src", "depth": 0})
+    );
+}

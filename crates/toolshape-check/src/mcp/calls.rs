@@ -1,0 +1,313 @@
+//! Calling the tools: valid arguments made from each inputSchema, then a few
+//! invalid ones; every answer checked; a server that hangs or exits is a
+//! finding, and is started again (a bounded number of times).
+
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use toolshape::client::{ClientErrorKind, Negotiation};
+use toolshape_protocol::ProtocolVersion;
+
+use super::listing::{self, Sideband};
+use super::messages::{self, Answers};
+use super::results::{Call, Verdict};
+use super::session::Session;
+use crate::finding::{Document, Finding, Location};
+use crate::generate::Generator;
+use crate::options::{Options, Target};
+use crate::report::CallCounts;
+use crate::rules::Rule;
+use crate::schemas::Usable;
+
+/// Consecutive timeouts after which the connection is started afresh.
+const TIMEOUTS_BEFORE_RESTART: usize = 2;
+
+/// A connection that is opened again when the server is gone.
+pub(crate) struct Connection<'a> {
+    pub(crate) target: &'a Target,
+    pub(crate) options: &'a Options,
+    pub(crate) negotiation: Negotiation,
+    pub(crate) session: Option<Session>,
+    pub(crate) restarts: usize,
+    /// A restart was refused (the bound, or the server no longer starts).
+    pub(crate) exhausted: bool,
+}
+
+impl Connection<'_> {
+    /// The session, opened again if the server went away.
+    async fn session(&mut self) -> Option<&Session> {
+        if self.session.is_none() && !self.exhausted {
+            if self.restarts >= self.options.max_restarts {
+                self.exhausted = true;
+                return None;
+            }
+            self.restarts += 1;
+            match Session::open(self.target, self.negotiation, self.options).await {
+                Ok(session) => {
+                    // The handshake was checked on the first connection.
+                    session.inbox.take();
+                    self.session = Some(session);
+                }
+                Err(error) => {
+                    tracing::debug!(error = %error.error, "the server could not be started again");
+                    self.exhausted = true;
+                }
+            }
+        }
+        self.session.as_ref()
+    }
+
+    async fn drop_session(&mut self) {
+        if let Some(session) = self.session.take() {
+            session.close().await;
+        }
+    }
+}
+
+/// One tool to call, with what its schemas allow.
+pub(crate) struct Planned<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) input_schema: &'a Value,
+    pub(crate) input: Option<&'a Usable>,
+    pub(crate) output: Option<&'a Usable>,
+    pub(crate) declares_output: bool,
+}
+
+/// Everything the calls of one revision share.
+pub(crate) struct Calls<'a, 'c> {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) connection: &'c mut Connection<'a>,
+    pub(crate) deadline: Instant,
+    pub(crate) findings: &'c mut Vec<Finding>,
+    pub(crate) sideband: Sideband,
+    consecutive_timeouts: usize,
+    /// The check stopped early; why.
+    pub(crate) stopped: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Valid,
+    Invalid,
+}
+
+impl<'a, 'c> Calls<'a, 'c> {
+    pub(crate) fn new(
+        version: ProtocolVersion,
+        connection: &'c mut Connection<'a>,
+        deadline: Instant,
+        findings: &'c mut Vec<Finding>,
+    ) -> Self {
+        Calls {
+            version,
+            connection,
+            deadline,
+            findings,
+            sideband: Sideband::default(),
+            consecutive_timeouts: 0,
+            stopped: None,
+        }
+    }
+
+    fn skipped(&mut self, tool: &str, reason: &str, counts: &mut CallCounts) {
+        counts.skipped.get_or_insert_with(|| reason.to_owned());
+        self.findings.push(
+            Finding::new(Rule::CallSkipped, Location::new(Document::Tool, ""), reason)
+                .tool(tool)
+                .revision(Some(self.version)),
+        );
+    }
+
+    /// Calls one tool with generated valid arguments, then invalid ones.
+    pub(crate) async fn call_tool(&mut self, tool: &Planned<'_>, counts: &mut CallCounts) {
+        let Some(input) = tool.input else {
+            self.skipped(tool.name, "not called: its inputSchema is unusable", counts);
+            return;
+        };
+        let generator = Generator::new(tool.input_schema);
+        let accepts = |candidate: &Map<String, Value>| {
+            input
+                .asserting
+                .validate(&Value::Object(candidate.clone()))
+                .is_ok()
+        };
+        let seed = self.connection.options.arguments.get(tool.name);
+        if let Some(seed) = seed
+            && let Err(error) = input.asserting.validate(&Value::Object(seed.clone()))
+        {
+            self.findings.push(
+                Finding::new(
+                    Rule::CallSkipped,
+                    Location::new(Document::Tool, "/inputSchema"),
+                    format!("the arguments given for this tool were not used: its inputSchema rejects them: {error}"),
+                )
+                .tool(tool.name)
+                .revision(Some(self.version))
+                .arguments(&Value::Object(seed.clone())),
+            );
+        }
+        let valid: Vec<Map<String, Value>> = generator
+            .valid_candidates(seed)
+            .into_iter()
+            .filter(accepts)
+            .take(self.connection.options.max_valid_calls)
+            .collect();
+        let Some(base) = valid.first() else {
+            self.skipped(
+                tool.name,
+                "not called: no arguments its inputSchema accepts could be made (give `examples` or `default`s)",
+                counts,
+            );
+            return;
+        };
+        let invalid: Vec<Map<String, Value>> = generator
+            .invalid_candidates(base)
+            .into_iter()
+            .filter(|candidate| !accepts(candidate))
+            .take(self.connection.options.max_invalid_calls)
+            .collect();
+        for arguments in &valid {
+            if !self.one(tool, arguments, Kind::Valid, counts).await {
+                return;
+            }
+        }
+        for arguments in &invalid {
+            if !self.one(tool, arguments, Kind::Invalid, counts).await {
+                return;
+            }
+        }
+    }
+
+    /// Makes one call and judges it; false when the check must stop calling.
+    async fn one(
+        &mut self,
+        tool: &Planned<'_>,
+        arguments: &Map<String, Value>,
+        kind: Kind,
+        counts: &mut CallCounts,
+    ) -> bool {
+        if Instant::now() >= self.deadline {
+            self.stopped = Some(format!(
+                "the time limit ({} s) ran out before every call was made",
+                self.connection.options.max_time.as_secs()
+            ));
+            return false;
+        }
+        let version = self.version;
+        let options = self.connection.options;
+        let Some(session) = self.connection.session().await else {
+            self.stopped = Some(format!(
+                "the server could not be started again after {} restarts",
+                self.connection.restarts
+            ));
+            return false;
+        };
+        let (outcome, received) = session
+            .call(
+                tool.name,
+                arguments,
+                options.call_timeout,
+                options.max_call_time,
+            )
+            .await;
+        let stderr = session.stderr_excerpt();
+        let what = match kind {
+            Kind::Valid => format!("tools/call {}", tool.name),
+            Kind::Invalid => format!("tools/call {} (invalid arguments)", tool.name),
+        };
+        let unparsable_before = self.sideband.unparsable;
+        let responses = listing::sort_out(
+            version,
+            received,
+            &what,
+            Some(tool.name),
+            self.findings,
+            &mut self.sideband,
+        );
+        let unparsable = self.sideband.unparsable > unparsable_before;
+        let timed_out = matches!(
+            outcome.as_ref().map_err(|e| e.kind()),
+            Err(ClientErrorKind::Timeout(_) | ClientErrorKind::Cancelled)
+        );
+        // The answer is the response with the highest id: a late answer to
+        // an earlier call has a lower one. After a timeout, none is ours.
+        let answer = (!timed_out)
+            .then(|| {
+                responses
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(index, r)| (messages::numeric_id(r), *index))
+                    .map(|(index, _)| index)
+            })
+            .flatten();
+        for (index, response) in responses.iter().enumerate() {
+            let answers = if Some(index) == answer {
+                Answers::Call(tool.name.to_owned())
+            } else {
+                Answers::Unknown
+            };
+            self.findings
+                .extend(messages::check(version, response, &answers, &what));
+        }
+        let call = Call {
+            version,
+            tool: tool.name,
+            arguments,
+            declares_output: tool.declares_output,
+            output: tool.output,
+        };
+        match kind {
+            Kind::Valid => counts.valid += 1,
+            Kind::Invalid => counts.invalid += 1,
+        }
+        let Some(response) = answer.and_then(|index| responses.get(index)) else {
+            let error = match outcome {
+                Ok(_) => return true,
+                Err(error) => error,
+            };
+            let (rule, message, gone) = listing::failure(&error, &what, &stderr);
+            if unparsable && matches!(error.kind(), ClientErrorKind::InvalidResponse(_)) {
+                // The unreadable answer is a finding already.
+                return true;
+            }
+            self.findings.push(
+                Finding::new(rule, Location::new(Document::Result, ""), message)
+                    .tool(tool.name)
+                    .revision(Some(version))
+                    .arguments(&Value::Object(arguments.clone())),
+            );
+            self.consecutive_timeouts = if timed_out {
+                self.consecutive_timeouts + 1
+            } else {
+                0
+            };
+            if gone || self.consecutive_timeouts >= TIMEOUTS_BEFORE_RESTART {
+                self.consecutive_timeouts = 0;
+                self.connection.drop_session().await;
+            }
+            return true;
+        };
+        self.consecutive_timeouts = 0;
+        match (kind, call_verdict(&call, kind, response, self.findings)) {
+            (Kind::Valid, Verdict::Succeeded) => counts.succeeded += 1,
+            (Kind::Valid, Verdict::ToolError) => counts.tool_errors += 1,
+            (Kind::Invalid, Verdict::ToolError | Verdict::Rejected) => {
+                counts.invalid_rejected += 1;
+            }
+            _ => {}
+        }
+        true
+    }
+}
+
+fn call_verdict(
+    call: &Call<'_>,
+    kind: Kind,
+    response: &Value,
+    findings: &mut Vec<Finding>,
+) -> Verdict {
+    match kind {
+        Kind::Valid => call.valid(response, findings),
+        Kind::Invalid => call.invalid(response, findings),
+    }
+}

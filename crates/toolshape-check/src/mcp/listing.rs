@@ -1,0 +1,326 @@
+//! `tools/list`: every page checked, pagination followed to the end, names
+//! checked, and a second listing compared with the first.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use toolshape::client::{ClientError, ClientErrorKind, TransportError};
+use toolshape_protocol::ProtocolVersion;
+use toolshape_protocol::tools::validate_tool_name;
+
+use super::messages::{self, Answers, Parsed};
+use super::session::Session;
+use crate::finding::{Document, Finding, Location, join};
+use crate::rules::Rule;
+
+/// The client follows at most this many pages.
+const CLIENT_MAX_PAGES: usize = 10_000;
+
+/// One listed tool: the first definition listed under its name.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ListedTool {
+    pub(crate) name: String,
+    pub(crate) definition: Value,
+}
+
+/// What a listing found.
+#[derive(Debug, Default)]
+pub(crate) struct Listing {
+    /// The tools, in listing order, one per name.
+    pub(crate) tools: Vec<ListedTool>,
+    /// Whether the listing ended as it should.
+    pub(crate) complete: bool,
+    /// Whether the server said its tools changed meanwhile.
+    pub(crate) changed: bool,
+    /// Whether the server is gone.
+    pub(crate) server_gone: bool,
+}
+
+/// What a batch of received messages held besides the responses.
+#[derive(Debug, Default)]
+pub(crate) struct Sideband {
+    /// A `notifications/tools/list_changed` was among them.
+    pub(crate) list_changed: bool,
+    /// Messages that could not be parsed (each already a finding).
+    pub(crate) unparsable: usize,
+}
+
+/// Checks the notifications and server requests in `messages` (and any
+/// message that does not parse); returns the responses, in order.
+pub(crate) fn sort_out(
+    version: ProtocolVersion,
+    messages: Vec<Vec<u8>>,
+    what: &str,
+    tool: Option<&str>,
+    findings: &mut Vec<Finding>,
+    sideband: &mut Sideband,
+) -> Vec<Value> {
+    let mut responses = Vec::new();
+    for bytes in messages {
+        let value = match messages::parse(&bytes) {
+            Parsed::Json(value) => value,
+            other => {
+                sideband.unparsable += 1;
+                findings.extend(messages::unparsable(Some(version), &other, what, tool));
+                continue;
+            }
+        };
+        if messages::is_response(&value) {
+            responses.push(value);
+            continue;
+        }
+        if value.get("method") == Some(&Value::from("notifications/tools/list_changed")) {
+            sideband.list_changed = true;
+        }
+        let kind = if value.get("id").is_some() {
+            "a request from the server"
+        } else {
+            "a notification"
+        };
+        findings.extend(messages::check(version, &value, &Answers::Unknown, kind));
+    }
+    responses
+}
+
+/// The finding for a request that failed without a readable answer.
+pub(crate) fn failure(error: &ClientError, what: &str, stderr: &str) -> (Rule, String, bool) {
+    match error.kind() {
+        ClientErrorKind::Timeout(limit) => (
+            Rule::RequestTimeout,
+            format!(
+                "{what}: no answer (or progress report) within {} ms",
+                limit.as_millis()
+            ),
+            false,
+        ),
+        ClientErrorKind::Transport(TransportError::Closed) => {
+            let stderr = if stderr.is_empty() {
+                String::new()
+            } else {
+                format!("; its stderr ends: {stderr}")
+            };
+            (
+                Rule::ServerExited,
+                format!("{what}: the server closed the connection{stderr}"),
+                true,
+            )
+        }
+        ClientErrorKind::Transport(other) => (
+            Rule::ServerExited,
+            format!("{what}: transport failure: {other}"),
+            false,
+        ),
+        ClientErrorKind::InvalidResponse(detail) => (
+            Rule::ResponseOverBounds,
+            format!("{what}: the answer could not be read: {detail}"),
+            false,
+        ),
+        _ => (Rule::MessageInvalid, format!("{what}: {error}"), false),
+    }
+}
+
+/// Lists the tools, checking every page.
+pub(crate) async fn list(session: &Session, findings: &mut Vec<Finding>) -> Listing {
+    let version = session.version();
+    let outcome = session.client.list_tools().await;
+    let (messages, _) = session.inbox.take();
+    let mut sideband = Sideband::default();
+    let pages = sort_out(
+        version,
+        messages,
+        "tools/list",
+        None,
+        findings,
+        &mut sideband,
+    );
+    let mut listing = Listing {
+        changed: sideband.list_changed,
+        ..Listing::default()
+    };
+    let mut names = HashSet::new();
+    let mut cursors = HashSet::new();
+    // Pages that come round again list the same tools again: that is the
+    // repeated cursor's finding, not each tool's.
+    let looping = {
+        let mut seen = HashSet::new();
+        pages.iter().any(|page| {
+            page.pointer("/result/nextCursor")
+                .and_then(Value::as_str)
+                .is_some_and(|cursor| !seen.insert(cursor))
+        })
+    };
+    let mut invalid_pages = 0;
+    for (number, page) in pages.iter().enumerate() {
+        let what = format!("tools/list page {}", number + 1);
+        let page_findings = messages::check(version, page, &Answers::ListPage, &what);
+        invalid_pages += usize::from(!page_findings.is_empty());
+        findings.extend(page_findings);
+        let Some(result) = page.get("result") else {
+            let error = page.get("error").map(Value::to_string).unwrap_or_default();
+            findings.push(
+                Finding::new(
+                    Rule::ListFailed,
+                    Location::new(Document::Message, "/error"),
+                    format!(
+                        "{what}: answered with an error: {}",
+                        toolshape_protocol::text::excerpt(&error, 300)
+                    ),
+                )
+                .revision(Some(version)),
+            );
+            break;
+        };
+        let entries = result.get("tools").and_then(Value::as_array);
+        for (index, entry) in entries.into_iter().flatten().enumerate() {
+            let Some(name) = entry.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if !names.insert(name.to_owned()) {
+                if looping {
+                    continue;
+                }
+                findings.push(
+                    Finding::new(
+                        Rule::ToolDuplicateName,
+                        Location::new(
+                            Document::Listing,
+                            join(&messages::tool_pointer(index), "name"),
+                        ),
+                        format!(
+                            "{what}: {name:?} is listed again; clients keep one of the definitions"
+                        ),
+                    )
+                    .tool(name)
+                    .revision(Some(version)),
+                );
+                continue;
+            }
+            if version >= ProtocolVersion::V2025_11_25
+                && let Err(reason) = validate_tool_name(name)
+            {
+                findings.push(
+                    Finding::new(
+                        Rule::ToolNameInvalid,
+                        Location::new(Document::Tool, "/name"),
+                        reason.to_string(),
+                    )
+                    .tool(name)
+                    .revision(Some(version)),
+                );
+            }
+            listing.tools.push(ListedTool {
+                name: name.to_owned(),
+                definition: entry.clone(),
+            });
+        }
+        if let Some(cursor) = result.get("nextCursor").and_then(Value::as_str)
+            && !cursors.insert(cursor.to_owned())
+        {
+            findings.push(
+                Finding::new(
+                    Rule::ListCursorRepeated,
+                    Location::new(Document::Listing, "/nextCursor"),
+                    format!(
+                        "{what}: nextCursor {:?} was returned before: the listing would never end",
+                        toolshape_protocol::text::excerpt(cursor, 80)
+                    ),
+                )
+                .revision(Some(version)),
+            );
+        }
+    }
+    match outcome {
+        Ok(_) => listing.complete = true,
+        Err(error) => {
+            let already = findings.iter().any(|f| {
+                f.revision == Some(version)
+                    && matches!(f.rule, Rule::ListCursorRepeated | Rule::ListFailed)
+            });
+            if pages.len() >= CLIENT_MAX_PAGES {
+                findings.push(
+                    Finding::new(
+                        Rule::ListEndless,
+                        Location::new(Document::Listing, "/nextCursor"),
+                        format!("tools/list did not end within {CLIENT_MAX_PAGES} pages"),
+                    )
+                    .revision(Some(version)),
+                );
+            } else if matches!(error.kind(), ClientErrorKind::Protocol(_)) || already {
+                // The error page was reported above.
+            } else if matches!(error.kind(), ClientErrorKind::InvalidResponse(_))
+                && invalid_pages > 0
+            {
+                // The invalid page was reported above.
+            } else {
+                let (rule, message, gone) =
+                    failure(&error, "tools/list", &session.stderr_excerpt());
+                let rule = if rule == Rule::MessageInvalid {
+                    Rule::ListFailed
+                } else {
+                    rule
+                };
+                listing.server_gone = gone;
+                findings.push(
+                    Finding::new(rule, Location::new(Document::Listing, ""), message)
+                        .revision(Some(version)),
+                );
+            }
+        }
+    }
+    listing
+}
+
+/// The first difference between two listings of the same server, if any.
+pub(crate) fn difference(first: &[ListedTool], second: &[ListedTool]) -> Option<String> {
+    let names = |tools: &[ListedTool]| tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    let (a, b) = (names(first), names(second));
+    if a != b {
+        let mut sorted_a = a.clone();
+        let mut sorted_b = b.clone();
+        sorted_a.sort();
+        sorted_b.sort();
+        return Some(if sorted_a == sorted_b {
+            format!(
+                "the same tools in another order: {} then {}",
+                a.join(","),
+                b.join(",")
+            )
+        } else {
+            format!("other tools: {} then {}", a.join(","), b.join(","))
+        });
+    }
+    first
+        .iter()
+        .zip(second)
+        .find(|(x, y)| x.definition != y.definition)
+        .map(|(tool, _)| format!("the definition of {} changed", tool.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, input: Value) -> ListedTool {
+        ListedTool {
+            name: name.into(),
+            definition: json!({"name": name, "inputSchema": input}),
+        }
+    }
+
+    #[test]
+    fn listings_are_compared_by_order_then_definition() {
+        let a = [
+            tool("a", json!({"type": "object"})),
+            tool("b", json!({"type": "object"})),
+        ];
+        let reordered = [a[1].clone(), a[0].clone()];
+        let changed = [
+            a[0].clone(),
+            tool("b", json!({"type": "object", "required": ["x"]})),
+        ];
+        assert_eq!(difference(&a, &a), None);
+        assert!(difference(&a, &reordered).is_some_and(|d| d.contains("another order")));
+        assert!(difference(&a, &changed).is_some_and(|d| d.contains("definition of b")));
+    }
+}

@@ -1,0 +1,287 @@
+//! Every message the server sends, validated against the normative
+//! `schema.json` of the revision in use: its JSON-RPC envelope, and the
+//! result against the definition of what it answers.
+
+use serde_json::Value;
+use toolshape_protocol::ProtocolVersion;
+use toolshape_schema::Violation;
+
+use crate::finding::{Document, Finding, Location, is_within, join};
+use crate::rules::Rule;
+use crate::spec::{self, Definition};
+
+/// Most findings one message yields.
+const MAX_FINDINGS_PER_MESSAGE: usize = 12;
+
+/// A received message, parsed.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// A JSON value.
+    Json(Value),
+    /// Not JSON; why.
+    NotJson(String),
+    /// Nested deeper than the JSON parser goes (128 levels).
+    TooDeep,
+}
+
+/// Parses one received message.
+pub(crate) fn parse(bytes: &[u8]) -> Parsed {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => Parsed::Json(value),
+        Err(error) if error.to_string().contains("recursion limit") => Parsed::TooDeep,
+        Err(error) => {
+            let start = String::from_utf8_lossy(bytes.get(..80).unwrap_or(bytes)).into_owned();
+            Parsed::NotJson(format!("{error}; it starts {start:?}"))
+        }
+    }
+}
+
+/// What a response answers, as far as the check knows.
+#[derive(Debug, Clone)]
+pub(crate) enum Answers {
+    /// The handshake (`initialize` or `server/discover`).
+    Handshake,
+    /// A page of `tools/list`.
+    ListPage,
+    /// A `tools/call` of this tool.
+    Call(String),
+    /// Nothing known (a late answer, say): only the envelope is checked.
+    Unknown,
+}
+
+/// Whether a message is a response (has an id and a result or an error, no method).
+pub(crate) fn is_response(value: &Value) -> bool {
+    value.get("method").is_none()
+        && value.get("id").is_some()
+        && (value.get("result").is_some() || value.get("error").is_some())
+}
+
+/// The numeric id of a response, when it has one.
+pub(crate) fn numeric_id(value: &Value) -> Option<i64> {
+    value.get("id").and_then(Value::as_i64)
+}
+
+fn invalid(location: Location, what: &str, violation: &Violation) -> Finding {
+    Finding::new(
+        Rule::MessageInvalid,
+        location,
+        format!("{what}: {} ({})", violation.message, violation.keyword),
+    )
+}
+
+/// Validates one parsed message of `version`, sent as `answers` says,
+/// described as `what` in messages.
+pub(crate) fn check(
+    version: ProtocolVersion,
+    value: &Value,
+    answers: &Answers,
+    what: &str,
+) -> Vec<Finding> {
+    if !spec::has_schema(version) {
+        return Vec::new();
+    }
+    let mut findings = Vec::new();
+    let message_at = |pointer: &str| Location::new(Document::Message, pointer.to_owned());
+    let envelope = |definition| spec::violations(version, definition, value).unwrap_or_default();
+    if let Some(result) = value.get("result").filter(|_| is_response(value)) {
+        for violation in envelope(Definition::ResultResponse)
+            .iter()
+            .filter(|v| !is_within(&v.instance_path, "/result"))
+        {
+            findings.push(invalid(
+                message_at(&violation.instance_path),
+                what,
+                violation,
+            ));
+        }
+        findings.extend(check_result(version, result, answers, what));
+    } else if value.get("error").is_some() && is_response(value) {
+        for violation in &envelope(Definition::ErrorResponse) {
+            findings.push(invalid(
+                message_at(&violation.instance_path),
+                what,
+                violation,
+            ));
+        }
+    } else if value.get("method").is_some() {
+        let (general, specific) = if value.get("id").is_some() {
+            (Definition::Request, Definition::ServerRequest)
+        } else {
+            (Definition::Notification, Definition::ServerNotification)
+        };
+        let mut violations = envelope(general);
+        if violations.is_empty() {
+            violations = envelope(specific);
+        }
+        for violation in &violations {
+            findings.push(invalid(
+                message_at(&violation.instance_path),
+                what,
+                violation,
+            ));
+        }
+    } else {
+        findings.push(Finding::new(
+            Rule::MessageInvalid,
+            message_at(""),
+            format!("{what}: not a JSON-RPC request, notification or response"),
+        ));
+    }
+    findings.truncate(MAX_FINDINGS_PER_MESSAGE);
+    let tool = match answers {
+        Answers::Call(tool) => Some(tool.as_str()),
+        _ => None,
+    };
+    findings
+        .into_iter()
+        .map(|f| match (tool, f.tool.is_none()) {
+            (Some(tool), true) => f.tool(tool),
+            _ => f,
+        })
+        .map(|f| f.revision(Some(version)))
+        .collect()
+}
+
+/// Validates a result against the definition of what it answers.
+fn check_result(
+    version: ProtocolVersion,
+    result: &Value,
+    answers: &Answers,
+    what: &str,
+) -> Vec<Finding> {
+    let definition = match answers {
+        Answers::Handshake if result.get("supportedVersions").is_some() => {
+            Definition::DiscoverResult
+        }
+        Answers::Handshake => Definition::InitializeResult,
+        Answers::ListPage => Definition::ListToolsResult,
+        Answers::Call(_) if result.get("resultType") == Some(&Value::from("input_required")) => {
+            Definition::InputRequiredResult
+        }
+        Answers::Call(_) => Definition::CallToolResult,
+        Answers::Unknown => return Vec::new(),
+    };
+    let Some(violations) = spec::violations(version, definition, result) else {
+        return Vec::new();
+    };
+    violations
+        .iter()
+        .map(|violation| {
+            let path = violation.instance_path.as_str();
+            match answers {
+                Answers::Handshake => {
+                    invalid(Location::new(Document::Server, path), what, violation)
+                }
+                Answers::ListPage => match listed_tool(result, path) {
+                    Some((name, rest)) => {
+                        invalid(Location::new(Document::Tool, rest), what, violation).tool(name)
+                    }
+                    None => invalid(Location::new(Document::Listing, path), what, violation),
+                },
+                Answers::Call(tool) => {
+                    invalid(Location::new(Document::Result, path), what, violation).tool(tool)
+                }
+                Answers::Unknown => {
+                    invalid(Location::new(Document::Message, path), what, violation)
+                }
+            }
+        })
+        .collect()
+}
+
+/// For a pointer into a tools/list result that lies within one listed tool
+/// with a name: the name and the pointer's rest.
+fn listed_tool(result: &Value, pointer: &str) -> Option<(String, String)> {
+    let rest = pointer.strip_prefix("/tools/")?;
+    let (index, rest) = match rest.split_once('/') {
+        Some((index, rest)) => (index, format!("/{rest}")),
+        None => (rest, String::new()),
+    };
+    let index: usize = index.parse().ok()?;
+    let name = result.get("tools")?.get(index)?.get("name")?.as_str()?;
+    Some((name.to_owned(), rest))
+}
+
+/// The finding for a message that could not be parsed (`None` for JSON).
+pub(crate) fn unparsable(
+    version: Option<ProtocolVersion>,
+    parsed: &Parsed,
+    what: &str,
+    tool: Option<&str>,
+) -> Option<Finding> {
+    let finding = match parsed {
+        Parsed::Json(_) => return None,
+        Parsed::NotJson(why) => Finding::new(
+            Rule::MessageNotJson,
+            Location::new(Document::Message, ""),
+            format!("{what}: not JSON: {why}"),
+        ),
+        Parsed::TooDeep => Finding::new(
+            Rule::ResponseOverBounds,
+            Location::new(Document::Message, ""),
+            format!(
+                "{what}: nests deeper than 128 levels; toolshape's client (and most JSON parsers) refuse it"
+            ),
+        ),
+    };
+    let finding = finding.revision(version);
+    Some(match tool {
+        Some(tool) => finding.tool(tool),
+        None => finding,
+    })
+}
+
+/// A pointer to listed tool `index` of a page.
+pub(crate) fn tool_pointer(index: usize) -> String {
+    join("/tools", &index.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_bad_tool_in_a_page_is_pointed_at_in_its_own_definition() {
+        let page = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+            {"name": "fine", "inputSchema": {"type": "object"}},
+            {"name": "broken", "inputSchema": {"type": "array"}}
+        ]}});
+        let findings = check(
+            ProtocolVersion::V2025_11_25,
+            &page,
+            &Answers::ListPage,
+            "tools/list",
+        );
+        assert!(!findings.is_empty());
+        for finding in &findings {
+            assert_eq!(finding.tool.as_deref(), Some("broken"), "{finding:?}");
+            assert_eq!(finding.location.document, Document::Tool);
+            assert!(
+                finding.location.pointer.starts_with("/inputSchema"),
+                "{finding:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn envelopes_and_notifications_are_checked() {
+        let version = ProtocolVersion::V2025_06_18;
+        let no_version = json!({"id": 1, "result": {"content": []}});
+        let findings = check(
+            version,
+            &no_version,
+            &Answers::Call("t".into()),
+            "tools/call",
+        );
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.location.document == Document::Message)
+        );
+        let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}});
+        assert!(check(version, &progress, &Answers::Unknown, "notification").is_empty());
+        let bad = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": "x"}});
+        assert!(!check(version, &bad, &Answers::Unknown, "notification").is_empty());
+    }
+}

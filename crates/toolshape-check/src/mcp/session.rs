@@ -1,0 +1,157 @@
+//! One connection to the server under check, with every message it sends
+//! kept (bounded) until taken.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use serde_json::{Map, Value};
+use toolshape::CallOptions;
+use toolshape::client::{
+    Client, ClientError, ClientErrorKind, ClientOptions, Negotiation, ToolResult,
+};
+use toolshape_protocol::ProtocolVersion;
+
+use crate::options::{Options, Target};
+
+/// Most bytes of messages kept between two takes; past it, messages are
+/// counted but not kept.
+const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, Default)]
+struct Kept {
+    messages: Vec<Vec<u8>>,
+    bytes: usize,
+    dropped: usize,
+}
+
+/// The messages received and not yet taken.
+#[derive(Debug, Default)]
+pub(crate) struct Inbox {
+    kept: Mutex<Kept>,
+}
+
+impl Inbox {
+    fn push(&self, bytes: &[u8]) {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.bytes + bytes.len() > MAX_KEPT_BYTES {
+            kept.dropped += 1;
+            return;
+        }
+        kept.bytes += bytes.len();
+        kept.messages.push(bytes.to_vec());
+    }
+
+    /// Every message received since the last take, and how many were dropped.
+    pub(crate) fn take(&self) -> (Vec<Vec<u8>>, usize) {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        let taken = std::mem::take(&mut *kept);
+        (taken.messages, taken.dropped)
+    }
+}
+
+/// A connected client and what it received.
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub(crate) client: Client,
+    pub(crate) inbox: Arc<Inbox>,
+}
+
+/// Why a session could not be opened, with what the server sent meanwhile.
+#[derive(Debug)]
+pub(crate) struct OpenError {
+    pub(crate) error: ClientError,
+    pub(crate) messages: Vec<Vec<u8>>,
+}
+
+impl Session {
+    /// Connects to `target` under `negotiation`.
+    pub(crate) async fn open(
+        target: &Target,
+        negotiation: Negotiation,
+        options: &Options,
+    ) -> Result<Session, OpenError> {
+        let inbox = Arc::new(Inbox::default());
+        let sink = Arc::clone(&inbox);
+        let mut client_options = ClientOptions::default();
+        client_options.request_timeout = options.request_timeout;
+        client_options.probe_timeout = options.request_timeout.min(Duration::from_secs(10));
+        client_options.max_message_bytes = options.max_message_bytes;
+        let builder = Client::builder()
+            .negotiation(negotiation)
+            .options(client_options)
+            .client_info("toolshape-check", env!("CARGO_PKG_VERSION"))
+            .on_message(move |bytes| sink.push(bytes));
+        let connected = match target {
+            Target::Stdio { command, .. } => builder.connect_stdio(command.clone()).await,
+            Target::Http(url) => builder.connect_http(url).await,
+            Target::Otc(_) => Err(ClientError::from(
+                toolshape::client::TransportError::Interrupted("an OTC target has no MCP session"),
+            )),
+        };
+        match connected {
+            Ok(client) => Ok(Session { client, inbox }),
+            Err(error) => Err(OpenError {
+                error,
+                messages: inbox.take().0,
+            }),
+        }
+    }
+
+    /// The revision spoken.
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        self.client.protocol_version()
+    }
+
+    /// Calls `tool` with `arguments`; returns the client's outcome and every
+    /// message received meanwhile. The call is cancelled (and its outcome is
+    /// a timeout) when `idle` passes without an answer or a progress report,
+    /// or `longest` in all.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        idle: Duration,
+        longest: Duration,
+    ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>) {
+        let (progress, mut reports) = mpsc::unbounded_channel();
+        let (cancel, cancelled) = oneshot::channel::<()>();
+        let options = CallOptions::new()
+            .timeout(longest.max(idle))
+            .progress(progress)
+            .cancel_on(cancelled);
+        let call = self
+            .client
+            .call_tool_with(tool, Some(arguments.clone()), options);
+        tokio::pin!(call);
+        let mut deadline = Instant::now() + idle;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut call => break outcome,
+                Some(_) = reports.recv() => deadline = Instant::now() + idle,
+                () = tokio::time::sleep_until(deadline) => {
+                    drop(cancel);
+                    // The cancelled call ends at once; its outcome is a timeout.
+                    let _ = (&mut call).await;
+                    break Err(ClientErrorKind::Timeout(idle).into());
+                }
+            }
+        };
+        (outcome, self.inbox.take().0)
+    }
+
+    /// Ends the connection (the server process is stopped if it lingers).
+    pub(crate) async fn close(&self) {
+        self.client.close(Duration::from_secs(2)).await;
+    }
+
+    /// The last lines of the server's stderr, when it is captured.
+    pub(crate) fn stderr_excerpt(&self) -> String {
+        let tail = self.client.stderr_tail();
+        let start = tail.len().saturating_sub(5);
+        let lines = tail.get(start..).unwrap_or_default().join(" | ");
+        toolshape_protocol::text::excerpt(&lines, 400)
+    }
+}

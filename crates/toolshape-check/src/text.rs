@@ -1,0 +1,240 @@
+//! The report for people: a summary line per tool, then the findings grouped
+//! by tool, each with its severity, rule, revisions, place and short fix.
+
+use std::fmt::Write as _;
+
+use crate::finding::Finding;
+use crate::report::{Report, RevisionStatus, ToolSummary};
+use crate::rules::Severity;
+
+/// ANSI styles, or none.
+#[derive(Debug, Clone, Copy)]
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    fn severity(self, severity: Severity) -> String {
+        let (code, label) = match severity {
+            Severity::Error => ("1;31", "error  "),
+            Severity::Warning => ("33", "warning"),
+            Severity::Info => ("2", "note   "),
+        };
+        self.wrap(code, label)
+    }
+
+    fn bold(self, text: &str) -> String {
+        self.wrap("1", text)
+    }
+
+    fn dim(self, text: &str) -> String {
+        self.wrap("2", text)
+    }
+}
+
+/// Findings that differ only in their revision, shown once.
+struct Group<'a> {
+    finding: &'a Finding,
+    revisions: Vec<String>,
+}
+
+fn groups<'a>(findings: &[&'a Finding]) -> Vec<Group<'a>> {
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    for finding in findings {
+        let same = groups.iter_mut().find(|group| {
+            let other = group.finding;
+            other.rule == finding.rule
+                && other.location == finding.location
+                && other.message == finding.message
+        });
+        let revision = finding.revision.map(|v| v.to_string());
+        match same {
+            Some(group) => {
+                if let Some(revision) = revision
+                    && !group.revisions.contains(&revision)
+                {
+                    group.revisions.push(revision);
+                }
+            }
+            None => groups.push(Group {
+                finding,
+                revisions: revision.into_iter().collect(),
+            }),
+        }
+    }
+    groups
+}
+
+fn calls_column(tool: &ToolSummary) -> String {
+    let calls = &tool.calls;
+    if calls.valid == 0 && calls.invalid == 0 {
+        return match &calls.skipped {
+            Some(_) => "not called".into(),
+            None => "-".into(),
+        };
+    }
+    let mut parts = vec![format!("{}/{} ok", calls.succeeded, calls.valid)];
+    if calls.tool_errors > 0 {
+        parts.push(format!("{} isError", calls.tool_errors));
+    }
+    if calls.invalid > 0 {
+        parts.push(format!(
+            "{}/{} invalid refused",
+            calls.invalid_rejected, calls.invalid
+        ));
+    }
+    parts.join(", ")
+}
+
+fn plural(count: usize, word: &str) -> String {
+    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
+}
+
+fn write_findings(out: &mut String, paint: Paint, findings: &[&Finding]) {
+    for group in groups(findings) {
+        let finding = group.finding;
+        let pointer = if finding.location.pointer.is_empty() {
+            "/"
+        } else {
+            finding.location.pointer.as_str()
+        };
+        let revisions = if group.revisions.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", group.revisions.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}{} {}",
+            paint.severity(finding.severity),
+            paint.bold(finding.rule.id()),
+            revisions,
+            paint.dim(&format!("{}:{pointer}", finding.location.document.as_str()))
+        );
+        let _ = writeln!(out, "            {}", finding.message);
+        if let Some(arguments) = &finding.arguments {
+            let shown = toolshape_protocol::text::excerpt(&arguments.to_string(), 160);
+            let _ = writeln!(
+                out,
+                "            {}",
+                paint.dim(&format!("arguments: {shown}"))
+            );
+        }
+        if finding.severity > Severity::Info {
+            let _ = writeln!(
+                out,
+                "            {}",
+                paint.dim(&format!("fix: {}", finding.fix()))
+            );
+        }
+    }
+}
+
+/// The report as text; `colour` adds ANSI styles (for a terminal).
+pub fn to_text(report: &Report, colour: bool) -> String {
+    let paint = Paint { on: colour };
+    let mut out = String::new();
+    let server = report.server.as_ref().map_or_else(
+        || "(unnamed server)".to_owned(),
+        |s| format!("{} {}", s.name, s.version),
+    );
+    let revisions = report
+        .revisions
+        .iter()
+        .map(|r| {
+            let status = match r.status {
+                RevisionStatus::Checked => "checked",
+                RevisionStatus::Unsupported => "unsupported",
+                RevisionStatus::Unreachable => "unreachable",
+            };
+            match (&r.negotiated, r.requested.as_str()) {
+                (Some(negotiated), "auto") => format!("{negotiated} {status}"),
+                _ => format!("{} {status}", r.requested),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(
+        out,
+        "{} ({} {}) - {revisions}",
+        paint.bold(&server),
+        report.target.kind,
+        toolshape_protocol::text::excerpt(&report.target.address, 120)
+    );
+    if !report.tools.is_empty() {
+        let width = report
+            .tools
+            .iter()
+            .map(|t| t.name.len())
+            .max()
+            .unwrap_or(4)
+            .clamp(4, 40);
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "  {:width$}  {:8}  {:8}  {:40}  FINDINGS",
+            "TOOL", "INPUT", "OUTPUT", "CALLS"
+        );
+        for tool in &report.tools {
+            let mark = if tool.errors > 0 {
+                paint.wrap("1;31", "✗")
+            } else if tool.warnings > 0 {
+                paint.wrap("33", "!")
+            } else {
+                paint.wrap("32", "✓")
+            };
+            let _ = writeln!(
+                out,
+                "{mark} {:width$}  {:8}  {:8}  {:40}  {}, {}",
+                toolshape_protocol::text::excerpt(&tool.name, width),
+                tool.input,
+                tool.output.as_deref().unwrap_or("-"),
+                calls_column(tool),
+                plural(tool.errors, "error"),
+                plural(tool.warnings, "warning")
+            );
+        }
+    }
+    let server_findings: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.tool.is_none())
+        .collect();
+    if !server_findings.is_empty() {
+        let _ = writeln!(out, "\n{}", paint.bold("(server)"));
+        write_findings(&mut out, paint, &server_findings);
+    }
+    let names = report
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(report.unlisted_tools());
+    for name in names {
+        let mine: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.tool.as_deref() == Some(name))
+            .collect();
+        if !mine.is_empty() {
+            let _ = writeln!(out, "\n{}", paint.bold(name));
+            write_findings(&mut out, paint, &mine);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{}, {}, {} in {:.1} s",
+        plural(report.summary.errors, "error"),
+        plural(report.summary.warnings, "warning"),
+        plural(report.summary.infos, "note"),
+        report.duration_ms as f64 / 1000.0
+    );
+    out
+}

@@ -1,0 +1,353 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape check` (the library) against the hostile server: every planted
+//! defect is found, with the right rule, on the revisions it shows on, and
+//! nothing else is. The base tools' defects are the client tests'; the
+//! `--check-defects` tools plant one rule each (see `src/bin/hostile/defects.rs`).
+//!
+//! The JSON report is validated against its published JSON Schema, and the
+//! JUnit rendering is read back with an XML parser.
+
+mod client_common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::TcpListener;
+use std::time::Duration;
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use toolshape::schema::SchemaEngine;
+use toolshape_check::{
+    CallPolicy, Options, ProtocolChoice, REPORT_SCHEMA, Report, Rule, Severity, Target,
+};
+
+use client_common::hostile_server_bin;
+
+fn target(args: &[&str]) -> Target {
+    let mut argv = vec![hostile_server_bin().display().to_string()];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    Target::stdio(&argv).unwrap()
+}
+
+fn options(protocol: ProtocolChoice, calls: CallPolicy) -> Options {
+    let mut options = Options::default();
+    options.protocol = protocol;
+    options.calls = calls;
+    options.call_timeout = Duration::from_secs(1);
+    options.max_call_time = Duration::from_secs(5);
+    options
+}
+
+/// The (error or warning) rules found, by tool (`(server)` for none).
+fn found(report: &Report) -> BTreeMap<String, BTreeSet<&'static str>> {
+    let mut found: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
+    for finding in &report.findings {
+        if finding.severity == Severity::Info {
+            continue;
+        }
+        let tool = finding.tool.clone().unwrap_or_else(|| "(server)".into());
+        found.entry(tool).or_default().insert(finding.rule.id());
+    }
+    found
+}
+
+fn expected(table: &[(&str, &[&'static str])]) -> BTreeMap<String, BTreeSet<&'static str>> {
+    table
+        .iter()
+        .filter(|(_, rules)| !rules.is_empty())
+        .map(|(tool, rules)| ((*tool).to_owned(), rules.iter().copied().collect()))
+        .collect()
+}
+
+/// Every planted defect, on every revision `--protocol all` tries, every tool called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_planted_defect_is_found_with_its_rule_and_nothing_else() {
+    // remote_ref's $ref points here: nothing may ever connect.
+    let canary = TcpListener::bind("127.0.0.1:0").unwrap();
+    canary.set_nonblocking(true).unwrap();
+    let port = canary.local_addr().unwrap().port().to_string();
+    let report = toolshape_check::check(
+        &target(&["--check-defects", "--canary-port", &port]),
+        &options(ProtocolChoice::All, CallPolicy::All),
+    )
+    .await;
+    assert!(canary.accept().is_err(), "the check fetched a remote $ref");
+
+    let expected = expected(&[
+        // The base tools (the client tests' defects).
+        ("ok", &[]),
+        ("pair", &["request-timeout"]), // its first call is held until a second arrives
+        ("mismatch", &["output-invalid"]),
+        ("no_structured", &["output-missing-structured"]),
+        ("tuple", &[]),
+        ("tuple_bad", &["output-invalid"]),
+        ("unevaluated", &["output-invalid"]),
+        ("draft07", &[]),
+        // Its root is a bare $ref, not `type: object`, which 2025-06-18 and 2025-11-25 require.
+        (
+            "remote_ref",
+            &["schema-remote-ref", "output-schema-not-object"],
+        ),
+        ("exponential", &["schema-over-bounds"]),
+        ("deep", &["response-over-bounds"]),
+        ("huge", &["response-over-bounds"]),
+        // 100 MB with the id last: the client cannot tell which request it answers.
+        ("huge_id_last", &["request-timeout"]),
+        ("malformed_error", &["message-invalid"]),
+        ("bad_result", &["message-invalid"]),
+        ("tool_error", &[]),
+        ("hang", &["request-timeout"]),
+        ("received", &[]),
+        ("echo", &[]),
+        // The planted ones.
+        ("input_not_object", &["input-schema-not-object"]),
+        (
+            "output_not_object",
+            &["output-schema-not-object", "output-not-object"],
+        ),
+        ("format_int64", &["schema-format-nonstandard"]),
+        ("items_false", &["schema-items-false"]),
+        ("tuple_2020", &["schema-tuple-items"]),
+        // The static finding, and every wrapped output it then rejects.
+        ("wrap_closed", &["schema-wrap-closed", "output-invalid"]),
+        ("text_mismatch", &["output-text-mismatch"]),
+        ("no_text", &["output-text-missing"]),
+        ("accepts_anything", &["invalid-args-accepted"]),
+        ("invalid_code", &["invalid-args-error-code"]),
+        ("error_empty", &["error-result-empty"]),
+        ("bad name!", &["tool-name-invalid"]),
+        ("notify_change", &[]),
+        ("rejects_valid", &["call-rejected-valid"]),
+        ("output_format", &["output-format"]),
+        ("drift", &["schema-drift"]),
+        ("legacy_only", &["tool-set-drift"]),
+        ("unknown_dialect", &["schema-dialect-unknown"]),
+        ("invalid_schema", &["schema-invalid"]),
+        ("crash", &["server-exited"]),
+        // The client-fault tools of the reliability tests: a server that
+        // stops reading, dies mid-call, or floods the pipe with non-JSON.
+        ("deaf", &["server-exited"]),
+        ("die", &["message-invalid", "output-missing-structured"]),
+        ("flood", &["message-not-json"]),
+        // notify_change's notification, without listChanged declared, and
+        // the stray answers of `twice` and `unknown_id`.
+        ("(server)", &["list-changed-undeclared", "message-invalid"]),
+    ]);
+    assert_eq!(found(&report), expected, "{}", report.to_json());
+
+    // Each rule shows where it should: the revisions and the places.
+    let at = |tool: &str, rule: Rule| -> BTreeSet<(String, String)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.tool.as_deref() == Some(tool) && f.rule == rule)
+            .map(|f| {
+                (
+                    f.revision.map(|v| v.to_string()).unwrap_or_default(),
+                    f.location.pointer.clone(),
+                )
+            })
+            .collect()
+    };
+    let legacy = |pointer: &str| -> BTreeSet<(String, String)> {
+        ["2025-06-18", "2025-11-25"]
+            .into_iter()
+            .map(|v| (v.to_owned(), pointer.to_owned()))
+            .collect()
+    };
+    let everywhere = |pointer: &str| -> BTreeSet<(String, String)> {
+        ["2025-06-18", "2025-11-25", "2026-07-28"]
+            .into_iter()
+            .map(|v| (v.to_owned(), pointer.to_owned()))
+            .collect()
+    };
+    assert_eq!(
+        at("output_not_object", Rule::OutputSchemaNotObject),
+        legacy("/outputSchema")
+    );
+    assert_eq!(
+        at("output_not_object", Rule::OutputNotObject),
+        legacy("/structuredContent")
+    );
+    assert_eq!(
+        at("format_int64", Rule::SchemaFormatNonstandard),
+        everywhere("/inputSchema/properties/n")
+    );
+    assert_eq!(
+        at("tuple_2020", Rule::SchemaTupleItems),
+        everywhere("/inputSchema/properties/pair")
+    );
+    assert_eq!(
+        at("mismatch", Rule::OutputInvalid),
+        everywhere("/structuredContent/count")
+            .union(&everywhere("/structuredContent"))
+            .cloned()
+            .collect()
+    );
+    assert_eq!(
+        at("bad name!", Rule::ToolNameInvalid),
+        [("2025-11-25", "/name"), ("2026-07-28", "/name")]
+            .into_iter()
+            .map(|(v, p)| (v.to_owned(), p.to_owned()))
+            .collect()
+    );
+    assert_eq!(
+        at("drift", Rule::SchemaDrift),
+        [(
+            "2026-07-28".to_owned(),
+            "/inputSchema/properties/b".to_owned()
+        )]
+        .into()
+    );
+    assert!(report.exit_code(false) == 3);
+
+    // The JSON report matches its schema; the JUnit rendering parses.
+    let schema: serde_json::Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+    let compiled = SchemaEngine::default().compile(&schema).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    compiled.validate(&json).unwrap();
+    let junit = junit_cases(&toolshape_check::to_junit(&report, false));
+    assert_eq!(junit.len(), report.tools.len() + 1);
+    for (name, failed) in &junit {
+        let should_fail = expected.get(name).is_some_and(|rules| {
+            rules
+                .iter()
+                .any(|r| Rule::from_id(r).unwrap().severity() == Severity::Error)
+        });
+        assert_eq!(*failed, should_fail, "{name}");
+    }
+}
+
+/// The test cases of a JUnit document: name, and whether it has a failure.
+fn junit_cases(xml: &str) -> Vec<(String, bool)> {
+    let mut reader = Reader::from_str(xml);
+    let mut cases = Vec::new();
+    let mut suites = 0;
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Start(element) | Event::Empty(element) => match element.name().as_ref() {
+                b"testsuite" => suites += 1,
+                b"testcase" => {
+                    let name = element
+                        .try_get_attribute("name")
+                        .unwrap()
+                        .unwrap()
+                        .unescape_value()
+                        .unwrap()
+                        .into_owned();
+                    cases.push((name, false));
+                }
+                b"failure" => cases.last_mut().unwrap().1 = true,
+                _ => {}
+            },
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(suites, 1);
+    cases
+}
+
+/// What the base tools' schemas break on 2026-07-28, without calls.
+const BASE_STATIC: [(&str, &[&str]); 2] = [
+    ("remote_ref", &["schema-remote-ref"]),
+    ("exponential", &["schema-over-bounds"]),
+];
+
+/// The listing's own defects, one server flag each, no calls.
+#[tokio::test]
+async fn listing_defects_are_found() {
+    let none = || options(ProtocolChoice::Auto, CallPolicy::None);
+    let with_base = |extra: &[(&'static str, &'static [&'static str])]| {
+        let mut table = BASE_STATIC.to_vec();
+        table.extend_from_slice(extra);
+        expected(&table)
+    };
+    let report =
+        toolshape_check::check(&target(&["--duplicate", "--no-tools-capability"]), &none()).await;
+    assert_eq!(
+        found(&report),
+        with_base(&[
+            ("(server)", &["tools-capability-missing"]),
+            ("ok", &["tool-duplicate-name"]),
+        ]),
+        "{}",
+        report.to_json()
+    );
+
+    let report = toolshape_check::check(&target(&["--cursor-loop"]), &none()).await;
+    assert_eq!(
+        found(&report),
+        // Only the first page's tools are known: none of the base hazards.
+        expected(&[("(server)", &["list-cursor-repeated"])]),
+        "{}",
+        report.to_json()
+    );
+
+    let counter = tempfile::NamedTempFile::new().unwrap();
+    let path = counter.path().display().to_string();
+    let report = toolshape_check::check(&target(&["--unstable", &path]), &none()).await;
+    assert_eq!(
+        found(&report),
+        with_base(&[("(server)", &["list-unstable"])]),
+        "{}",
+        report.to_json()
+    );
+}
+
+/// A read-only check calls only read-only tools; a legacy-only server is
+/// checked on the revisions it has, and the one it lacks is a note.
+#[tokio::test]
+async fn read_only_calls_and_unsupported_revisions() {
+    let mut options = options(ProtocolChoice::All, CallPolicy::ReadOnly);
+    options.max_valid_calls = 1;
+    let report = toolshape_check::check(&target(&["--legacy-only"]), &options).await;
+    let statuses: Vec<(String, String)> = report
+        .revisions
+        .iter()
+        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("2025-06-18", "Checked"),
+            ("2025-11-25", "Checked"),
+            ("2026-07-28", "Unsupported")
+        ]
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    // No base tool is read-only: none was called (pair would have hung).
+    assert!(
+        report
+            .tools
+            .iter()
+            .all(|t| t.calls.valid == 0 && t.calls.skipped.is_some())
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.rule != Rule::RequestTimeout)
+    );
+    assert_eq!(
+        report.exit_code(false),
+        3,
+        "remote_ref and friends are still wrong"
+    );
+}
+
+/// Nothing to reach: exit code 4, and the reason.
+#[tokio::test]
+async fn an_unreachable_server_is_exit_4() {
+    let report = toolshape_check::check(
+        &Target::stdio(&["/nonexistent/toolshape-check-server"]).unwrap(),
+        &Options::default(),
+    )
+    .await;
+    assert_eq!(report.exit_code(false), 4);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule == Rule::ServerUnreachable)
+    );
+}
