@@ -14,6 +14,7 @@ use super::options::CallOptions;
 use super::panic::{CatchPanic, Incident};
 use super::registered::RegisteredTool;
 use super::registry::ToolRegistry;
+use super::requirements::MissingRequirements;
 
 /// How a call ended.
 #[derive(Debug)]
@@ -43,6 +44,8 @@ pub enum ToolFailure {
     Panicked(String),
     /// The tool ran past its time limit and was stopped.
     TimedOut(Duration),
+    /// The call lacks credentials the tool requires; it did not run.
+    MissingRequirements(MissingRequirements),
 }
 
 impl ToolFailure {
@@ -57,7 +60,7 @@ impl ToolFailure {
             ToolFailure::UncheckableArguments(error) => {
                 format!("Invalid arguments for tool {tool}: {error}")
             }
-            ToolFailure::Tool(error) => error.to_string(),
+            ToolFailure::Tool(error) => error.model_text(),
             ToolFailure::InvalidOutput(_) => format!(
                 "Tool {tool} produced output that does not match its output schema; it was withheld"
             ),
@@ -67,6 +70,18 @@ impl ToolFailure {
             ToolFailure::TimedOut(limit) => {
                 format!("Tool {tool} timed out after {} ms", limit.as_millis())
             }
+            ToolFailure::MissingRequirements(missing) => {
+                format!("Tool {tool} cannot run: {missing}")
+            }
+        }
+    }
+
+    /// What an MCP result's `_meta` carries of the failure: the tool's retry
+    /// hints ([`ToolError::retry_meta`]), if any.
+    pub fn meta(&self) -> Option<toolshape_protocol::Meta> {
+        match self {
+            ToolFailure::Tool(error) => error.retry_meta(),
+            _ => None,
         }
     }
 }
@@ -111,7 +126,16 @@ impl RegisteredTool {
             return CallOutcome::Failed(failure);
         }
 
-        let context = ToolContext::new(self.name.clone(), options.progress, options.log);
+        if let Some(missing) = self.requirements.missing(options.credentials.as_ref()) {
+            return CallOutcome::Failed(ToolFailure::MissingRequirements(missing));
+        }
+        let credentials = options.credentials.map(std::sync::Arc::new);
+        let context = ToolContext::new(
+            self.name.clone(),
+            options.progress,
+            options.log,
+            credentials,
+        );
         // The handler runs within this call: dropping the call (its caller went
         // away) drops the handler too, and a panic is caught where it happens.
         let mut task = CatchPanic::new(self.name.clone(), self.handler.call(context, arguments));
@@ -141,7 +165,12 @@ impl RegisteredTool {
         };
         let output = match joined {
             Ok(Ok(output)) => output,
-            Ok(Err(error)) => return CallOutcome::Failed(ToolFailure::Tool(error)),
+            Ok(Err(error)) => {
+                if let Some(details) = error.developer_details() {
+                    tracing::warn!(tool = %self.name, message = %error.message(), developer_message = %details, "tool failed");
+                }
+                return CallOutcome::Failed(ToolFailure::Tool(error));
+            }
             Err(Incident(incident)) => return CallOutcome::Failed(ToolFailure::Panicked(incident)),
         };
         match self.check_output(&output) {
