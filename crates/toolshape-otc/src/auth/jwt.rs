@@ -60,7 +60,10 @@ impl JwtVerifier {
         validation.validate_nbf = true;
         validation.leeway = LEEWAY_SECONDS;
         match &audience {
-            Some(audience) => validation.set_audience(&[audience]),
+            Some(audience) => {
+                validation.set_audience(&[audience]);
+                validation.required_spec_claims.insert("aud".to_owned());
+            }
             None => validation.validate_aud = false,
         }
         JwtVerifier {

@@ -266,10 +266,25 @@ fn error_of(
                 .map(|delay| u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
         }
         ToolFailure::InvalidOutput(invalid) => {
-            error.developer_message = Some(toolshape_protocol::text::excerpt(
-                &invalid.to_string(),
-                2000,
-            ));
+            // Where and which keyword, never the values (the output is withheld).
+            let places: Vec<String> = invalid
+                .violations()
+                .iter()
+                .take(20)
+                .map(|v| {
+                    let at = if v.instance_path.is_empty() {
+                        "/"
+                    } else {
+                        &v.instance_path
+                    };
+                    format!("{at} fails {}", v.keyword)
+                })
+                .collect();
+            error.developer_message = Some(if places.is_empty() {
+                "the output could not be checked against the output schema".to_owned()
+            } else {
+                format!("output schema violations: {}", places.join("; "))
+            });
         }
         ToolFailure::TimedOut(_) => error.can_retry = idempotent,
         _ => {}

@@ -72,8 +72,7 @@ pub fn registry() -> (ToolRegistry, Counters) {
     let registry = ToolRegistry::new();
     let counted = Arc::clone(&counters.counted);
     let flaky = Arc::clone(&counters.flaky);
-    let tools =
-        vec![
+    let tools = vec![
             // 1. Calculator.Add: `"value": 15`.
             Tool::typed("Calculator_Add", |i: AddInput| async move {
                 Ok::<_, ToolError>(i.a + i.b)
