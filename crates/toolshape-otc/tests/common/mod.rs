@@ -121,13 +121,13 @@ pub fn check_against_openapi(path: &str, method: &str, reply: &Reply) {
             }
         }
     };
-    if let Some(compiled) = compiled {
-        if let Err(error) = compiled.validate(&reply.body) {
-            panic!(
-                "{key}: the body does not match the OpenAPI document: {error}\n{}",
-                reply.body
-            );
-        }
+    if let Some(compiled) = compiled
+        && let Err(error) = compiled.validate(&reply.body)
+    {
+        panic!(
+            "{key}: the body does not match the OpenAPI document: {error}\n{}",
+            reply.body
+        );
     }
 }
 
