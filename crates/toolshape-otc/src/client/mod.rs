@@ -142,7 +142,8 @@ impl OtcClientBuilder {
                 retry: self.retry,
                 engine: self.engine.unwrap_or_default(),
                 max_response_bytes: self.max_response_bytes,
-                listing: tokio::sync::Mutex::new(None),
+                cached: std::sync::RwLock::new(None),
+                listing: tokio::sync::Mutex::new(()),
             }),
         })
     }
@@ -163,7 +164,10 @@ struct Inner {
     retry: RetryPolicy,
     engine: SchemaEngine,
     max_response_bytes: usize,
-    listing: tokio::sync::Mutex<Option<Arc<Listing>>>,
+    /// The cached listing, read without waiting.
+    cached: std::sync::RwLock<Option<Arc<Listing>>>,
+    /// Held while a listing is fetched, so that only one fetch runs.
+    listing: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for OtcClient {
@@ -293,13 +297,32 @@ impl OtcClient {
 
     /// Forgets the cached listing; the next call lists again.
     pub async fn refresh_tools(&self) {
-        *self.inner.listing.lock().await = None;
+        let _fetching = self.inner.listing.lock().await;
+        *self.cache_write() = None;
+    }
+
+    fn cached(&self) -> Option<Arc<Listing>> {
+        self.inner
+            .cached
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn cache_write(&self) -> std::sync::RwLockWriteGuard<'_, Option<Arc<Listing>>> {
+        self.inner
+            .cached
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     async fn listing(&self) -> Result<Arc<Listing>, OtcError> {
-        let mut cached = self.inner.listing.lock().await;
-        if let Some(listing) = cached.as_ref() {
-            return Ok(Arc::clone(listing));
+        if let Some(listing) = self.cached() {
+            return Ok(listing);
+        }
+        let _fetching = self.inner.listing.lock().await;
+        if let Some(listing) = self.cached() {
+            return Ok(listing);
         }
         let (status, body) = self
             .exchange(self.inner.http.get(self.url("tools")?), MAX_LISTING_BYTES)
@@ -308,7 +331,7 @@ impl OtcClient {
             return Err(refusal(status, &body));
         }
         let listing = Arc::new(Listing::from_json(&body)?);
-        *cached = Some(Arc::clone(&listing));
+        *self.cache_write() = Some(Arc::clone(&listing));
         Ok(listing)
     }
 
