@@ -139,7 +139,9 @@ fn ids(tool: &RegisteredTool, latest: bool) -> Vec<Value> {
     ids
 }
 
-fn variant(ids: Vec<Value>, input_ref: &str, bare: bool) -> Value {
+/// A request for the tool with these ids; `input` (or `inputs`) is
+/// required when the tool's schema refuses `{}` (what an absent input means).
+fn variant(ids: Vec<Value>, input_ref: &str, bare: bool, input_required: bool) -> Value {
     let input = json!({"$ref": format!("#/components/schemas/{input_ref}")});
     let mut properties = Map::new();
     if bare {
@@ -166,13 +168,17 @@ fn variant(ids: Vec<Value>, input_ref: &str, bare: bool) -> Value {
         "context".into(),
         json!({"$ref": "#/components/schemas/CallToolContext"}),
     );
-    json!({
+    let mut variant = json!({
         "type": "object",
         "properties": properties,
         "required": ["tool_id"],
         "additionalProperties": false,
         "not": {"required": ["input", "inputs"]},
-    })
+    });
+    if input_required {
+        variant["anyOf"] = json!([{"required": ["input"]}, {"required": ["inputs"]}]);
+    }
+    variant
 }
 
 fn render(state: &OtcState) -> Value {
@@ -203,8 +209,9 @@ fn render(state: &OtcState) -> Value {
             .is_none_or(|next| next.name() != tool.name());
         let root = component_name(&format!("Input.{}", tool.otc_id()));
         add_input(schemas, &root, &tool.definition().input_schema);
-        enveloped.push(variant(ids(tool, latest), &root, false));
-        bare.push(variant(ids(tool, latest), &root, true));
+        let input_required = tool.input().validate(&json!({})).is_err();
+        enveloped.push(variant(ids(tool, latest), &root, false, input_required));
+        bare.push(variant(ids(tool, latest), &root, true, input_required));
     }
     schemas.insert("CallToolRequest".into(), json!({"oneOf": enveloped}));
     schemas.insert("BareCallToolRequest".into(), json!({"oneOf": bare}));
