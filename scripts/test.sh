@@ -17,6 +17,7 @@ cargo clippy --locked -q -p toolshape --no-default-features -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features server-http -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features client-http -- -D warnings
 cargo clippy --locked -q -p toolshape-schema --no-default-features -- -D warnings
+cargo clippy --locked -q -p toolshape-otc --all-targets -- -D warnings
 
 step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
@@ -28,6 +29,9 @@ cargo test --workspace --locked
 step "JSON-Schema-Test-Suite, one line per dialect"
 cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
   | grep -E '^draft[0-9-]+(-format|-optional)?: '
+
+step "OTC / OXP: schemathesis (every check) against a running toolshape serve --otc"
+bash scripts/otc-schemathesis.sh 100
 
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh

@@ -210,6 +210,22 @@ async fn jwts_accepted_and_refused() -> TestResult {
     Ok(())
 }
 
+/// The token an Arcade Engine sends its workers (`arcade-serve` 3.6.0:
+/// HS256, `aud: "worker"`, `ver: "1"`) is accepted by a server whose
+/// audience is `worker`; Arcade's own check does not require `exp`, OTC does.
+#[tokio::test]
+async fn an_arcade_engine_worker_token_is_accepted() -> TestResult {
+    let (registry, _) = tools::registry();
+    let mut options = OtcOptions::default();
+    options.auth = OtcAuth::none().jwt_hs256(SECRET, Some("worker".into()))?;
+    let running = start(&registry, options).await?;
+    let arcade = token(&json!({"aud": "worker", "ver": "1", "exp": now() + 300}), SECRET, Algorithm::HS256);
+    assert_eq!(status_with(&running, &[("authorization", &format!("Bearer {arcade}"))]).await?, 200);
+    let without_exp = token(&json!({"aud": "worker", "ver": "1"}), SECRET, Algorithm::HS256);
+    assert_eq!(status_with(&running, &[("authorization", &format!("Bearer {without_exp}"))]).await?, 401);
+    Ok(())
+}
+
 #[test]
 fn short_keys_and_secrets_are_refused() {
     assert!(OtcAuth::none().api_key("short").is_err());
