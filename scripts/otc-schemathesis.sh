@@ -59,6 +59,8 @@ with urllib.request.urlopen(request, timeout=10) as response, open(out, "wb") as
     f.write(response.read())
 PY
 
+# From the scratch folder, so that its example database stays out of the repository.
+cd "$WORK"
 "$VENV/bin/schemathesis" run "$WORK/openapi.json" \
   --url "$BASE" \
   -H "OXP-API-Key: $KEY" \

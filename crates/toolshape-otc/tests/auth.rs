@@ -219,10 +219,28 @@ async fn an_arcade_engine_worker_token_is_accepted() -> TestResult {
     let mut options = OtcOptions::default();
     options.auth = OtcAuth::none().jwt_hs256(SECRET, Some("worker".into()))?;
     let running = start(&registry, options).await?;
-    let arcade = token(&json!({"aud": "worker", "ver": "1", "exp": now() + 300}), SECRET, Algorithm::HS256);
-    assert_eq!(status_with(&running, &[("authorization", &format!("Bearer {arcade}"))]).await?, 200);
-    let without_exp = token(&json!({"aud": "worker", "ver": "1"}), SECRET, Algorithm::HS256);
-    assert_eq!(status_with(&running, &[("authorization", &format!("Bearer {without_exp}"))]).await?, 401);
+    let arcade = token(
+        &json!({"aud": "worker", "ver": "1", "exp": now() + 300}),
+        SECRET,
+        Algorithm::HS256,
+    );
+    assert_eq!(
+        status_with(&running, &[("authorization", &format!("Bearer {arcade}"))]).await?,
+        200
+    );
+    let without_exp = token(
+        &json!({"aud": "worker", "ver": "1"}),
+        SECRET,
+        Algorithm::HS256,
+    );
+    assert_eq!(
+        status_with(
+            &running,
+            &[("authorization", &format!("Bearer {without_exp}"))]
+        )
+        .await?,
+        401
+    );
     Ok(())
 }
 
