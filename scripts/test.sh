@@ -17,6 +17,7 @@ cargo clippy --locked -q -p toolshape --no-default-features -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features server-http -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features client-http -- -D warnings
 cargo clippy --locked -q -p toolshape-schema --no-default-features -- -D warnings
+cargo clippy --locked -q -p toolshape-otc --all-targets -- -D warnings
 
 step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
@@ -41,6 +42,8 @@ cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --no
 step "toolshape check on four MCP servers from the registries, pinned (npm ci, pip venvs; about 3 min)"
 target_dir=$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 TOOLSHAPE_BIN="$target_dir/debug/toolshape" bash scripts/check-real-servers.sh --verify
+step "OTC / OXP: schemathesis (every check) against a running toolshape serve --otc"
+bash scripts/otc-schemathesis.sh 100
 
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh

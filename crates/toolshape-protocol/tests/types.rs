@@ -238,7 +238,7 @@ fn initialize_messages_of_the_lifecycle_docs_round_trip() {
 
 #[test]
 fn routing_reports_unknown_methods_and_bad_params() {
-    let unknown = Request::without_params(1, "prompts/list");
+    let unknown = Request::without_params(1, "widgets/list");
     let error = KnownRequest::from_request(&unknown).unwrap_err();
     assert_eq!(error.to_error_object().code, error_code::METHOD_NOT_FOUND);
 

@@ -48,9 +48,10 @@ mod server;
 pub mod tool;
 mod transport;
 
-#[cfg(feature = "server-http")]
-pub use server::HttpOptions;
 pub use server::{BuildError, Server, ServerBuilder, ServerOptions};
+#[cfg(feature = "server-http")]
+pub use server::{HttpOptions, RefusedOrigin, check_host_and_origin, serve_router};
 pub use tool::{
-    CallOptions, RegistrationError, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    CallOptions, Credentials, RegistrationError, Requirements, Tool, ToolContext, ToolError,
+    ToolOutput, ToolRegistry,
 };

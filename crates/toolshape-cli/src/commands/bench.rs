@@ -23,7 +23,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "C", default_value_t = 8)]
     concurrency: usize,
     /// How many independent connections share the load (each its own server
-    /// process over stdio, or its own HTTP client over --url).
+    /// process over stdio, or its own HTTP client over --url or --otc).
     #[arg(long, value_name = "N", default_value_t = 1)]
     clients: usize,
     /// The tool to call.
@@ -35,7 +35,7 @@ pub(crate) struct BenchArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
-    /// Also count the CPU time of this process (a server reached over --url)
+    /// Also count the CPU time of this process (a server reached over --url or --otc)
     /// in the report's server CPU per call (repeatable; Linux only).
     #[arg(long, value_name = "PID")]
     server_pid: Vec<u32>,
@@ -78,10 +78,59 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks / 100.0)
 }
 
+/// One connection the load goes through: MCP, or OTC (`--otc`).
+#[derive(Clone)]
+enum Caller {
+    Mcp(toolshape::client::Client),
+    Otc(toolshape_otc::OtcClient),
+}
+
+/// What one call gave: its structured value (MCP `structuredContent`,
+/// OTC `value`), or that the tool failed, or why the call did not complete.
+enum Called {
+    Value(Option<serde_json::Value>),
+    ToolFailed,
+    Error(String, u8),
+}
+
+impl Caller {
+    async fn call(
+        &self,
+        tool: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> Called {
+        match self {
+            Caller::Mcp(client) => match client.call_tool(tool, Some(arguments.clone())).await {
+                Ok(result) if result.is_error => Called::ToolFailed,
+                Ok(result) => Called::Value(result.structured),
+                Err(error) => Called::Error(error.to_string(), super::connect::exit_code(&error)),
+            },
+            Caller::Otc(client) => match client.call_tool(tool, arguments.clone()).await {
+                Ok(response) if !response.success() => Called::ToolFailed,
+                Ok(response) => Called::Value(response.value().cloned()),
+                Err(error) => Called::Error(error.to_string(), super::otc::exit_code(&error)),
+            },
+        }
+    }
+
+    fn server_pid(&self) -> Option<u32> {
+        match self {
+            Caller::Mcp(client) => client.server_pid(),
+            Caller::Otc(_) => None,
+        }
+    }
+
+    async fn close(&self) {
+        if let Caller::Mcp(client) = self {
+            client.close(Duration::from_secs(2)).await;
+        }
+    }
+}
+
 /// The CPU seconds the servers have used: the children this command started
 /// and the processes named on the command line.
-fn servers_cpu(clients: &[toolshape::client::Client], named: &[u32]) -> Option<f64> {
-    let children: Vec<u32> = clients.iter().filter_map(|c| c.server_pid()).collect();
+fn servers_cpu(clients: &[Caller], named: &[u32]) -> Option<f64> {
+    let children: Vec<u32> = clients.iter().filter_map(Caller::server_pid).collect();
     let pids: Vec<u32> = children.iter().chain(named).copied().collect();
     if pids.is_empty() {
         return None;
@@ -118,17 +167,21 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let mut clients = Vec::with_capacity(args.clients.max(1));
     let mut expected = None;
     for _ in 0..args.clients.max(1) {
-        let client = match args.server.connect().await {
+        let connected = match &args.server.otc {
+            Some(url) => super::otc::client(url, args.server.timeout).map(Caller::Otc),
+            None => args.server.connect().await.map(Caller::Mcp),
+        };
+        let client = match connected {
             Ok(client) => client,
             Err(failure) => return fail("bench", failure),
         };
         // Warm up: the listing, the schema compile and one call, outside the measurement.
-        match client.call_tool(&args.tool, Some(arguments.clone())).await {
-            Ok(result) => expected = Some(result.structured),
-            Err(error) => {
-                client.close(Duration::from_secs(2)).await;
-                let message = format!("warm-up call failed: {error}");
-                return fail("bench", (super::connect::exit_code(&error), message));
+        match client.call(&args.tool, &arguments).await {
+            Called::Value(value) => expected = Some(value),
+            Called::ToolFailed => expected = Some(None),
+            Called::Error(error, code) => {
+                client.close().await;
+                return fail("bench", (code, format!("warm-up call failed: {error}")));
             }
         }
         clients.push(client);
@@ -156,18 +209,18 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             let mut latencies = Vec::with_capacity(calls / 4 + 1);
             while next.fetch_add(1, Ordering::Relaxed) < calls {
                 let start = Instant::now();
-                let outcome = client.call_tool(&tool, Some(arguments.clone())).await;
+                let outcome = client.call(&tool, &arguments).await;
                 latencies.push(start.elapsed());
                 match outcome {
-                    Ok(result) if !result.is_error => {
-                        if result.structured != *expected {
+                    Called::Value(value) => {
+                        if value != *expected {
                             mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                     }
-                    Ok(_) => {
+                    Called::ToolFailed => {
                         failures.fetch_add(1, Ordering::Relaxed);
                     }
-                    Err(error) => {
+                    Called::Error(error, _) => {
                         if failures.fetch_add(1, Ordering::Relaxed) == 0 {
                             tracing::warn!(%error, "a call failed");
                         }
@@ -188,17 +241,23 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         .map(|(after, before)| after - before);
     bar.finish_and_clear();
     for client in &clients {
-        client.close(Duration::from_secs(2)).await;
+        client.close().await;
     }
-    let client = &clients[0];
+    let (protocol, server) = match &clients[0] {
+        Caller::Mcp(client) => (
+            client.protocol_version().to_string(),
+            client
+                .server_info()
+                .map(|i| format!("{} {}", i.name, i.version))
+                .unwrap_or_default(),
+        ),
+        Caller::Otc(client) => ("otc-1.0".to_owned(), client.base_url().to_owned()),
+    };
 
     latencies.sort_unstable();
     let report = Report {
-        protocol: client.protocol_version().to_string(),
-        server: client
-            .server_info()
-            .map(|i| format!("{} {}", i.name, i.version))
-            .unwrap_or_default(),
+        protocol,
+        server,
         tool: args.tool.clone(),
         calls: latencies.len(),
         concurrency: args.concurrency.max(1),

@@ -11,7 +11,8 @@ use super::connect::{ServerArgs, exit, exit_code, fail};
 /// Arguments of `toolshape call`.
 #[derive(Debug, Args)]
 pub(crate) struct CallArgs {
-    /// The tool to call.
+    /// The tool to call (over --otc: its id `Toolkit.Tool[@version]`, its
+    /// name, or its tool part when only one toolkit has it).
     tool: String,
     /// The arguments, as a JSON object.
     #[arg(long, value_name = "JSON", default_value = "{}")]
@@ -36,6 +37,9 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
         Ok(arguments) => arguments,
         Err(failure) => return fail("call", failure),
     };
+    if let Some(url) = &args.server.otc {
+        return super::otc::call(url, &args.tool, arguments, args.json, args.server.timeout).await;
+    }
     let client = match args.server.connect().await {
         Ok(client) => client,
         Err(failure) => return fail("call", failure),

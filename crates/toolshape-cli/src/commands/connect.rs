@@ -37,7 +37,7 @@ pub(crate) struct ServerArgs {
     protocol: String,
     /// Seconds a request may wait for its answer.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    timeout: u64,
+    pub(crate) timeout: u64,
     /// Hide the server's stderr.
     #[arg(long)]
     quiet_server: bool,
@@ -45,10 +45,16 @@ pub(crate) struct ServerArgs {
     /// instead of starting a server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// Use an Open Tool Calling (OTC / OXP 1.0) server at this base URL
+    /// (e.g. http://127.0.0.1:8081) instead of MCP. Credentials come from
+    /// TOOLSHAPE_OTC_API_KEY, TOOLSHAPE_OTC_TOKEN, or TOOLSHAPE_OTC_JWT_SECRET
+    /// (with TOOLSHAPE_OTC_JWT_AUDIENCE) in the environment.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "url"])]
+    pub(crate) otc: Option<String>,
     /// The server command and its arguments, after `--`.
     #[arg(
         last = true,
-        required_unless_present = "url",
+        required_unless_present_any = ["url", "otc"],
         value_name = "SERVER COMMAND"
     )]
     command: Vec<String>,

@@ -4,5 +4,6 @@ pub(crate) mod bench;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod connect;
+pub(crate) mod otc;
 pub(crate) mod serve;
 pub(crate) mod tools;

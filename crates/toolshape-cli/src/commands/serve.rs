@@ -45,12 +45,19 @@ pub(crate) struct ServeArgs {
     /// With --http: serve only stateless 2026-07-28 requests (no handshake sessions).
     #[arg(long, requires = "http")]
     stateless: bool,
-    /// With --http: an Origin allowed besides the loopback ones (repeatable).
-    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    /// Serve the same tools over Open Tool Calling (OTC / OXP 1.0) HTTP on
+    /// this address (e.g. 127.0.0.1:8081): GET /health, GET /tools,
+    /// POST /tools/call, GET /openapi.json. May run beside --http.
+    #[arg(long, value_name = "ADDR")]
+    otc: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    otc_auth: super::otc::OtcServeAuth,
+    /// With --http or --otc: an Origin allowed besides the loopback ones (repeatable).
+    #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
-    /// With --http: a Host name (or name:port) allowed besides the loopback
-    /// names and the bound address (repeatable; `*` allows any).
-    #[arg(long, value_name = "HOST", requires = "http")]
+    /// With --http or --otc: a Host name (or name:port) allowed besides the
+    /// loopback names and the bound address (repeatable; `*` allows any).
+    #[arg(long, value_name = "HOST")]
     allow_host: Vec<String>,
     /// With --http: how long a handshake session may sit unused before it
     /// expires and its memory is freed, in seconds.
@@ -64,9 +71,9 @@ pub(crate) struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Whether this serves Streamable HTTP (rather than one peer over stdio).
+    /// Whether this serves HTTP (MCP or OTC) rather than one peer over stdio.
     pub(crate) fn serves_http(&self) -> bool {
-        self.http.is_some()
+        self.http.is_some() || self.otc.is_some()
     }
 }
 
@@ -93,7 +100,12 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     let built = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
         .title("toolshape workspace")
         .options(options)
-        .tools(toolshape_workspace::mcp::tools(&workspace))
+        // Over OTC the tools are `Workspace.<name>`; MCP names are unchanged.
+        .tools(
+            toolshape_workspace::mcp::tools(&workspace)
+                .into_iter()
+                .map(|tool| tool.toolkit("Workspace")),
+        )
         .build();
     let server = match built {
         Ok(server) => server,
@@ -102,13 +114,23 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some(address) = args.http {
+    if args.serves_http() {
         let mut options = HttpOptions::default();
         options.sessions = !args.stateless;
         options.allowed_origins = args.allow_origin;
         options.allowed_hosts = args.allow_host;
         options.session_idle_timeout = Duration::from_secs(args.session_idle_timeout.max(1));
-        return serve_http(&server, address, options).await;
+        let otc = match args.otc {
+            Some(address) => match args.otc_auth.options(options.clone(), args.call_timeout) {
+                Ok(otc_options) => Some((address, otc_options)),
+                Err(message) => {
+                    eprintln!("toolshape serve: {message}");
+                    return ExitCode::from(2);
+                }
+            },
+            None => None,
+        };
+        return serve_both(&server, args.http.map(|a| (a, options)), otc).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {
@@ -123,31 +145,69 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-async fn serve_http(
-    server: &Server,
+async fn bind(
     address: std::net::SocketAddr,
-    options: HttpOptions,
-) -> ExitCode {
-    let listener = match tokio::net::TcpListener::bind(address).await {
-        Ok(listener) => listener,
+) -> Result<(tokio::net::TcpListener, String), ExitCode> {
+    match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => {
+            let bound = listener
+                .local_addr()
+                .map_or_else(|_| address.to_string(), |a| a.to_string());
+            Ok((listener, bound))
+        }
         Err(error) => {
             eprintln!("toolshape serve: cannot listen on {address}: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    let bound = listener
-        .local_addr()
-        .map_or_else(|_| address.to_string(), |a| a.to_string());
-    eprintln!("toolshape: serving MCP on http://{bound}{}", options.path);
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    };
-    match server.serve_http(listener, options, shutdown).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "serving failed");
-            ExitCode::FAILURE
+            Err(ExitCode::from(2))
         }
     }
+}
+
+/// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT).
+async fn serve_both(
+    server: &Server,
+    mcp: Option<(std::net::SocketAddr, HttpOptions)>,
+    otc: Option<(std::net::SocketAddr, toolshape_otc::OtcOptions)>,
+) -> ExitCode {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let signal = async move {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+        let _ = stop.send(true);
+    };
+    let shutdown = move || {
+        let mut stopped = stopped.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    };
+    let mut serving = tokio::task::JoinSet::new();
+    if let Some((address, options)) = mcp {
+        let (listener, bound) = match bind(address).await {
+            Ok(bound) => bound,
+            Err(code) => return code,
+        };
+        eprintln!("toolshape: serving MCP on http://{bound}{}", options.path);
+        let (server, shutdown) = (server.clone(), shutdown());
+        serving.spawn(async move { server.serve_http(listener, options, shutdown).await });
+    }
+    if let Some((address, options)) = otc {
+        let (listener, bound) = match bind(address).await {
+            Ok(bound) => bound,
+            Err(code) => return code,
+        };
+        eprintln!("toolshape: serving OTC on http://{bound}");
+        let (registry, shutdown) = (server.registry().clone(), shutdown());
+        serving.spawn(
+            async move { toolshape_otc::serve(&registry, listener, options, shutdown).await },
+        );
+    }
+    tokio::spawn(signal);
+    let mut code = ExitCode::SUCCESS;
+    while let Some(joined) = serving.join_next().await {
+        if !matches!(joined, Ok(Ok(()))) {
+            tracing::error!(?joined, "serving failed");
+            code = ExitCode::FAILURE;
+        }
+    }
+    code
 }

@@ -65,6 +65,9 @@ fn table(tools: &[ToolDefinition]) -> String {
 }
 
 pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
+    if let Some(url) = &args.server.otc {
+        return super::otc::tools(url, args.json, args.server.timeout).await;
+    }
     let client = match args.server.connect().await {
         Ok(client) => client,
         Err(failure) => return fail("tools", failure),

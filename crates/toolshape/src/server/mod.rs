@@ -26,7 +26,7 @@ use crate::tool::ToolRegistry;
 
 pub use builder::{BuildError, ServerBuilder};
 #[cfg(feature = "server-http")]
-pub use http::HttpOptions;
+pub use http::{HttpOptions, RefusedOrigin, check_host_and_origin, serve_router};
 pub use options::ServerOptions;
 
 /// An MCP tools server. Cheap to clone; clones serve the same tools.

@@ -30,8 +30,10 @@ pub(crate) fn success(
     let ToolOutput {
         structured,
         mut content,
+        meta,
     } = output;
     let mut result = WireResult::from_parts(Vec::new(), None);
+    result.meta = meta;
     if let Some(value) = structured {
         let native = !version.supports_structured_output()
             || version.allows_any_structured_content()
@@ -65,12 +67,10 @@ pub(crate) fn success(
             result.structured_content = Some(json);
         }
         if wrapped {
-            let mut meta = Meta::new();
-            meta.insert(
+            result.meta.get_or_insert_with(Meta::new).insert(
                 keys::WRAPPED_OUTPUT.into(),
                 Value::String(WRAPPED_RESULT_KEY.into()),
             );
-            result.meta = Some(meta);
         }
     }
     result.content = content;
@@ -80,7 +80,9 @@ pub(crate) fn success(
 /// The wire result of a failed call: `isError: true` and a message.
 pub(crate) fn failure(failure: &ToolFailure, tool: &str, version: ProtocolVersion) -> WireResult {
     let content = vec![ContentBlock::text(failure.message(tool))];
-    finish(WireResult::from_parts(content, None).into_error(), version)
+    let mut result = WireResult::from_parts(content, None).into_error();
+    result.meta = failure.meta();
+    finish(result, version)
 }
 
 fn finish(mut result: WireResult, version: ProtocolVersion) -> WireResult {

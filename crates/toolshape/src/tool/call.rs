@@ -18,6 +18,7 @@ use super::options::CallOptions;
 use super::panic::{CatchPanic, Incident};
 use super::registered::RegisteredTool;
 use super::registry::ToolRegistry;
+use super::requirements::MissingRequirements;
 use super::round::Round;
 
 /// How a call ended.
@@ -52,6 +53,8 @@ pub enum ToolFailure {
     Panicked(String),
     /// The tool ran past its time limit and was stopped.
     TimedOut(Duration),
+    /// The call lacks credentials the tool requires; it did not run.
+    MissingRequirements(MissingRequirements),
 }
 
 impl ToolFailure {
@@ -85,7 +88,7 @@ impl ToolFailure {
             ToolFailure::UncheckableArguments(error) => {
                 format!("Invalid arguments for tool {tool}: {error}")
             }
-            ToolFailure::Tool(error) => error.to_string(),
+            ToolFailure::Tool(error) => error.model_text(),
             ToolFailure::InvalidOutput(_) => format!(
                 "Tool {tool} produced output that does not match its output schema; it was withheld"
             ),
@@ -95,6 +98,18 @@ impl ToolFailure {
             ToolFailure::TimedOut(limit) => {
                 format!("Tool {tool} timed out after {} ms", limit.as_millis())
             }
+            ToolFailure::MissingRequirements(missing) => {
+                format!("Tool {tool} cannot run: {missing}")
+            }
+        }
+    }
+
+    /// What an MCP result's `_meta` carries of the failure: the tool's retry
+    /// hints ([`ToolError::retry_meta`]), if any.
+    pub fn meta(&self) -> Option<toolshape_protocol::Meta> {
+        match self {
+            ToolFailure::Tool(error) => error.retry_meta(),
+            _ => None,
         }
     }
 }
@@ -148,9 +163,18 @@ impl RegisteredTool {
             return CallOutcome::Failed(failure);
         }
 
+        if let Some(missing) = self.requirements.missing(options.credentials.as_ref()) {
+            return CallOutcome::Failed(ToolFailure::MissingRequirements(missing));
+        }
+        let credentials = options.credentials.map(std::sync::Arc::new);
+        let context = ToolContext::new(
+            self.name.clone(),
+            options.progress,
+            options.log,
+            credentials,
+        );
         let round = asking.as_ref().and_then(|asking| asking.round.clone());
-        let context = ToolContext::new(self.name.clone(), options.progress, options.log)
-            .with_asking(asking.map(|asking| asking.context));
+        let context = context.with_asking(asking.map(|asking| asking.context));
         // The handler runs within this call: dropping the call (its caller went
         // away) drops the handler too, and a panic is caught where it happens.
         let mut task = CatchPanic::new(self.name.clone(), self.handler.call(context, arguments));
@@ -201,7 +225,12 @@ impl RegisteredTool {
         };
         let output = match joined {
             Ok(Ok(output)) => output,
-            Ok(Err(error)) => return CallOutcome::Failed(ToolFailure::Tool(error)),
+            Ok(Err(error)) => {
+                if let Some(details) = error.developer_details() {
+                    tracing::warn!(tool = %self.name, message = %error.message(), developer_message = %details, "tool failed");
+                }
+                return CallOutcome::Failed(ToolFailure::Tool(error));
+            }
             Err(Incident(incident)) => return CallOutcome::Failed(ToolFailure::Panicked(incident)),
         };
         match self.check_output(&output) {

@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 use toolshape_protocol::notifications::LoggingLevel;
 
 use super::ask::AskContext;
+use super::requirements::Credentials;
 
 /// A progress report from a running tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +48,7 @@ struct LogSink {
 pub struct ToolContext {
     progress: Option<mpsc::UnboundedSender<Progress>>,
     log: Option<LogSink>,
+    credentials: Option<Arc<Credentials>>,
     tool: Arc<str>,
     asking: Option<AskContext>,
 }
@@ -56,10 +58,12 @@ impl ToolContext {
         tool: Arc<str>,
         progress: Option<mpsc::UnboundedSender<Progress>>,
         log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+        credentials: Option<Arc<Credentials>>,
     ) -> Self {
         ToolContext {
             progress,
             log: log.map(|(min_level, sender)| LogSink { min_level, sender }),
+            credentials,
             tool,
             asking: None,
         }
@@ -78,6 +82,29 @@ impl ToolContext {
     /// The name of the tool being called.
     pub fn tool_name(&self) -> &str {
         &self.tool
+    }
+
+    /// The secret `id` the caller handed over, if any.
+    pub fn secret(&self, id: &str) -> Option<&str> {
+        self.credentials
+            .as_ref()?
+            .secrets
+            .get(id)
+            .map(String::as_str)
+    }
+
+    /// The caller's token from the provider `id`, if any.
+    pub fn authorization_token(&self, id: &str) -> Option<&str> {
+        self.credentials
+            .as_ref()?
+            .authorization
+            .get(id)
+            .map(String::as_str)
+    }
+
+    /// The caller's user id, if it gave one.
+    pub fn user_id(&self) -> Option<&str> {
+        self.credentials.as_ref()?.user_id.as_deref()
     }
 
     /// Reports progress to the caller, when the caller asked for progress.

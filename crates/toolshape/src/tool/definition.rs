@@ -13,7 +13,26 @@ use toolshape_protocol::{ContentBlock, Icon, Meta, ToolAnnotations};
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::handler::{ErasedHandler, ToolOutput};
+use super::requirements::Requirements;
 use super::schema;
+
+/// What a tool's successful result is made of: what other protocols (OTC's
+/// `value`) carry of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputShape {
+    /// Structured output matching the output schema ([`Tool::typed`], or
+    /// [`Tool::dynamic`] with an output schema).
+    Structured,
+    /// One text ([`Tool::text`]).
+    Text,
+    /// Content blocks ([`Tool::content`], or [`Tool::dynamic`] without an
+    /// output schema).
+    Content,
+    /// Nothing: the tool acts and returns no value ([`Tool::action`], or a
+    /// typed tool whose output type is `()`).
+    Nothing,
+}
 
 /// A tool to register: name, schemas, metadata and handler.
 ///
@@ -46,6 +65,10 @@ pub struct Tool {
     pub(crate) meta: Option<Meta>,
     pub(crate) input_schema: Value,
     pub(crate) output_schema: Option<Value>,
+    pub(crate) output_shape: OutputShape,
+    pub(crate) toolkit: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) requirements: Requirements,
     pub(crate) handler: Arc<dyn ErasedHandler>,
 }
 
@@ -53,6 +76,8 @@ impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tool")
             .field("name", &self.name)
+            .field("toolkit", &self.toolkit)
+            .field("version", &self.version)
             .field("input_schema", &self.input_schema)
             .field("output_schema", &self.output_schema)
             .finish_non_exhaustive()
@@ -136,7 +161,10 @@ impl Tool {
     }
 
     /// As [`Tool::typed`], with the [`ToolContext`] (progress reports, log
-    /// messages, the tool's name).
+    /// messages, credentials, the tool's name).
+    ///
+    /// An output type of `()` makes a tool that returns nothing, as
+    /// [`Tool::action`].
     pub fn typed_with_context<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
@@ -144,6 +172,12 @@ impl Tool {
         F: Fn(ToolContext, I) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
     {
+        if std::any::TypeId::of::<O>() == std::any::TypeId::of::<()>() {
+            return Tool::action_with_context(name, move |context: ToolContext, input: I| {
+                let output = function(context, input);
+                async move { output.await.map(|_| ()) }
+            });
+        }
         let function = Arc::new(function);
         let handler = move |context: ToolContext, arguments: Value| {
             let function = Arc::clone(&function);
@@ -161,6 +195,44 @@ impl Tool {
         )
     }
 
+    /// A tool that acts and returns nothing: over MCP its result is an
+    /// empty `content` with no `structuredContent`; over OTC its
+    /// `output_schema` is `null` and a successful response has no `value`.
+    pub fn action<I, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ToolError>> + Send + 'static,
+    {
+        Tool::action_with_context(name, move |_context: ToolContext, input: I| function(input))
+    }
+
+    /// As [`Tool::action`], with the [`ToolContext`].
+    pub fn action_with_context<I, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(ToolContext, I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), ToolError>> + Send + 'static,
+    {
+        let function = Arc::new(function);
+        let handler = move |context: ToolContext, arguments: Value| {
+            let function = Arc::clone(&function);
+            async move {
+                let input = parse_input::<I>(arguments)?;
+                function(context, input).await?;
+                Ok(ToolOutput::default())
+            }
+        };
+        let mut tool = Tool::from_parts(
+            name.into(),
+            schema::derive_input::<I>(),
+            None,
+            Arc::new(handler),
+        );
+        tool.output_shape = OutputShape::Nothing;
+        tool
+    }
+
     /// A tool whose result is text only, with no `outputSchema`.
     pub fn text<I, F, Fut>(name: impl Into<String>, function: F) -> Tool
     where
@@ -168,10 +240,12 @@ impl Tool {
         F: Fn(I) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<String, ToolError>> + Send + 'static,
     {
-        Tool::content(name, move |input: I| {
+        let mut tool = Tool::content(name, move |input: I| {
             let text = function(input);
             async move { Ok(vec![ContentBlock::text(text.await?)]) }
-        })
+        });
+        tool.output_shape = OutputShape::Text;
+        tool
     }
 
     /// A tool whose result is content blocks (text, image, audio, resources), with no `outputSchema`.
@@ -208,12 +282,27 @@ impl Tool {
         Tool::from_parts(name.into(), input_schema, output_schema, Arc::new(handler))
     }
 
+    /// Marks a tool that returns nothing (see [`Tool::action`]); its output
+    /// schema, if it had one, is dropped. For dynamic tools, such as a
+    /// bridged OTC tool whose `output_schema` is `null`.
+    #[must_use]
+    pub fn returns_nothing(mut self) -> Self {
+        self.output_schema = None;
+        self.output_shape = OutputShape::Nothing;
+        self
+    }
+
     fn from_parts(
         name: String,
         input_schema: Value,
         output_schema: Option<Value>,
         handler: Arc<dyn ErasedHandler>,
     ) -> Tool {
+        let output_shape = if output_schema.is_some() {
+            OutputShape::Structured
+        } else {
+            OutputShape::Content
+        };
         Tool {
             name,
             title: None,
@@ -224,13 +313,50 @@ impl Tool {
             meta: None,
             input_schema,
             output_schema,
+            output_shape,
+            toolkit: None,
+            version: None,
+            requirements: Requirements::default(),
             handler,
         }
     }
 
-    /// The tool's name.
+    /// The tool's name (its MCP name).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// What its successful result is made of.
+    pub fn output_shape(&self) -> OutputShape {
+        self.output_shape
+    }
+
+    /// Sets the toolkit it belongs to (`A-Z a-z 0-9 _`; by default
+    /// [`DEFAULT_TOOLKIT`](super::identity::DEFAULT_TOOLKIT)). Over OTC the
+    /// tool is `Toolkit.Tool`; see [`identity`](super::identity) for how
+    /// its MCP name maps.
+    #[must_use]
+    pub fn toolkit(mut self, toolkit: impl Into<String>) -> Self {
+        self.toolkit = Some(toolkit.into());
+        self
+    }
+
+    /// Sets its version, `x.y.z` (or `x`, meaning `x.0.0`; by default
+    /// [`DEFAULT_VERSION`](super::identity::DEFAULT_VERSION)), checked when
+    /// it is registered. Several versions of one tool can be registered; MCP
+    /// peers see the latest.
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+
+    /// Sets what it requires from its caller (secrets, a user id,
+    /// authorization); a call without them is refused before it runs.
+    #[must_use]
+    pub fn requirements(mut self, requirements: Requirements) -> Self {
+        self.requirements = requirements;
+        self
     }
 
     /// The input schema it will be registered with.

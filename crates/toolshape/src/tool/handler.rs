@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::Value;
-use toolshape_protocol::ContentBlock;
+use toolshape_protocol::{ContentBlock, Meta};
 
 use super::context::ToolContext;
 use super::error::ToolError;
@@ -20,6 +20,8 @@ pub struct ToolOutput {
     pub structured: Option<Value>,
     /// Content blocks (text, image, audio, resource links, resources).
     pub content: Vec<ContentBlock>,
+    /// Entries for the result's `_meta` (e.g. a bridge's call id and duration).
+    pub meta: Option<Meta>,
 }
 
 impl ToolOutput {
@@ -28,6 +30,7 @@ impl ToolOutput {
         ToolOutput {
             structured: Some(value),
             content: Vec::new(),
+            meta: None,
         }
     }
 
@@ -36,6 +39,7 @@ impl ToolOutput {
         ToolOutput {
             structured: None,
             content: vec![ContentBlock::text(text)],
+            meta: None,
         }
     }
 
@@ -44,7 +48,15 @@ impl ToolOutput {
         ToolOutput {
             structured: None,
             content,
+            meta: None,
         }
+    }
+
+    /// Adds entries to the result's `_meta`.
+    #[must_use]
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta.get_or_insert_with(Meta::new).extend(meta);
+        self
     }
 }
 

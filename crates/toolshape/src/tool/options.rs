@@ -6,6 +6,7 @@ use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::notifications::LoggingLevel;
 
 use super::context::{LogMessage, Progress};
+use super::requirements::Credentials;
 
 /// How one call runs: its time limit, its cancellation, and where its
 /// progress reports and log messages go.
@@ -34,6 +35,9 @@ pub struct CallOptions {
     /// Where the handler's log messages go, with the least severe level wanted
     /// (in process; a client logs the server's messages through `tracing`).
     pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+    /// What the caller hands the tool: tokens, secrets, its user id (in
+    /// process and over OTC; MCP carries none).
+    pub credentials: Option<Credentials>,
 }
 
 impl CallOptions {
@@ -60,6 +64,13 @@ impl CallOptions {
     #[must_use]
     pub fn progress(mut self, sender: mpsc::UnboundedSender<Progress>) -> Self {
         self.progress = Some(sender);
+        self
+    }
+
+    /// Hands the tool these credentials.
+    #[must_use]
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
         self
     }
 

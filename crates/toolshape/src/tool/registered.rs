@@ -1,4 +1,6 @@
 //! A tool as registered: schemas compiled and wire forms serialized, once.
+//! Other protocol bindings (OTC) read it through its accessors and run it
+//! with [`RegisteredTool::call`].
 
 use std::sync::Arc;
 
@@ -9,8 +11,15 @@ use toolshape_protocol::meta::keys;
 use toolshape_protocol::{Meta, ProtocolVersion, ToolDefinition};
 use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError, mcp};
 
-use super::definition::Tool;
+use super::call::CallOutcome;
+use super::definition::{OutputShape, Tool};
 use super::handler::ErasedHandler;
+use super::identity::{
+    self, DEFAULT_TOOLKIT, DEFAULT_VERSION, InvalidVersion, QualifiedName, QualifiedNameError,
+    ToolVersion,
+};
+use super::options::CallOptions;
+use super::requirements::Requirements;
 
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
@@ -24,9 +33,52 @@ pub enum RegistrationError {
         /// Why.
         reason: String,
     },
-    /// A tool with this name is already registered.
+    /// A tool with this name (and version) is already registered.
     #[error("a tool named {0:?} is already registered")]
     Duplicate(String),
+    /// The version is not `x.y.z`.
+    #[error("tool {tool:?}: {source}")]
+    InvalidVersion {
+        /// The tool.
+        tool: String,
+        /// Why.
+        #[source]
+        source: InvalidVersion,
+    },
+    /// The name (with its toolkit) cannot map to a qualified name
+    /// (`Toolkit.Tool`, OTC's tool id); see [`identity`](super::identity).
+    #[error("tool {tool:?} cannot map to an OTC tool id (Toolkit.Tool): {source}")]
+    Unqualifiable {
+        /// The tool.
+        tool: String,
+        /// Why.
+        #[source]
+        source: QualifiedNameError,
+    },
+    /// Another tool already maps to the same qualified name.
+    #[error(
+        "tool {tool:?} maps to the OTC tool id {qualified:?}, which tool {other:?} already has"
+    )]
+    QualifiedNameTaken {
+        /// The tool.
+        tool: String,
+        /// The qualified name (`Toolkit.Tool`).
+        qualified: String,
+        /// The tool that has it.
+        other: String,
+    },
+    /// Versions of one tool must share their toolkit.
+    #[error(
+        "tool {tool:?} is registered in toolkit {existing:?}; another version cannot be in {toolkit:?}"
+    )]
+    ToolkitMismatch {
+        /// The tool.
+        tool: String,
+        /// The toolkit of the versions registered.
+        existing: String,
+        /// The toolkit of this version.
+        toolkit: String,
+    },
     /// The input schema breaks MCP's rule (root `type: "object"`).
     #[error("tool {tool:?}: {source}")]
     InputSchemaRule {
@@ -67,9 +119,14 @@ pub enum RegistrationError {
     },
 }
 
-/// A registered tool.
-pub(crate) struct RegisteredTool {
+/// A registered tool: its schemas compiled, its identity settled. Read by
+/// protocol bindings; run with [`RegisteredTool::call`].
+pub struct RegisteredTool {
     pub(crate) name: Arc<str>,
+    pub(crate) version: ToolVersion,
+    pub(crate) qualified: QualifiedName,
+    pub(crate) output_shape: OutputShape,
+    pub(crate) requirements: Requirements,
     pub(crate) handler: Arc<dyn ErasedHandler>,
     pub(crate) input: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,
@@ -89,11 +146,70 @@ impl std::fmt::Debug for RegisteredTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegisteredTool")
             .field("name", &self.name)
+            .field("version", &self.version)
             .finish_non_exhaustive()
     }
 }
 
 impl RegisteredTool {
+    /// Its MCP name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its version.
+    pub fn version(&self) -> ToolVersion {
+        self.version
+    }
+
+    /// Its qualified name (toolkit and tool part).
+    pub fn qualified_name(&self) -> &QualifiedName {
+        &self.qualified
+    }
+
+    /// Its OTC id: `Toolkit.Tool@x.y.z`.
+    pub fn otc_id(&self) -> String {
+        format!("{}@{}", self.qualified.dotted(), self.version)
+    }
+
+    /// Its definition as 2026-07-28 MCP peers see it (title, description,
+    /// annotations, schemas).
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    /// Its compiled input schema.
+    pub fn input(&self) -> &CompiledSchema {
+        &self.input
+    }
+
+    /// Its compiled output schema, when it declares one.
+    pub fn output(&self) -> Option<&CompiledSchema> {
+        self.output.as_deref()
+    }
+
+    /// What its successful result is made of.
+    pub fn output_shape(&self) -> OutputShape {
+        self.output_shape
+    }
+
+    /// What it requires from its caller.
+    pub fn requirements(&self) -> &Requirements {
+        &self.requirements
+    }
+
+    /// Runs one call: validates `arguments` (absent means `{}`) against the
+    /// input schema, checks the caller's credentials against the
+    /// requirements, runs the handler (time limit, cancellation, panics
+    /// contained) and validates its output, as every binding does.
+    pub async fn call(
+        &self,
+        arguments: Option<serde_json::Map<String, Value>>,
+        options: CallOptions,
+    ) -> CallOutcome {
+        self.run(arguments, options, None).await
+    }
+
     pub(crate) fn new(
         tool: Tool,
         engine: &SchemaEngine,
@@ -103,6 +219,22 @@ impl RegisteredTool {
             RegistrationError::InvalidName {
                 name: name.clone(),
                 reason: e.to_string(),
+            }
+        })?;
+        let version = match &tool.version {
+            Some(text) => text
+                .parse()
+                .map_err(|source| RegistrationError::InvalidVersion {
+                    tool: name.clone(),
+                    source,
+                })?,
+            None => DEFAULT_VERSION,
+        };
+        let toolkit = tool.toolkit.as_deref().unwrap_or(DEFAULT_TOOLKIT);
+        let qualified = identity::qualify(toolkit, &name).map_err(|source| {
+            RegistrationError::Unqualifiable {
+                tool: name.clone(),
+                source,
             }
         })?;
         mcp::check_input_schema(&tool.input_schema).map_err(|source| {
@@ -164,6 +296,10 @@ impl RegisteredTool {
         })?;
         Ok(RegisteredTool {
             name: name.into(),
+            version,
+            qualified,
+            output_shape: tool.output_shape,
+            requirements: tool.requirements,
             handler: tool.handler,
             input,
             output,

@@ -1,6 +1,6 @@
 //! The set of tools, shared by every protocol binding that serves them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use tokio::sync::watch;
@@ -8,15 +8,76 @@ use toolshape_schema::{SchemaEngine, Trust};
 
 use super::cursor::{self, InvalidCursor};
 use super::definition::Tool;
+use super::identity::ToolVersion;
 use super::registered::{RegisteredTool, RegistrationError};
 
-type Snapshot = Arc<BTreeMap<Arc<str>, Arc<RegisteredTool>>>;
+/// The registered tools: every version of each name (ascending), and which
+/// name holds each qualified name (`Toolkit.Tool`).
+#[derive(Clone, Default)]
+struct Catalog {
+    by_name: BTreeMap<Arc<str>, Vec<Arc<RegisteredTool>>>,
+    qualified: HashMap<String, Arc<str>>,
+}
+
+impl Catalog {
+    fn latest(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
+        self.by_name.get(name).and_then(|versions| versions.last())
+    }
+
+    /// Adds one version of a tool, or says why it cannot be added.
+    fn insert(&mut self, tool: Arc<RegisteredTool>) -> Result<(), RegistrationError> {
+        let qualified = tool.qualified.dotted();
+        if let Some(versions) = self.by_name.get_mut(&tool.name) {
+            if let Some(existing) = versions.first()
+                && existing.qualified.toolkit != tool.qualified.toolkit
+            {
+                return Err(RegistrationError::ToolkitMismatch {
+                    tool: tool.name.to_string(),
+                    existing: existing.qualified.toolkit.clone(),
+                    toolkit: tool.qualified.toolkit.clone(),
+                });
+            }
+            return match versions.binary_search_by_key(&tool.version, |v| v.version) {
+                Ok(_) => Err(RegistrationError::Duplicate(tool.name.to_string())),
+                Err(at) => {
+                    versions.insert(at, tool);
+                    Ok(())
+                }
+            };
+        }
+        if let Some(other) = self.qualified.get(&qualified) {
+            return Err(RegistrationError::QualifiedNameTaken {
+                tool: tool.name.to_string(),
+                qualified,
+                other: other.to_string(),
+            });
+        }
+        self.qualified.insert(qualified, Arc::clone(&tool.name));
+        self.by_name.insert(Arc::clone(&tool.name), vec![tool]);
+        Ok(())
+    }
+
+    fn remove(&mut self, name: &str) -> bool {
+        let Some(versions) = self.by_name.remove(name) else {
+            return false;
+        };
+        if let Some(tool) = versions.first() {
+            self.qualified.remove(&tool.qualified.dotted());
+        }
+        true
+    }
+}
+
+type Snapshot = Arc<Catalog>;
 
 /// The tools a server serves, in name order. Cheap to clone; clones share the set.
 ///
 /// Tools can be added and removed while serving: each change bumps a version
 /// that bindings watch (MCP sends `notifications/tools/list_changed`). Calls
 /// and listings work on a snapshot, so a change never disturbs one in progress.
+///
+/// Several versions of one tool may be registered ([`Tool::version`]): MCP
+/// peers, which know no versions, see the latest; OTC callers may name any.
 #[derive(Clone)]
 pub struct ToolRegistry {
     inner: Arc<Inner>,
@@ -59,16 +120,10 @@ impl ToolRegistry {
         }
     }
 
-    /// Registers a tool, compiling its schemas now.
+    /// Registers a tool (or another version of one), compiling its schemas now.
     pub fn register(&self, tool: Tool) -> Result<(), RegistrationError> {
         let registered = Arc::new(RegisteredTool::new(tool, &self.inner.engine)?);
-        self.update(|tools| {
-            if tools.contains_key(&registered.name) {
-                return Err(RegistrationError::Duplicate(registered.name.to_string()));
-            }
-            tools.insert(Arc::clone(&registered.name), registered);
-            Ok(())
-        })
+        self.update(|catalog| catalog.insert(registered))
     }
 
     /// Registers several tools at once: all of them, or (when any cannot be
@@ -89,52 +144,107 @@ impl ToolRegistry {
             return Ok(());
         }
         self.update(|current| {
-            let mut names = std::collections::BTreeSet::new();
-            for tool in &ready {
-                if current.contains_key(&tool.name) || !names.insert(Arc::clone(&tool.name)) {
-                    errors.push(RegistrationError::Duplicate(tool.name.to_string()));
+            // Into a copy: all of them, or none.
+            let mut next = current.clone();
+            for tool in ready {
+                if let Err(error) = next.insert(tool) {
+                    errors.push(error);
                 }
             }
             if !errors.is_empty() {
                 return Err(std::mem::take(&mut errors));
             }
-            for tool in ready {
-                current.insert(Arc::clone(&tool.name), tool);
-            }
+            *current = next;
             Ok(())
         })
     }
 
-    /// Removes the tool named `name`; says whether there was one.
+    /// Removes the tool named `name`, every version of it; says whether there was one.
     pub fn remove(&self, name: &str) -> bool {
-        self.update(|tools| Ok::<_, RegistrationError>(tools.remove(name).is_some()))
+        self.update(|catalog| Ok::<_, RegistrationError>(catalog.remove(name)))
             .unwrap_or(false)
+    }
+
+    /// Removes one version of the tool named `name`; says whether there was
+    /// one. MCP peers then see the latest version left.
+    pub fn remove_version(&self, name: &str, version: ToolVersion) -> bool {
+        self.update(|catalog| {
+            let Some(versions) = catalog.by_name.get_mut(name) else {
+                return Ok::<_, RegistrationError>(false);
+            };
+            let Ok(at) = versions.binary_search_by_key(&version, |v| v.version) else {
+                return Ok(false);
+            };
+            versions.remove(at);
+            if versions.is_empty() {
+                catalog.remove(name);
+            }
+            Ok(true)
+        })
+        .unwrap_or(false)
     }
 
     /// The names of the registered tools, in order.
     pub fn names(&self) -> Vec<String> {
         self.snapshot()
+            .by_name
             .keys()
             .map(|name| name.to_string())
             .collect()
     }
 
-    /// The definitions of the registered tools, in order, as 2026-07-28 peers see them.
+    /// The definitions of the registered tools (the latest version of
+    /// each), in order, as 2026-07-28 peers see them.
     pub fn definitions(&self) -> Vec<toolshape_protocol::ToolDefinition> {
         self.snapshot()
+            .by_name
             .values()
+            .filter_map(|versions| versions.last())
             .map(|tool| tool.definition.clone())
             .collect()
     }
 
-    /// How many tools are registered.
+    /// Every registered tool, every version: by name, then version ascending.
+    pub fn tools(&self) -> Vec<Arc<RegisteredTool>> {
+        self.snapshot()
+            .by_name
+            .values()
+            .flat_map(|versions| versions.iter().cloned())
+            .collect()
+    }
+
+    /// The latest version of the tool named `name` (its MCP name).
+    pub fn latest(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        self.snapshot().latest(name).cloned()
+    }
+
+    /// The tool whose qualified name is `qualified` (`Toolkit.Tool`): the
+    /// version given, or the latest.
+    pub fn find_qualified(
+        &self,
+        qualified: &str,
+        version: Option<ToolVersion>,
+    ) -> Option<Arc<RegisteredTool>> {
+        let snapshot = self.snapshot();
+        let name = snapshot.qualified.get(qualified)?;
+        let versions = snapshot.by_name.get(name)?;
+        match version {
+            None => versions.last().cloned(),
+            Some(version) => versions
+                .binary_search_by_key(&version, |v| v.version)
+                .ok()
+                .and_then(|at| versions.get(at).cloned()),
+        }
+    }
+
+    /// How many tools are registered (names; versions of one count once).
     pub fn len(&self) -> usize {
-        self.snapshot().len()
+        self.snapshot().by_name.len()
     }
 
     /// Whether no tool is registered.
     pub fn is_empty(&self) -> bool {
-        self.snapshot().is_empty()
+        self.snapshot().by_name.is_empty()
     }
 
     /// A receiver that sees a new value whenever the set of tools changes.
@@ -142,8 +252,9 @@ impl ToolRegistry {
         self.inner.version.subscribe()
     }
 
+    /// The latest version of `name` (what MCP peers call).
     pub(crate) fn get(&self, name: &str) -> Option<Arc<RegisteredTool>> {
-        self.snapshot().get(name).cloned()
+        self.latest(name)
     }
 
     /// One page of tools after `cursor`, and the cursor of the next page.
@@ -157,13 +268,19 @@ impl ToolRegistry {
         let mut remaining = match &after {
             Some(name) => Box::new(
                 snapshot
+                    .by_name
                     .range::<str, _>((
                         std::ops::Bound::Excluded(name.as_str()),
                         std::ops::Bound::Unbounded,
                     ))
-                    .map(|(_, tool)| tool),
+                    .filter_map(|(_, versions)| versions.last()),
             ) as Box<dyn Iterator<Item = &Arc<RegisteredTool>>>,
-            None => Box::new(snapshot.values()),
+            None => Box::new(
+                snapshot
+                    .by_name
+                    .values()
+                    .filter_map(|versions| versions.last()),
+            ),
         }
         .peekable();
         let page: Vec<Arc<RegisteredTool>> =
@@ -185,10 +302,7 @@ impl ToolRegistry {
         )
     }
 
-    fn update<T, E>(
-        &self,
-        change: impl FnOnce(&mut BTreeMap<Arc<str>, Arc<RegisteredTool>>) -> Result<T, E>,
-    ) -> Result<T, E> {
+    fn update<T, E>(&self, change: impl FnOnce(&mut Catalog) -> Result<T, E>) -> Result<T, E> {
         let mut guard = self
             .inner
             .tools

@@ -5,6 +5,7 @@
 //! when the table is full), and shutdown is graceful.
 
 mod app;
+mod hardening;
 mod header_rules;
 mod legacy;
 mod listen;
@@ -27,6 +28,7 @@ use axum::routing::post;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
+pub use hardening::{RefusedOrigin, check_host_and_origin, serve_router};
 pub use options::HttpOptions;
 
 use super::Server;

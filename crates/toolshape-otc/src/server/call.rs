@@ -1,0 +1,330 @@
+//! `POST /tools/call`: decode, find the tool, claim the `call_id`, run the
+//! call (input validated before the tool runs, output validated before
+//! anything is sent), and answer as the spec says: 400 for what the server
+//! refuses, 422 for input that fails the tool's schema, 200 for the rest
+//! (`success: false` when the tool failed).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+use toolshape::CallOptions;
+use toolshape::protocol::ContentBlock;
+use toolshape::tool::{CallOutcome, OutputShape, RegisteredTool, ToolFailure, ToolOutput};
+
+use super::idempotency::{Claim, Stored};
+use super::reply;
+use super::state::OtcState;
+use crate::wire::{
+    CallOutput, CallToolResponse, Envelope, ParsedCall, ToolCallError, ToolId, parse_call,
+};
+
+/// How many times a call waits for the same call running elsewhere to end
+/// (and claims again when that one was abandoned) before giving up.
+const MAX_CLAIMS: usize = 4;
+
+pub(crate) async fn post(
+    State(state): State<Arc<OtcState>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let principal = match state.admit(&headers) {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return reply::refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "the body is larger than {} bytes",
+                    state.options.http.max_body_bytes
+                ),
+            );
+        }
+        Err(rejection) => return reply::refuse(StatusCode::BAD_REQUEST, rejection.body_text()),
+    };
+    let Ok(_permit) = Arc::clone(&state.permits).acquire_owned().await else {
+        return reply::refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        );
+    };
+    let parsed = match parse_call(&body) {
+        Ok(parsed) => parsed,
+        Err(error) => return reply::refuse(StatusCode::BAD_REQUEST, error.to_string()),
+    };
+    let tool = match find(&state, &parsed.request.tool_id) {
+        Ok(tool) => tool,
+        Err(refused) => return refused,
+    };
+    let Some(call_id) = parsed.request.call_id.clone() else {
+        let call_id = new_call_id();
+        return match run(&state, &tool, &parsed, call_id).await {
+            Ok(bare) => answer(&parsed, &bare),
+            Err(refused) => refused,
+        };
+    };
+    let user_id = parsed
+        .request
+        .context
+        .user_id
+        .clone()
+        .map_or(Value::Null, Value::String);
+    let input = Value::Object(parsed.request.input.clone().unwrap_or_default());
+    let fingerprint =
+        state
+            .idempotency
+            .fingerprint(&[&Value::String(tool.otc_id()), &input, &user_id]);
+    for _ in 0..MAX_CLAIMS {
+        match state
+            .idempotency
+            .claim(&principal.key(), &call_id, fingerprint)
+        {
+            Claim::Replay(stored) => return answer(&parsed, &stored.body),
+            Claim::Conflict => {
+                return reply::refuse(
+                    StatusCode::CONFLICT,
+                    format!(
+                        "call_id {:?} was used for a different call (tool or input) within the last {} s",
+                        toolshape_protocol::text::excerpt(&call_id, 80),
+                        state.options.idempotency_window.as_secs()
+                    ),
+                );
+            }
+            Claim::Wait(mut done) => {
+                if let Ok(stored) = done.wait_for(Option::is_some).await
+                    && let Some(stored) = stored.as_ref()
+                {
+                    return answer(&parsed, &stored.body);
+                }
+                // The other call was abandoned: claim again.
+            }
+            Claim::Run(running) => {
+                return match run(&state, &tool, &parsed, call_id).await {
+                    Ok(bare) => {
+                        running.finish(Stored { body: bare.clone() });
+                        answer(&parsed, &bare)
+                    }
+                    // Refusals (422, 400) are not stored: the tool did not run.
+                    Err(refused) => refused,
+                };
+            }
+        }
+    }
+    reply::refuse(
+        StatusCode::CONFLICT,
+        "the same call_id is being run and abandoned repeatedly; try again",
+    )
+}
+
+/// The tool a `tool_id` names, or 400.
+#[allow(clippy::result_large_err)]
+fn find(state: &OtcState, tool_id: &str) -> Result<Arc<RegisteredTool>, Response> {
+    let id = ToolId::parse(tool_id)
+        .map_err(|error| reply::refuse(StatusCode::BAD_REQUEST, error.to_string()))?;
+    state
+        .registry
+        .find_qualified(&id.qualified, id.version)
+        .ok_or_else(|| {
+            let message = match id.version {
+                Some(_) if state.registry.find_qualified(&id.qualified, None).is_some() => {
+                    format!("Unknown version of tool {}: {id}", id.qualified)
+                }
+                _ => format!("Unknown tool: {id}"),
+            };
+            reply::refuse(StatusCode::BAD_REQUEST, message)
+        })
+}
+
+/// A fresh call id: a random (version 4) UUID.
+pub fn new_call_id() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No entropy source: a process-unique id still identifies the call.
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        bytes[..8].copy_from_slice(&n.to_be_bytes());
+        bytes[8..12].copy_from_slice(&std::process::id().to_be_bytes());
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Runs the call; the bare CallToolResponse, serialized, or a refusal.
+async fn run(
+    state: &OtcState,
+    tool: &RegisteredTool,
+    parsed: &ParsedCall,
+    call_id: String,
+) -> Result<Bytes, Response> {
+    let request = &parsed.request;
+    let mut options = CallOptions::new();
+    options.timeout = state.options.call_timeout;
+    if !request.context.is_empty() {
+        options = options.credentials(request.context.credentials());
+    }
+    let started = Instant::now();
+    let outcome = tool.call(request.input.clone(), options).await;
+    let duration = started.elapsed().as_secs_f64() * 1000.0;
+    let output = match outcome {
+        CallOutcome::Success(output) => value_of(tool, output),
+        CallOutcome::Failed(ToolFailure::InvalidArguments(violations)) => {
+            return Err(reply::invalid_input(&tool.otc_id(), &violations));
+        }
+        CallOutcome::Failed(ToolFailure::UncheckableArguments(error)) => {
+            return Err(reply::uncheckable_input(&tool.otc_id(), &error.to_string()));
+        }
+        CallOutcome::Failed(ToolFailure::MissingRequirements(missing)) => {
+            return Err(reply::missing_requirements(&tool.otc_id(), &missing));
+        }
+        CallOutcome::Failed(failure) => CallOutput::Error(error_of(
+            tool,
+            &failure,
+            state.options.send_developer_messages,
+        )),
+        _ => CallOutput::Error(ToolCallError {
+            message: format!("Tool {} did not finish", tool.otc_id()),
+            ..ToolCallError::default()
+        }),
+    };
+    tracing::debug!(
+        tool = %tool.otc_id(),
+        call_id = %call_id,
+        trace_id = request.trace_id.as_deref().unwrap_or(""),
+        duration_ms = duration,
+        success = !matches!(output, CallOutput::Error(_)),
+        "OTC call"
+    );
+    let response = CallToolResponse {
+        call_id,
+        duration: Some((duration * 1000.0).round() / 1000.0),
+        output,
+    };
+    Ok(Bytes::from(response.to_body(false, None)))
+}
+
+/// What `value` a successful call carries, by what the tool returns.
+fn value_of(tool: &RegisteredTool, output: ToolOutput) -> CallOutput {
+    match tool.output_shape() {
+        OutputShape::Nothing => CallOutput::Nothing,
+        OutputShape::Text => CallOutput::Value(Value::String(
+            output
+                .content
+                .iter()
+                .filter_map(ContentBlock::as_text)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )),
+        OutputShape::Structured => CallOutput::Value(output.structured.unwrap_or(Value::Null)),
+        _ => CallOutput::Value(match output.structured {
+            Some(value) => value,
+            None => serde_json::to_value(&output.content).unwrap_or(Value::Null),
+        }),
+    }
+}
+
+/// The `error` of a failed call.
+fn error_of(
+    tool: &RegisteredTool,
+    failure: &ToolFailure,
+    developer_messages: bool,
+) -> ToolCallError {
+    let idempotent = tool
+        .definition()
+        .annotations
+        .as_ref()
+        .and_then(|a| a.idempotent_hint)
+        == Some(true);
+    let mut error = ToolCallError {
+        message: failure.message(&tool.otc_id()),
+        ..ToolCallError::default()
+    };
+    match failure {
+        ToolFailure::Tool(tool_error) => {
+            error.message = tool_error.message().to_owned();
+            error.developer_message = tool_error.developer_details().map(str::to_owned);
+            error.can_retry = tool_error.is_retryable();
+            error.additional_prompt_content = tool_error.prompt_content().map(str::to_owned);
+            error.retry_after_ms = tool_error
+                .retry_delay()
+                .map(|delay| u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
+        }
+        ToolFailure::InvalidOutput(invalid) => {
+            // Where and which keyword, never the values (the output is withheld).
+            let places: Vec<String> = invalid
+                .violations()
+                .iter()
+                .take(20)
+                .map(|v| {
+                    let at = if v.instance_path.is_empty() {
+                        "/"
+                    } else {
+                        &v.instance_path
+                    };
+                    format!("{at} fails {}", v.keyword)
+                })
+                .collect();
+            error.developer_message = Some(if places.is_empty() {
+                "the output could not be checked against the output schema".to_owned()
+            } else {
+                format!("output schema violations: {}", places.join("; "))
+            });
+        }
+        ToolFailure::TimedOut(_) => error.can_retry = idempotent,
+        _ => {}
+    }
+    if !developer_messages {
+        error.developer_message = None;
+    }
+    error
+}
+
+/// The answer to `parsed`: the bare response, or it in the envelope.
+fn answer(parsed: &ParsedCall, bare: &Bytes) -> Response {
+    match parsed.envelope {
+        Envelope::Bare => reply::json_bytes(StatusCode::OK, bare.clone()),
+        Envelope::Wrapped => {
+            let mut body = Vec::with_capacity(bare.len() + 48);
+            body.push(b'{');
+            if let Some(schema) = &parsed.schema {
+                body.extend_from_slice(b"\"$schema\":");
+                body.extend_from_slice(&serde_json::to_vec(schema).unwrap_or_default());
+                body.push(b',');
+            }
+            body.extend_from_slice(b"\"result\":");
+            body.extend_from_slice(bare);
+            body.push(b'}');
+            reply::json_bytes(StatusCode::OK, body)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_ids_are_version_4_uuids_and_distinct() {
+        let (a, b) = (new_call_id(), new_call_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(a.as_bytes()[14], b'4');
+        assert!(matches!(a.as_bytes()[19], b'8' | b'9' | b'a' | b'b'));
+    }
+}

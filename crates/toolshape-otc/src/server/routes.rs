@@ -1,0 +1,53 @@
+//! `GET /health`, `GET /tools` and `GET /openapi.json`.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::reply;
+use super::state::OtcState;
+use crate::wire::ToolDefinition;
+
+/// No credentials needed: 200 when calls are taken, 503 once shutdown has begun.
+pub(crate) async fn health(State(state): State<Arc<OtcState>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = state.check_origin(&headers) {
+        return refused;
+    }
+    if state.is_ready() {
+        reply::json(StatusCode::OK, &json!({"status": "ok"}))
+    } else {
+        reply::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"status": "unavailable"}),
+        )
+    }
+}
+
+/// Every tool, every version, under `items` and (for older clients) `tools`.
+pub(crate) async fn tools(State(state): State<Arc<OtcState>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = state.admit(&headers) {
+        return refused;
+    }
+    let items: Vec<ToolDefinition> = state
+        .registry
+        .tools()
+        .iter()
+        .map(|tool| ToolDefinition::of(tool))
+        .collect();
+    let items = serde_json::to_value(&items).unwrap_or(Value::Array(Vec::new()));
+    reply::json(
+        StatusCode::OK,
+        &json!({"$schema": crate::wire::PROTOCOL_VERSIONS[0], "items": items, "tools": items}),
+    )
+}
+
+/// The OpenAPI document of what this server implements.
+pub(crate) async fn openapi(State(state): State<Arc<OtcState>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = state.admit(&headers) {
+        return refused;
+    }
+    reply::json_bytes(StatusCode::OK, state.openapi.get(&state))
+}

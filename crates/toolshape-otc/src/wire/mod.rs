@@ -1,0 +1,17 @@
+//! The OTC / OXP 1.0 wire format: tool ids, definitions, requests, responses.
+
+mod definition;
+mod id;
+mod request;
+mod response;
+
+pub use definition::{DeclaredOutput, ToolDefinition, output_schema_of};
+pub use id::{InvalidToolId, MAX_TOOL_ID_CHARS, ToolId};
+pub use request::{
+    CallContext, CallToolRequest, Envelope, MAX_CONTEXT_ITEMS, MAX_ID_CHARS, PROTOCOL_VERSIONS,
+    ParsedCall, RequestError, parse_call,
+};
+pub use response::{
+    CallOutput, CallToolResponse, InvalidResponse, MissingRequirementsBody, ServerErrorBody,
+    ToolCallError, ValidationErrorBody,
+};

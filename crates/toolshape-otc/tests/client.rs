@@ -1,0 +1,194 @@
+//! `OtcClient` over real HTTP: listing, resolution, typed calls, output
+//! validation (against a server that breaks its own schema), retries, and
+//! each refusal as its own error kind.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::routing::{get, post};
+use common::{TestResult, start, tools};
+use serde_json::{Map, json};
+use toolshape_otc::{OtcClient, OtcErrorKind, OtcOptions, RetryPolicy};
+
+#[tokio::test]
+async fn lists_resolves_and_calls() -> TestResult {
+    let (registry, _) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    assert!(client.health().await?);
+    let tools = client.list_tools().await?;
+    assert!(tools.iter().any(|t| t.id == "Calculator.Add@1.0.0"));
+    // By id, id without version, name, tool part.
+    for name in [
+        "Calculator.Add@1.0.0",
+        "Calculator.Add",
+        "Calculator_Add",
+        "Add",
+    ] {
+        let sum: i64 = client.call(name, json!({"a": 2, "b": 3})).await?;
+        assert_eq!(sum, 5, "{name}");
+    }
+    // Versions: latest by default, or the one asked for.
+    let latest: String = client.call("Test.Versioned", json!({})).await?;
+    let first: String = client.call("Test.Versioned@1", json!({})).await?;
+    assert_eq!((latest.as_str(), first.as_str()), ("two", "one"));
+    // A tool that returns nothing.
+    let response = client.call_tool("Doorbell.Chime", Map::new()).await?;
+    assert!(response.success() && response.value().is_none());
+    // A tool error: Ok with success false from call_tool, an error from call.
+    let failed = client
+        .call_tool(
+            "Doorbell.Find",
+            Map::from_iter([("doorbell_id".into(), json!("x"))]),
+        )
+        .await?;
+    let error = failed.error().ok_or("no error")?;
+    assert_eq!((error.can_retry, error.retry_after_ms), (true, Some(500)));
+    let typed = client.call::<String>("Web.Fetch", json!({})).await;
+    assert!(matches!(
+        typed.as_ref().map_err(|e| e.kind()),
+        Err(OtcErrorKind::Tool { .. })
+    ));
+    // 422, 400 and local resolution failures.
+    let invalid = client
+        .call::<i64>("Calculator.Add", json!({"a": "x"}))
+        .await;
+    match invalid.as_ref().map_err(|e| e.kind()) {
+        Err(OtcErrorKind::InvalidInput {
+            parameter_errors, ..
+        }) => {
+            assert!(parameter_errors.contains_key("a") && parameter_errors.contains_key("b"));
+        }
+        other => return Err(format!("expected InvalidInput, got {other:?}").into()),
+    }
+    let missing = client.call::<String>("Test.Secretive", json!({})).await;
+    assert!(matches!(
+        missing.as_ref().map_err(|e| e.kind()),
+        Err(OtcErrorKind::Refused { status: 400, .. })
+    ));
+    let unknown = client.call::<i64>("Nope", json!({})).await;
+    assert!(matches!(
+        unknown.as_ref().map_err(|e| e.kind()),
+        Err(OtcErrorKind::UnknownTool(_))
+    ));
+    let decoded = client
+        .call::<String>("Calculator.Add", json!({"a": 1, "b": 1}))
+        .await;
+    assert!(decoded.is_err_and(|e| e.is_validation_error()));
+    Ok(())
+}
+
+#[tokio::test]
+async fn retries_only_when_asked_and_as_told() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let plain = OtcClient::builder(running.base.clone()).build()?;
+    let once = plain.call_tool("Test.Flaky", Map::new()).await?;
+    assert!(!once.success());
+    assert_eq!(
+        counters.flaky.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "no retry by default"
+    );
+    let retrying = OtcClient::builder(running.base.clone())
+        .retry(RetryPolicy::attempts(3))
+        .build()?;
+    let started = Instant::now();
+    let value: i64 = retrying.call("Test.Flaky", json!({})).await?;
+    assert_eq!(value, 2, "the third run succeeds");
+    assert!(
+        started.elapsed() >= Duration::from_millis(20),
+        "waited retry_after_ms"
+    );
+    // Bounded: two attempts are not enough for a fresh run of failures.
+    let bounded = OtcClient::builder(running.base.clone())
+        .retry(RetryPolicy::attempts(2))
+        .build()?;
+    assert!(bounded.call::<i64>("Test.Flaky", json!({})).await.is_err());
+    Ok(())
+}
+
+/// A server that lists an integer output and answers a string: a real HTTP
+/// server that breaks its own promise.
+fn lying_server() -> Router {
+    let listing = json!({"items": [
+        {"id": "Liar.Number@1.0.0", "name": "Liar_Number", "description": "", "version": "1.0.0",
+         "input_schema": {"type": "object"}, "output_schema": {"type": "integer"}},
+        {"id": "Liar.Silent@1.0.0", "name": "Liar_Silent", "description": "", "version": "1.0.0",
+         "input_schema": {"type": "object"}, "output_schema": null},
+        {"id": "Liar.Pattern@1.0.0", "name": "Liar_Pattern", "description": "", "version": "1.0.0",
+         "input_schema": {"type": "object"}, "output_schema": {"type": "string", "pattern": "(a+)+$"}}
+    ]});
+    Router::new()
+        .route(
+            "/tools",
+            get(move || {
+                let body = listing.to_string();
+                async move { ([("content-type", "application/json")], body) }
+            }),
+        )
+        .route(
+            "/tools/call",
+            post(|| async {
+                let body =
+                    json!({"result": {"call_id": "c", "success": true, "value": "not a number"}});
+                ([("content-type", "application/json")], body.to_string())
+            }),
+        )
+}
+
+#[tokio::test]
+async fn values_that_break_the_output_schema_are_validation_errors() -> TestResult {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    let server = tokio::spawn(async move { axum::serve(listener, lying_server()).await });
+    let client = OtcClient::builder(format!("http://{address}")).build()?;
+    let number = client.call::<i64>("Liar.Number", json!({})).await;
+    assert!(
+        matches!(
+            number.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::Validation { .. })
+        ),
+        "{number:?}"
+    );
+    let silent = client.call_tool("Liar.Silent", Map::new()).await;
+    assert!(
+        matches!(
+            silent.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::UnexpectedValue(_))
+        ),
+        "{silent:?}"
+    );
+    // A backtracking pattern is not compiled by the untrusted engine.
+    let pattern = client.call_tool("Liar.Pattern", Map::new()).await;
+    assert!(pattern.is_err_and(|e| e.is_validation_error()));
+    server.abort();
+    Ok(())
+}
+
+#[tokio::test]
+async fn refusals_are_told_apart() -> TestResult {
+    let (registry, _) = tools::registry();
+    let mut options = OtcOptions::default();
+    options.auth = toolshape_otc::OtcAuth::none().api_key("the-right-key-000000")?;
+    let running = start(&registry, options).await?;
+    let wrong = OtcClient::builder(running.base.clone())
+        .api_key("the-wrong-key-000000")
+        .build()?;
+    let refused = wrong.list_tools().await;
+    assert!(matches!(
+        refused.as_ref().map_err(|e| e.kind()),
+        Err(OtcErrorKind::Unauthorized(_))
+    ));
+    let nowhere = OtcClient::builder("http://127.0.0.1:9")
+        .timeout(Duration::from_secs(2))
+        .build()?;
+    assert!(matches!(
+        nowhere.health().await.as_ref().map_err(|e| e.kind()),
+        Err(OtcErrorKind::Transport(_))
+    ));
+    assert!(OtcClient::builder("ftp://example").build().is_err());
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! `call_id` as an idempotency key over real HTTP.
+
+mod common;
+
+use common::{TestResult, call_request, send, start, tools};
+use serde_json::json;
+use toolshape_otc::{OtcAuth, OtcOptions};
+
+#[tokio::test]
+async fn a_repeated_call_is_answered_from_the_store() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let request =
+        json!({"tool_id": "Test.Counted", "call_id": "order-1", "input": {"a": 1, "b": 2}});
+    let first = call_request(&running, request.clone()).await?;
+    assert_eq!(counters.counted(), 1);
+    // Same id, same tool, same input (keys in another order): the stored response, the tool not run.
+    let again = call_request(
+        &running,
+        json!({"call_id": "order-1", "tool_id": "Test.Counted@1.0.0", "input": {"b": 2, "a": 1}}),
+    )
+    .await?;
+    assert_eq!(again.body, first.body);
+    assert_eq!(counters.counted(), 1);
+    // A bare request with the same id gets the same response, bare.
+    let bare = common::call(&running, &[], &request).await?;
+    assert_eq!(bare.body, first.body["result"]);
+    // Same id, different input: 409.
+    let conflict = call_request(
+        &running,
+        json!({"tool_id": "Test.Counted", "call_id": "order-1", "input": {"a": 1, "b": 3}}),
+    )
+    .await?;
+    assert_eq!(conflict.status, 409);
+    assert!(
+        conflict.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("order-1")
+    );
+    // Same id, different tool: 409.
+    let other_tool = call_request(
+        &running,
+        json!({"tool_id": "Calculator.Add", "call_id": "order-1", "input": {"a": 1, "b": 2}}),
+    )
+    .await?;
+    assert_eq!(other_tool.status, 409);
+    assert_eq!(counters.counted(), 1);
+    // No call_id: every call runs, each with its own generated id.
+    let one = call_request(
+        &running,
+        json!({"tool_id": "Test.Counted", "input": {"a": 1, "b": 2}}),
+    )
+    .await?;
+    let two = call_request(
+        &running,
+        json!({"tool_id": "Test.Counted", "input": {"a": 1, "b": 2}}),
+    )
+    .await?;
+    assert_ne!(one.body["result"]["call_id"], two.body["result"]["call_id"]);
+    assert_eq!(counters.counted(), 3);
+    // Refused input is not stored: the same id may then be used with valid input.
+    let invalid = call_request(
+        &running,
+        json!({"tool_id": "Test.Counted", "call_id": "order-2", "input": {}}),
+    )
+    .await?;
+    assert_eq!(invalid.status, 422);
+    let valid = call_request(
+        &running,
+        json!({"tool_id": "Test.Counted", "call_id": "order-2", "input": {"a": 0, "b": 0}}),
+    )
+    .await?;
+    assert_eq!(valid.status, 200);
+    Ok(())
+}
+
+#[tokio::test]
+async fn concurrent_repeats_run_the_tool_once() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let running = std::sync::Arc::new(start(&registry, OtcOptions::default()).await?);
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let running = std::sync::Arc::clone(&running);
+        calls.spawn(async move {
+            call_request(
+                &running,
+                json!({"tool_id": "Test.Counted", "call_id": "same", "input": {"a": 5, "b": 6}}),
+            )
+            .await
+        });
+    }
+    let mut bodies = Vec::new();
+    while let Some(reply) = calls.join_next().await {
+        bodies.push(reply??.body);
+    }
+    assert_eq!(counters.counted(), 1);
+    assert!(bodies.windows(2).all(|pair| pair[0] == pair[1]));
+    Ok(())
+}
+
+#[tokio::test]
+async fn each_caller_has_its_own_ids() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let mut options = OtcOptions::default();
+    options.auth = OtcAuth::none()
+        .api_key("first-caller-key-0001")?
+        .api_key("second-caller-key-002")?;
+    let running = start(&registry, options).await?;
+    let body =
+        br#"{"request":{"tool_id":"Test.Counted","call_id":"shared-id","input":{"a":1,"b":1}}}"#
+            .to_vec();
+    let first = send(
+        &running,
+        "post",
+        "/tools/call",
+        &[("OXP-API-Key", "first-caller-key-0001")],
+        Some(body.clone()),
+    )
+    .await?;
+    let second = send(
+        &running,
+        "post",
+        "/tools/call",
+        &[("OXP-API-Key", "second-caller-key-002")],
+        Some(body),
+    )
+    .await?;
+    assert_eq!((first.status, second.status), (200, 200));
+    assert_eq!(
+        counters.counted(),
+        2,
+        "one caller never gets another's stored response"
+    );
+    Ok(())
+}
