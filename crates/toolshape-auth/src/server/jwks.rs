@@ -76,6 +76,7 @@ pub struct JwksVerifier {
     algorithms: Vec<Algorithm>,
     leeway: u64,
     max_key_age: Duration,
+    min_refetch: Duration,
     fetch: Fetcher,
     keys: RwLock<Keys>,
     refetch: tokio::sync::Mutex<()>,
@@ -138,6 +139,7 @@ impl JwksVerifier {
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: DEFAULT_LEEWAY,
             max_key_age: DEFAULT_MAX_KEY_AGE,
+            min_refetch: MIN_REFETCH,
             fetch: Fetcher::new(Duration::from_secs(10), false).map_err(JwksError::Http)?,
             keys: RwLock::default(),
             refetch: tokio::sync::Mutex::new(()),
@@ -193,6 +195,15 @@ impl JwksVerifier {
     #[must_use]
     pub fn max_key_age(mut self, age: Duration) -> Self {
         self.max_key_age = age;
+        self
+    }
+
+    /// Least time between two fetches of the key set caused by tokens with
+    /// an unknown key id (default [`MIN_REFETCH`]): a flood of forged key
+    /// ids costs at most one fetch per interval.
+    #[must_use]
+    pub fn refetch_interval(mut self, interval: Duration) -> Self {
+        self.min_refetch = interval;
         self
     }
 
@@ -291,7 +302,7 @@ impl JwksVerifier {
         !matches!(self.source, KeySource::Fixed)
             && read(&self.keys)
                 .fetched
-                .is_none_or(|at| at.elapsed() >= MIN_REFETCH)
+                .is_none_or(|at| at.elapsed() >= self.min_refetch)
     }
 
     /// Fetches the key set (one fetch at a time; a `forced` one only if the
@@ -303,7 +314,7 @@ impl JwksVerifier {
             let keys = read(&self.keys);
             if let Some(at) = keys.fetched {
                 let fresh = if forced {
-                    at.elapsed() < MIN_REFETCH
+                    at.elapsed() < self.min_refetch
                 } else {
                     at.elapsed() <= self.max_key_age
                 };
@@ -327,7 +338,7 @@ impl JwksVerifier {
                         "the authorization server's keys cannot be fetched".into(),
                     ));
                 }
-                // Retry no sooner than MIN_REFETCH; keep using the old keys.
+                // Retry no sooner than the refetch interval; keep using the old keys.
                 cache.fetched = Some(Instant::now());
                 Ok(())
             }
