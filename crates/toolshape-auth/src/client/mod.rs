@@ -156,7 +156,14 @@ impl OAuthClient {
             .client()
             .get(self.inner.server.clone())
             .header(http::header::ACCEPT, "text/event-stream");
-        let answer = self.inner.fetch.send(&self.inner.server, request).await?;
+        let answer = match self.inner.fetch.send(&self.inner.server, request).await {
+            Ok(answer) => answer,
+            Err(error) => {
+                // Unreachable now: the connection itself will say so.
+                tracing::debug!(%error, "the authorization probe failed");
+                return Ok(false);
+            }
+        };
         if answer.status != 401 {
             return Ok(false);
         }

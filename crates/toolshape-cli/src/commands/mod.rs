@@ -3,5 +3,6 @@
 pub(crate) mod bench;
 pub(crate) mod call;
 pub(crate) mod connect;
+pub(crate) mod oauth;
 pub(crate) mod serve;
 pub(crate) mod tools;
