@@ -237,6 +237,15 @@ impl Session<'_> {
         if flow.grant_failed {
             return Ok(());
         }
+        let renewable = refused
+            .as_ref()
+            .is_some_and(|r| r.token.refresh_token.is_some());
+        if matches!(self.inner.settings.grant, Grant::AuthorizationCode)
+            && self.inner.consent.is_none()
+            && !renewable
+        {
+            return Err(AuthError::NoConsent);
+        }
         let discovered = discovery::discover(&self.inner.fetch, &self.inner.server, named).await?;
         flow.discovered = Some(discovered.clone());
         let mut wanted = initial_scopes(scope, &discovered);
