@@ -82,6 +82,10 @@ async fn register(Shared(state): Shared<Arc<State>>, Json(body): Json<Value>) ->
         );
     }
     let public = body["token_endpoint_auth_method"].as_str() == Some("none");
+    // RFC 7591 §2: without `grant_types`, the client uses authorization codes only.
+    let refreshes = body["grant_types"]
+        .as_array()
+        .is_some_and(|grants| grants.iter().any(|g| g == "refresh_token"));
     let client_id = state.random_id();
     let secret = (!public).then(|| state.random_id());
     lock(&state.clients).insert(
@@ -89,6 +93,7 @@ async fn register(Shared(state): Shared<Arc<State>>, Json(body): Json<Value>) ->
         Client {
             secret: secret.clone(),
             redirect_uris: redirect_uris.clone(),
+            refreshes,
         },
     );
     state.stats.registrations.fetch_add(1, Ordering::SeqCst);
@@ -96,7 +101,7 @@ async fn register(Shared(state): Shared<Arc<State>>, Json(body): Json<Value>) ->
         "client_id": client_id,
         "redirect_uris": redirect_uris,
         "token_endpoint_auth_method": if public { "none" } else { "client_secret_basic" },
-        "grant_types": ["authorization_code", "refresh_token"],
+        "grant_types": if refreshes { json!(["authorization_code", "refresh_token"]) } else { json!(["authorization_code"]) },
         "client_name": body["client_name"],
     });
     if let Some(secret) = secret {
@@ -253,6 +258,25 @@ async fn token(
                     "another client's refresh token",
                 );
             }
+            // RFC 6749 §6: a refresh never widens the grant.
+            let held: Vec<&str> = grant
+                .scope
+                .as_deref()
+                .unwrap_or_default()
+                .split(' ')
+                .collect();
+            if let Some(asked) = form.get("scope")
+                && !asked
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .all(|s| held.contains(&s))
+            {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_scope",
+                    "a refresh cannot widen the scope",
+                );
+            }
             state.stats.refresh_grants.fetch_add(1, Ordering::SeqCst);
             grant
         }
@@ -301,7 +325,10 @@ async fn token(
     if let Some(scope) = &grant.scope {
         answer["scope"] = json!(scope);
     }
-    if !grant.redirect_uri.is_empty() {
+    let refreshes = lock(&state.clients)
+        .get(&client_id)
+        .is_some_and(|client| client.refreshes);
+    if refreshes && !grant.redirect_uri.is_empty() {
         let refresh = state.random_id();
         lock(&state.refresh_tokens).insert(refresh.clone(), grant);
         answer["refresh_token"] = json!(refresh);

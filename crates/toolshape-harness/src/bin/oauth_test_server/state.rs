@@ -34,6 +34,8 @@ impl Default for Options {
 pub(crate) struct Client {
     pub(crate) secret: Option<String>,
     pub(crate) redirect_uris: Vec<String>,
+    /// Whether it registered the `refresh_token` grant (it gets refresh tokens).
+    pub(crate) refreshes: bool,
 }
 
 /// What an authorization code or a refresh token stands for.
@@ -107,6 +109,7 @@ impl State {
                 let client = Client {
                     secret: Some(secret.clone()),
                     redirect_uris: Vec::new(),
+                    refreshes: false,
                 };
                 (id.clone(), client)
             })
