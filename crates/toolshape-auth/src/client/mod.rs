@@ -33,6 +33,7 @@ mod discovery;
 mod error;
 mod keys;
 mod loopback;
+mod obtain;
 mod registration;
 mod session;
 mod store;

@@ -12,17 +12,15 @@ use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderValue};
 use toolshape::client::{AuthChallenge, AuthRequest};
 
-use super::authorize;
 use super::config::{Grant, TokenAuthMethod};
 use super::discovery::{self, Discovered, canonical};
 use super::keys::DpopKey;
 use super::registration::{self, RegisteredClient, RegistrationSettings};
 use super::store::StoredToken;
-use super::token::{Issued, TokenEndpoint, exchange_id_token};
+use super::token::{Issued, TokenEndpoint};
 use super::{AuthError, Inner};
 use crate::challenge::{self, Challenge};
 use crate::jose::{b64url, now};
-use crate::metadata::AuthorizationServerMetadata;
 
 /// A token refused on its very first use this many times in a row ends the
 /// attempts: the server does not take what its authorization server issues.
@@ -74,9 +72,9 @@ pub(crate) struct FlowState {
     step_ups: Vec<BTreeSet<String>>,
     fresh_refusals: usize,
     /// The authorization servers' latest DPoP nonces, by issuer.
-    nonces: HashMap<String, String>,
+    pub(super) nonces: HashMap<String, String>,
     /// A non-interactive grant that failed is not tried again.
-    grant_failed: bool,
+    pub(super) grant_failed: bool,
 }
 
 pub(crate) struct Session<'a> {
@@ -298,125 +296,6 @@ impl Session<'_> {
         Ok(true)
     }
 
-    /// A new token by the configured grant.
-    async fn obtain(
-        &self,
-        flow: &mut FlowState,
-        discovered: &Discovered,
-        mut scopes: BTreeSet<String>,
-    ) -> Result<(), AuthError> {
-        let settings = &self.inner.settings;
-        let fetch = &self.inner.fetch;
-        scopes.extend(settings.scopes.iter().cloned());
-        let metadata = &discovered.metadata;
-        let token_url = discovered.endpoint(fetch, &metadata.token_endpoint, "token endpoint")?;
-        let dpop = (settings.dpop
-            && AuthorizationServerMetadata::lists(
-                &metadata.dpop_signing_alg_values_supported,
-                "ES256",
-            ))
-        .then(DpopKey::generate)
-        .transpose()?;
-        let nonce = Mutex::new(flow.nonces.get(&discovered.issuer).cloned());
-        let at = Endpoint {
-            fetch,
-            url: &token_url,
-            discovered,
-            dpop: dpop.as_ref(),
-            nonce: &nonce,
-        };
-        let registration = self.registration();
-        let (client, issued) = match &settings.grant {
-            Grant::AuthorizationCode => {
-                if settings.offline_access
-                    && AuthorizationServerMetadata::lists(
-                        &metadata.scopes_supported,
-                        "offline_access",
-                    )
-                {
-                    scopes.insert("offline_access".into());
-                }
-                let consent = Arc::clone(self.inner.consent.as_ref().ok_or(AuthError::NoConsent)?);
-                let redirect = consent.redirect_uri().clone();
-                let client = registration::client_for(
-                    &registration,
-                    fetch,
-                    self.inner.store.as_ref(),
-                    discovered,
-                    &redirect,
-                )
-                .await?;
-                let pending = authorize::start(fetch, discovered, &client, &redirect, &scopes)?;
-                let callback = consent
-                    .authorize(&pending.url)
-                    .await
-                    .map_err(AuthError::Consent)?;
-                let code = pending.code(&callback)?;
-                let issued = at
-                    .with(&client)
-                    .code(code, pending.verifier, &redirect)
-                    .await?;
-                (client, issued)
-            }
-            grant => {
-                let client = registration::pre_registered(settings.identity.as_ref(), discovered)?
-                    .ok_or(AuthError::NoIdentity)?;
-                let issued = match grant {
-                    Grant::JwtBearer(source) => {
-                        let assertion = source
-                            .assertion(&discovered.issuer)
-                            .await
-                            .map_err(AuthError::Assertion)?;
-                        at.with(&client).jwt_bearer(&assertion, &scopes).await
-                    }
-                    Grant::IdentityAssertion(idp) => {
-                        let idp_url = discovery::parse_url(&idp.idp_token_endpoint)?;
-                        let idp_client = RegisteredClient {
-                            client_id: idp.idp_client_id.clone().unwrap_or_default(),
-                            method: if idp.idp_client_secret.is_some() {
-                                TokenAuthMethod::ClientSecretPost
-                            } else {
-                                TokenAuthMethod::None
-                            },
-                            secret: idp.idp_client_secret.clone(),
-                            key: None,
-                        };
-                        let id_token = idp
-                            .id_token
-                            .assertion(&idp.idp_token_endpoint)
-                            .await
-                            .map_err(AuthError::Assertion)?;
-                        let grant = exchange_id_token(
-                            fetch,
-                            &idp_url,
-                            &idp_client,
-                            &id_token,
-                            &discovered.issuer,
-                            &discovered.resource,
-                            &scopes,
-                        )
-                        .await;
-                        match grant {
-                            Ok(grant) => at.with(&client).jwt_bearer(&grant, &scopes).await,
-                            Err(error) => Err(error),
-                        }
-                    }
-                    _ => at.with(&client).client_credentials(&scopes).await,
-                };
-                if issued.is_err() && !matches!(grant, Grant::ClientCredentials) {
-                    // RFC 7523 grants are not retried (SEP-1933): the assertion was refused.
-                    flow.grant_failed = true;
-                }
-                (client, issued?)
-            }
-        };
-        if let Some(nonce) = lock(&nonce).clone() {
-            flow.nonces.insert(discovered.issuer.clone(), nonce);
-        }
-        self.install(discovered, &client.client_id, scopes, issued, dpop, None)
-            .await
-    }
-
     /// Refreshes `refused` (a kept token) with the authorization server found.
     async fn refresh(
         &self,
@@ -501,7 +380,7 @@ impl Session<'_> {
     }
 
     /// Makes `issued` the token in use, and keeps it.
-    async fn install(
+    pub(super) async fn install(
         &self,
         discovered: &Discovered,
         client_id: &str,
@@ -537,7 +416,7 @@ impl Session<'_> {
         Ok(())
     }
 
-    fn registration(&self) -> RegistrationSettings<'_> {
+    pub(super) fn registration(&self) -> RegistrationSettings<'_> {
         let settings = &self.inner.settings;
         RegistrationSettings {
             identity: settings.identity.as_ref(),
@@ -546,29 +425,6 @@ impl Session<'_> {
             client_name: &settings.client_name,
             application_type: settings.application_type,
             offline_access: settings.offline_access,
-        }
-    }
-}
-
-/// What every token request of one grant shares.
-struct Endpoint<'e> {
-    fetch: &'e crate::fetch::Fetcher,
-    url: &'e url::Url,
-    discovered: &'e Discovered,
-    dpop: Option<&'e DpopKey>,
-    nonce: &'e Mutex<Option<String>>,
-}
-
-impl<'e> Endpoint<'e> {
-    fn with(&self, client: &'e RegisteredClient) -> TokenEndpoint<'e> {
-        TokenEndpoint {
-            fetch: self.fetch,
-            url: self.url.clone(),
-            issuer: &self.discovered.issuer,
-            resource: &self.discovered.resource,
-            client,
-            dpop: self.dpop,
-            nonce: self.nonce,
         }
     }
 }
@@ -592,7 +448,7 @@ fn parse_scopes(text: &str) -> BTreeSet<String> {
     text.split_ascii_whitespace().map(str::to_owned).collect()
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
