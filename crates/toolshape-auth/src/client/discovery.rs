@@ -132,10 +132,7 @@ async fn resource_metadata(
         let url = parse_url(named)?;
         return match fetch.get_json::<ProtectedResourceMetadata>(&url).await? {
             Some(found) => Ok(Some(found)),
-            None => Err(AuthError::NoServerMetadata {
-                issuer: server.to_string(),
-                detail: format!("the resource metadata {url} named by the server is missing"),
-            }),
+            None => Err(AuthError::NoResourceMetadata(url.to_string())),
         };
     }
     for url in protected_resource_candidates(server) {

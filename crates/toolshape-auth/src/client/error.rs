@@ -23,6 +23,9 @@ pub enum AuthError {
         /// The server connected to.
         server: String,
     },
+    /// The protected-resource metadata the server named is not there.
+    #[error("the server names its resource metadata {0}, and there is none there")]
+    NoResourceMetadata(String),
     /// The protected-resource metadata names no authorization server.
     #[error("the protected resource metadata names no authorization server")]
     NoAuthorizationServer,
