@@ -17,12 +17,15 @@ cargo clippy --locked -q -p toolshape --no-default-features -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features server-http -- -D warnings
 cargo clippy --locked -q -p toolshape --no-default-features --features client-http -- -D warnings
 cargo clippy --locked -q -p toolshape-schema --no-default-features -- -D warnings
+cargo clippy --locked -q -p toolshape-auth --no-default-features --features client -- -D warnings
+cargo clippy --locked -q -p toolshape-auth --no-default-features --features server -- -D warnings
 
 step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
 export TOOLSHAPE_PEERS="$PWD/target/peers"
 
-step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
+step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback, OAuth)"
+command -v openssl >/dev/null || { echo "the OAuth tests generate RSA keys with the \`openssl\` command: install it" >&2; exit 1; }
 cargo test --workspace --locked
 
 step "JSON-Schema-Test-Suite, one line per dialect"
@@ -32,6 +35,9 @@ cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --no
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
 bash interop/run.sh
+
+step "OAuth interop (TypeScript SDK client and the CLI against a protected toolshape serve)"
+bash interop/auth/run.sh
 
 step "the official MCP conformance suite (server and client; 0.1.16 and the 0.2.0 alpha)"
 bash conformance/run.sh
