@@ -63,58 +63,70 @@ impl LoopbackConsent {
         self
     }
 
+    /// Serves connections (each on its own, so that an idle one a browser
+    /// opened ahead does not hold up the one with the callback) until the
+    /// callback arrives.
     async fn wait(&self) -> Result<Url, crate::BoxError> {
         let listener = TcpListener::from_std(self.listener.try_clone()?)?;
-        for _ in 0..MAX_CONNECTIONS {
-            let (stream, _) = listener.accept().await?;
-            match tokio::time::timeout(Duration::from_secs(10), self.serve(stream)).await {
-                Ok(Ok(Some(callback))) => return Ok(callback),
-                Ok(Ok(None)) => {}
-                Ok(Err(error)) => {
-                    tracing::debug!(%error, "a connection to the redirect listener failed")
+        let mut connections = tokio::task::JoinSet::new();
+        let mut accepted = 0;
+        loop {
+            tokio::select! {
+                incoming = listener.accept(), if accepted < MAX_CONNECTIONS => {
+                    let (stream, _) = incoming?;
+                    accepted += 1;
+                    let redirect = self.redirect_uri.clone();
+                    connections.spawn(tokio::time::timeout(Duration::from_secs(10), serve(redirect, stream)));
                 }
-                Err(_) => {
-                    tracing::debug!("a connection to the redirect listener sent nothing in time")
-                }
+                Some(done) = connections.join_next() => match done {
+                    Ok(Ok(Ok(Some(callback)))) => return Ok(callback),
+                    Ok(Ok(Ok(None))) => {}
+                    Ok(Ok(Err(error))) => tracing::debug!(%error, "a connection to the redirect listener failed"),
+                    Ok(Err(_)) => tracing::debug!("a connection to the redirect listener sent nothing in time"),
+                    Err(error) => tracing::debug!(%error, "a redirect listener task failed"),
+                },
+                else => return Err("too many requests to the redirect listener without the callback".into()),
             }
         }
-        Err("too many requests to the redirect listener without the callback".into())
     }
+}
 
-    /// Reads one request; the callback's URL when it is the callback.
-    async fn serve(&self, mut stream: TcpStream) -> io::Result<Option<Url>> {
-        let mut head = Vec::with_capacity(1024);
-        let mut buffer = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let read = stream.read(&mut buffer).await?;
-            if read == 0 || head.len() + read > MAX_HEAD_BYTES {
-                return Ok(None);
-            }
-            head.extend_from_slice(&buffer[..read]);
+/// Reads one request; the callback's URL when it is the callback.
+async fn serve(redirect: Url, mut stream: TcpStream) -> io::Result<Option<Url>> {
+    let mut head = Vec::with_capacity(1024);
+    let mut buffer = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let read = stream.read(&mut buffer).await?;
+        if read == 0 || head.len() + read > MAX_HEAD_BYTES {
+            return Ok(None);
         }
-        let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
-        let line = String::from_utf8_lossy(line);
-        let mut words = line.split(' ');
-        let (method, target) = (
-            words.next().unwrap_or_default(),
-            words.next().unwrap_or_default(),
-        );
-        let callback = match self.redirect_uri.join(target) {
-            Ok(url) if method == "GET" && url.path() == CALLBACK_PATH => Some(url),
-            _ => None,
-        };
-        let (status, body) = match callback {
-            Some(_) => ("200 OK", DONE_PAGE),
-            None => ("404 Not Found", "not found"),
-        };
-        let response = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(response.as_bytes()).await?;
-        stream.shutdown().await.ok();
-        Ok(callback)
+        head.extend_from_slice(&buffer[..read]);
     }
+    let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let mut words = line.split(' ');
+    let (method, target) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
+    // Only a path on this listener (origin form), never an absolute URL.
+    let callback = match redirect.join(target) {
+        Ok(url) if method == "GET" && target.starts_with('/') && url.path() == CALLBACK_PATH => {
+            Some(url)
+        }
+        _ => None,
+    };
+    let (status, body) = match callback {
+        Some(_) => ("200 OK", DONE_PAGE),
+        None => ("404 Not Found", "not found"),
+    };
+    let response = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(response.as_bytes()).await?;
+    stream.shutdown().await.ok();
+    Ok(callback)
 }
 
 impl Consent for LoopbackConsent {
