@@ -18,6 +18,8 @@ cargo clippy --locked -q -p toolshape --no-default-features --features server-ht
 cargo clippy --locked -q -p toolshape --no-default-features --features client-http -- -D warnings
 cargo clippy --locked -q -p toolshape-schema --no-default-features -- -D warnings
 cargo clippy --locked -q -p toolshape-otc --all-targets -- -D warnings
+cargo clippy --locked -q -p toolshape-auth --no-default-features --features client -- -D warnings
+cargo clippy --locked -q -p toolshape-auth --no-default-features --features server -- -D warnings
 
 step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
@@ -26,7 +28,8 @@ export TOOLSHAPE_PEERS="$PWD/target/peers"
 step "the peers keep their tool contract (legacy and 2026-07-28 eras)"
 python3 peers/check.py
 
-step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback)"
+step "Rust tests (unit, integration, JSON-Schema-Test-Suite, child-process servers, HTTP on loopback, OAuth)"
+command -v openssl >/dev/null || { echo "the OAuth tests generate RSA keys with the \`openssl\` command: install it" >&2; exit 1; }
 cargo test --workspace --locked
 
 step "soak, shortened: stdio and HTTP calls and abandoned sessions, every call accounted for"
@@ -48,6 +51,9 @@ bash scripts/otc-schemathesis.sh 100
 step "interop with the official MCP clients (Python SDK, TypeScript SDK)"
 bash interop/setup.sh
 bash interop/run.sh
+
+step "OAuth interop (TypeScript SDK client and the CLI against a protected toolshape serve)"
+bash interop/auth/run.sh
 
 step "the official MCP conformance suite (server and client; 0.1.16 and the 0.2.0 alpha)"
 bash conformance/run.sh

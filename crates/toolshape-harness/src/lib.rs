@@ -10,6 +10,7 @@
 //! | `conformance_server`, `conformance_client` | what the official conformance suite drives (`conformance/run.sh`) |
 //! | `peer_server` | the peers' two tools (`add`, `get_weather_data`) on toolshape: the side-by-side benchmark |
 //! | `soak` | the soaks of `scripts/soak.sh`: a million pipelined stdio calls, HTTP clients by the dozen, abandoned sessions, every call accounted for and the server's memory measured |
+//! | `oauth_test_server` | a test OAuth authorization server that approves at once: the OAuth client tests and the TypeScript SDK interop (`interop/auth/`) |
 //! | `echo_baseline`, `canned_baseline` | the benchmark's baselines: a JSON echo, and a process that answers every line with a precomputed response |
 
 pub mod asking;

@@ -67,6 +67,13 @@ impl HttpAuth for Tokens {
     fn challenge<'a>(&'a self, challenge: AuthChallenge<'a>) -> AuthFuture<'a, bool> {
         assert_eq!(challenge.status, 401);
         assert!(challenge.headers.contains_key("www-authenticate"));
+        // The refused request's own credentials come back with the challenge.
+        assert!(
+            challenge
+                .sent
+                .get("authorization")
+                .is_some_and(|v| v == "Bearer stale")
+        );
         self.challenges.fetch_add(1, Ordering::SeqCst);
         if self.learns {
             self.good.store(true, Ordering::SeqCst);

@@ -2,6 +2,7 @@
 //! failure maps to an exit code.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -9,6 +10,9 @@ use toolshape::client::{
     Client, ClientError, ClientErrorKind, Negotiation, ServerCommand, StderrMode,
 };
 use toolshape::protocol::ProtocolVersion;
+use toolshape_auth::client::OAuthClient;
+
+use super::oauth::OAuthArgs;
 
 /// Exit codes of the client commands (documented in `--help` and the README).
 pub(crate) mod exit {
@@ -58,6 +62,12 @@ pub(crate) struct ServerArgs {
         value_name = "SERVER COMMAND"
     )]
     command: Vec<String>,
+    #[command(flatten)]
+    oauth: OAuthArgs,
+    /// The OAuth client, made (and authorized) once and shared by every
+    /// connection (`bench --clients N` asks the user once).
+    #[arg(skip)]
+    authorized: tokio::sync::OnceCell<Option<OAuthClient>>,
 }
 
 impl ServerArgs {
@@ -74,6 +84,14 @@ impl ServerArgs {
             .negotiation(negotiation)
             .request_timeout(Duration::from_secs(self.timeout.max(1)));
         if let Some(url) = &self.url {
+            let oauth = self
+                .authorized
+                .get_or_try_init(|| authorize(&self.oauth, url))
+                .await?;
+            let builder = match oauth {
+                Some(oauth) => builder.http_auth(Arc::new(oauth.clone())),
+                None => builder,
+            };
             return builder
                 .connect_http(url)
                 .await
@@ -95,6 +113,19 @@ impl ServerArgs {
             .await
             .map_err(|e| (exit_code(&e), e.to_string()))
     }
+}
+
+/// The OAuth client for `url`, authorized before the first request if the
+/// server wants it: a user's consent then counts against no request timeout.
+async fn authorize(oauth: &OAuthArgs, url: &str) -> Result<Option<OAuthClient>, (u8, String)> {
+    let Some(client) = oauth.client(url)? else {
+        return Ok(None);
+    };
+    client
+        .authorize()
+        .await
+        .map_err(|e| (exit::PROTOCOL, format!("authorization failed: {e}")))?;
+    Ok(Some(client))
 }
 
 /// The exit code for a client error.

@@ -4,6 +4,7 @@ pub(crate) mod bench;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod connect;
+pub(crate) mod oauth;
 pub(crate) mod otc;
 pub(crate) mod serve;
 pub(crate) mod tools;

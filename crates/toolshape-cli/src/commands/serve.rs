@@ -1,4 +1,7 @@
-//! `toolshape serve`: the built-in read-only workspace toolset over stdio.
+//! `toolshape serve`: the built-in read-only workspace toolset over stdio,
+//! or Streamable HTTP (optionally behind OAuth, see [`auth`]).
+
+mod auth;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -68,6 +71,45 @@ pub(crate) struct ServeArgs {
         default_value_t = 1800
     )]
     session_idle_timeout: u64,
+    #[command(flatten)]
+    auth: ServeAuthArgs,
+}
+
+/// OAuth protection of `serve --http`.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "OAuth protection (with --http)")]
+pub(crate) struct ServeAuthArgs {
+    /// Accept only bearer tokens issued by this authorization server (its
+    /// issuer URL); without it the endpoint is open to whoever reaches it.
+    #[arg(long, value_name = "URL", requires = "http")]
+    auth_issuer: Option<String>,
+    /// The endpoint's public URI as clients reach it, which tokens must name
+    /// as their audience (default: http://<bound address>/mcp; needed when
+    /// bound to 0.0.0.0 or behind a proxy).
+    #[arg(long, value_name = "URI", requires = "auth_issuer")]
+    auth_resource: Option<String>,
+    /// The authorization server's key set URL (default: the jwks_uri of its
+    /// metadata).
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "auth_issuer",
+        conflicts_with = "auth_jwks_file"
+    )]
+    auth_jwks_url: Option<String>,
+    /// A JWK Set file with the authorization server's public keys (no fetching).
+    #[arg(long, value_name = "PATH", requires = "auth_issuer")]
+    auth_jwks_file: Option<PathBuf>,
+    /// A scope every request needs (repeatable).
+    #[arg(long, value_name = "SCOPE", requires = "auth_issuer")]
+    auth_scope: Vec<String>,
+    /// TOOL=SCOPE[,SCOPE...]: scopes a call of TOOL needs besides --auth-scope (repeatable).
+    #[arg(long, value_name = "TOOL=SCOPES", requires = "auth_issuer")]
+    auth_tool_scope: Vec<String>,
+    /// Fetch the authorization server's metadata and keys over plain http
+    /// even from hosts that are not loopback.
+    #[arg(long, requires = "auth_issuer")]
+    auth_allow_http: bool,
 }
 
 impl ServeArgs {
@@ -130,7 +172,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             },
             None => None,
         };
-        return serve_both(&server, args.http.map(|a| (a, options)), otc).await;
+        return serve_both(&server, args.http.map(|a| (a, options)), otc, &args.auth).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {
@@ -167,6 +209,7 @@ async fn serve_both(
     server: &Server,
     mcp: Option<(std::net::SocketAddr, HttpOptions)>,
     otc: Option<(std::net::SocketAddr, toolshape_otc::OtcOptions)>,
+    auth: &ServeAuthArgs,
 ) -> ExitCode {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let signal = async move {
@@ -182,13 +225,44 @@ async fn serve_both(
     };
     let mut serving = tokio::task::JoinSet::new();
     if let Some((address, options)) = mcp {
+        if auth.auth_issuer.is_none() && !address.ip().is_loopback() {
+            eprintln!(
+                "toolshape serve: warning: {address} is reachable beyond this machine and nothing \
+                 checks who calls: anyone who reaches it can read the workspace. Protect it with \
+                 --auth-issuer (OAuth), or bind 127.0.0.1."
+            );
+        }
         let (listener, bound) = match bind(address).await {
             Ok(bound) => bound,
             Err(code) => return code,
         };
-        eprintln!("toolshape: serving MCP on http://{bound}{}", options.path);
+        let bound_address = listener.local_addr().unwrap_or(address);
+        let protection = match auth::protection(auth, bound_address, &options.path) {
+            Ok(protection) => protection,
+            Err(message) => {
+                eprintln!("toolshape serve: {message}");
+                return ExitCode::from(2);
+            }
+        };
+        match &protection {
+            Some(protected) => eprintln!(
+                "toolshape: serving MCP on http://{bound}{} (OAuth: tokens of {} for {})",
+                options.path,
+                auth.auth_issuer.as_deref().unwrap_or_default(),
+                protected.metadata().resource
+            ),
+            None => eprintln!("toolshape: serving MCP on http://{bound}{}", options.path),
+        }
+        let wrap = move |router| match &protection {
+            Some(protected) => protected.protect(router),
+            None => router,
+        };
         let (server, shutdown) = (server.clone(), shutdown());
-        serving.spawn(async move { server.serve_http(listener, options, shutdown).await });
+        serving.spawn(async move {
+            server
+                .serve_http_with(listener, options, wrap, shutdown)
+                .await
+        });
     }
     if let Some((address, options)) = otc {
         let (listener, bound) = match bind(address).await {

@@ -8,13 +8,87 @@
 //! the client negotiates by itself) and scenario data in
 //! `MCP_CONFORMANCE_CONTEXT` (JSON). Exits 0 when the scenario's steps
 //! succeeded, 1 (with the error on stderr) otherwise.
+//!
+//! The `auth/*` scenarios put their MCP server behind OAuth: the client then
+//! authorizes with [`toolshape_auth::client::OAuthClient`], consenting
+//! headlessly (the suite's authorization servers approve at once), with the
+//! credentials the scenario's context hands over.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, ClientError, Negotiation};
 use toolshape::protocol::ProtocolVersion;
+use toolshape_auth::Secret;
+use toolshape_auth::client::{
+    ClientIdentity, Grant, HeadlessConsent, IdentityAssertion, OAuthClient, SigningKey,
+    StaticAssertion,
+};
+
+/// The Client ID Metadata Document URL the suite expects (it never fetches it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+/// The redirect URI claimed; nothing listens there (the consent is headless).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The OAuth client an `auth/*` scenario needs (none for the others).
+fn oauth(scenario: &str, context: &Value, url: &str) -> Result<Option<OAuthClient>, String> {
+    if !scenario.starts_with("auth/") {
+        return Ok(None);
+    }
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    let required = |key: &str| text(key).ok_or_else(|| format!("the context has no {key}"));
+    let error = |e: toolshape_auth::client::AuthError| e.to_string();
+    let consent = HeadlessConsent::new(REDIRECT_URI).map_err(error)?;
+    let mut builder = OAuthClient::builder(url)
+        .map_err(error)?
+        .client_name("toolshape-conformance-client")
+        .consent(Arc::new(consent))
+        .client_metadata_url(CLIENT_METADATA_URL)
+        .map_err(error)?;
+    let identity = || -> Result<ClientIdentity, String> {
+        let mut identity = ClientIdentity::new(required("client_id")?);
+        if let Some(secret) = text("client_secret") {
+            identity = identity.secret(secret);
+        }
+        Ok(identity)
+    };
+    builder = match scenario {
+        "auth/client-credentials-basic" => builder
+            .identity(identity()?)
+            .grant(Grant::ClientCredentials),
+        "auth/client-credentials-jwt" => {
+            let algorithm = text("signing_algorithm").unwrap_or("ES256");
+            let key = SigningKey::from_pem(required("private_key_pem")?.as_bytes(), algorithm)
+                .map_err(|e| e.to_string())?;
+            builder
+                .identity(identity()?.private_key(key))
+                .grant(Grant::ClientCredentials)
+        }
+        "auth/wif-jwt-bearer" => {
+            let assertion = StaticAssertion(Secret::new(required("valid_jwt")?));
+            builder
+                .identity(identity()?)
+                .grant(Grant::JwtBearer(Arc::new(assertion)))
+        }
+        "auth/enterprise-managed-authorization" | "auth/cross-app-access-complete-flow" => {
+            let idp = IdentityAssertion {
+                idp_token_endpoint: required("idp_token_endpoint")?.to_owned(),
+                idp_client_id: text("idp_client_id").map(str::to_owned),
+                idp_client_secret: None,
+                id_token: Arc::new(StaticAssertion(Secret::new(required("idp_id_token")?))),
+            };
+            builder
+                .identity(identity()?)
+                .grant(Grant::IdentityAssertion(idp))
+        }
+        // Pre-registration hands a client id (and secret) over; the rest register.
+        _ if text("client_id").is_some() => builder.identity(identity()?),
+        _ => builder,
+    };
+    builder.build().map(Some).map_err(error)
+}
 
 /// Calls `name` and fails on a transport, protocol or tool error.
 async fn call(client: &Client, name: &str, arguments: Value) -> Result<(), String> {
@@ -82,6 +156,13 @@ async fn run(client: &Client, scenario: &str, context: &Value) -> Result<(), Str
             }
             outcome
         }
+        // Behind OAuth: list, then call the scenario server's one tool.
+        auth if auth.starts_with("auth/") => {
+            if tools.iter().any(|tool| tool.name == "test-tool") {
+                call(client, "test-tool", json!({})).await?;
+            }
+            Ok(())
+        }
         _ => {
             // Scenarios that hand the calls to make in the context.
             let calls = context
@@ -127,12 +208,19 @@ async fn main() -> ExitCode {
         Err(_) => Negotiation::Auto,
     };
     eprintln!("scenario {scenario:?} against {url} ({negotiation:?})");
-    let connected = Client::builder()
+    let mut builder = Client::builder()
         .client_info("toolshape-conformance-client", env!("CARGO_PKG_VERSION"))
         .negotiation(negotiation)
-        .request_timeout(Duration::from_secs(10))
-        .connect_http(&url)
-        .await;
+        .request_timeout(Duration::from_secs(10));
+    match oauth(&scenario, &context, &url) {
+        Ok(Some(oauth)) => builder = builder.http_auth(Arc::new(oauth)),
+        Ok(None) => {}
+        Err(error) => {
+            eprintln!("conformance_client: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let connected = builder.connect_http(&url).await;
     let client = match connected {
         Ok(client) => client,
         Err(error) => {

@@ -34,6 +34,10 @@ pub struct AuthChallenge<'a> {
     pub status: u16,
     /// The response's headers.
     pub headers: &'a HeaderMap,
+    /// The credentials [`HttpAuth::headers`] gave the refused request: a
+    /// hook that renewed them meanwhile (another request's challenge) can
+    /// resend at once instead of authorizing again.
+    pub sent: &'a HeaderMap,
 }
 
 /// Supplies credentials to the HTTP transport and answers challenges.

@@ -163,7 +163,7 @@ impl Exchange {
         let mut attempt = 0;
         loop {
             let credentials = self.auth_headers(method).await?;
-            let response = build(credentials)
+            let response = build(credentials.clone())
                 .send()
                 .await
                 .map_err(TransportError::Http)?;
@@ -182,6 +182,7 @@ impl Exchange {
                 },
                 status,
                 headers: response.headers(),
+                sent: &credentials,
             };
             match auth.challenge(challenge).await {
                 Ok(true) => continue,

@@ -70,11 +70,29 @@ impl Server {
     pub async fn serve_http<F>(
         &self,
         listener: TcpListener,
-        mut options: HttpOptions,
+        options: HttpOptions,
         shutdown: F,
     ) -> io::Result<()>
     where
         F: Future<Output = ()> + Send + 'static,
+    {
+        self.serve_http_with(listener, options, |router| router, shutdown)
+            .await
+    }
+
+    /// [`Server::serve_http`] with the endpoint's router passed through
+    /// `wrap` first: add middleware (authorization) or routes (metadata
+    /// documents) and keep the same bounded, graceful serving.
+    pub async fn serve_http_with<F, W>(
+        &self,
+        listener: TcpListener,
+        mut options: HttpOptions,
+        wrap: W,
+        shutdown: F,
+    ) -> io::Result<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+        W: FnOnce(Router) -> Router,
     {
         if let Ok(address) = listener.local_addr()
             && !address.ip().is_unspecified()
@@ -85,7 +103,7 @@ impl Server {
             (options.max_connections, options.header_read_timeout);
         let write_stall_timeout = self.shared.options.write_stall_timeout;
         let (close, closing) = watch::channel(false);
-        let router = build_router(self, options, closing, close.clone());
+        let router = wrap(build_router(self, options, closing, close.clone()));
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {

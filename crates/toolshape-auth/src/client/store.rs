@@ -1,0 +1,278 @@
+//! Where tokens and client registrations are kept between requests (and,
+//! with [`FileTokenStore`], between runs): tokens by the resource they are
+//! for, registrations by the authorization server that issued them.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{BoxError, Secret};
+
+/// A boxed future of a store operation.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, BoxError>> + Send + 'a>>;
+
+/// A token, with what is needed to use and renew it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct StoredToken {
+    /// The authorization server that issued it (its issuer identifier).
+    pub issuer: String,
+    /// The resource it is for (the `resource` it was requested with).
+    pub resource: String,
+    /// The client it was issued to.
+    pub client_id: String,
+    /// The access token.
+    pub access_token: Secret,
+    /// `Bearer` or `DPoP`.
+    pub token_type: String,
+    /// The refresh token, if one was issued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<Secret>,
+    /// When it expires, seconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The scopes requested for it.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The DPoP key it is bound to (PKCS#8, base64url).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
+}
+
+/// A client registered dynamically with one authorization server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct StoredClient {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret, if one was issued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// How it authenticates at the token endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_method: Option<String>,
+    /// The redirect URIs registered.
+    #[serde(default)]
+    pub redirect_uris: Vec<String>,
+    /// When the secret expires (0 or absent: never), seconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_expires_at: Option<u64>,
+}
+
+/// Keeps tokens (by resource) and registrations (by issuer).
+pub trait TokenStore: Send + Sync + std::fmt::Debug + 'static {
+    /// The token for `resource`.
+    fn token<'a>(&'a self, resource: &'a str) -> StoreFuture<'a, Option<StoredToken>>;
+    /// Replaces (or, with `None`, forgets) the token for `resource`.
+    fn set_token<'a>(
+        &'a self,
+        resource: &'a str,
+        token: Option<StoredToken>,
+    ) -> StoreFuture<'a, ()>;
+    /// The client registered with `issuer`.
+    fn client<'a>(&'a self, issuer: &'a str) -> StoreFuture<'a, Option<StoredClient>>;
+    /// Replaces (or forgets) the client registered with `issuer`.
+    fn set_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: Option<StoredClient>,
+    ) -> StoreFuture<'a, ()>;
+}
+
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct Contents {
+    #[serde(default)]
+    tokens: HashMap<String, StoredToken>,
+    #[serde(default)]
+    clients: HashMap<String, StoredClient>,
+}
+
+/// Keeps everything in memory (the default): tokens live as long as the
+/// client.
+#[derive(Debug, Default)]
+pub struct MemoryTokenStore {
+    contents: Mutex<Contents>,
+}
+
+impl MemoryTokenStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryTokenStore::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Contents) -> T) -> T {
+        let mut contents = self
+            .contents
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut contents)
+    }
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn token<'a>(&'a self, resource: &'a str) -> StoreFuture<'a, Option<StoredToken>> {
+        let found = self.with(|c| c.tokens.get(resource).cloned());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn set_token<'a>(
+        &'a self,
+        resource: &'a str,
+        token: Option<StoredToken>,
+    ) -> StoreFuture<'a, ()> {
+        self.with(|c| match token {
+            Some(token) => c.tokens.insert(resource.to_owned(), token),
+            None => c.tokens.remove(resource),
+        });
+        Box::pin(async { Ok(()) })
+    }
+
+    fn client<'a>(&'a self, issuer: &'a str) -> StoreFuture<'a, Option<StoredClient>> {
+        let found = self.with(|c| c.clients.get(issuer).cloned());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn set_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: Option<StoredClient>,
+    ) -> StoreFuture<'a, ()> {
+        self.with(|c| match client {
+            Some(client) => c.clients.insert(issuer.to_owned(), client),
+            None => c.clients.remove(issuer),
+        });
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Largest store file read, in bytes.
+pub const MAX_STORE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Keeps everything in one JSON file, readable by its owner only (mode
+/// 0600 on Unix), replaced atomically on each change; a missing file is an
+/// empty store.
+#[derive(Debug)]
+pub struct FileTokenStore {
+    path: PathBuf,
+    lock: tokio::sync::Mutex<()>,
+}
+
+impl FileTokenStore {
+    /// A store in the file at `path` (created when first written).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileTokenStore {
+            path: path.into(),
+            lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    async fn read(&self) -> Result<Contents, BoxError> {
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || read_file(&path)).await?
+    }
+
+    async fn update(
+        &self,
+        change: impl FnOnce(&mut Contents) + Send + 'static,
+    ) -> Result<(), BoxError> {
+        let _one_writer = self.lock.lock().await;
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut contents = read_file(&path)?;
+            change(&mut contents);
+            write_file(&path, &contents)
+        })
+        .await?
+    }
+}
+
+fn read_file(path: &std::path::Path) -> Result<Contents, BoxError> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Contents::default());
+        }
+        Err(error) => return Err(format!("{}: {error}", path.display()).into()),
+    };
+    let mut text = Vec::new();
+    file.take(MAX_STORE_FILE_BYTES + 1).read_to_end(&mut text)?;
+    if text.len() as u64 > MAX_STORE_FILE_BYTES {
+        return Err(format!(
+            "{} is larger than {MAX_STORE_FILE_BYTES} bytes",
+            path.display()
+        )
+        .into());
+    }
+    serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+fn write_file(path: &std::path::Path, contents: &Contents) -> Result<(), BoxError> {
+    use std::io::Write;
+    let text = serde_json::to_vec_pretty(contents)?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&directory)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "tokens".into());
+    let temporary = directory.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&temporary)?;
+    file.write_all(&text)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&temporary, path)?;
+    Ok(())
+}
+
+impl TokenStore for FileTokenStore {
+    fn token<'a>(&'a self, resource: &'a str) -> StoreFuture<'a, Option<StoredToken>> {
+        Box::pin(async move { Ok(self.read().await?.tokens.remove(resource)) })
+    }
+
+    fn set_token<'a>(
+        &'a self,
+        resource: &'a str,
+        token: Option<StoredToken>,
+    ) -> StoreFuture<'a, ()> {
+        let resource = resource.to_owned();
+        Box::pin(self.update(move |c| {
+            match token {
+                Some(token) => c.tokens.insert(resource, token),
+                None => c.tokens.remove(&resource),
+            };
+        }))
+    }
+
+    fn client<'a>(&'a self, issuer: &'a str) -> StoreFuture<'a, Option<StoredClient>> {
+        Box::pin(async move { Ok(self.read().await?.clients.remove(issuer)) })
+    }
+
+    fn set_client<'a>(
+        &'a self,
+        issuer: &'a str,
+        client: Option<StoredClient>,
+    ) -> StoreFuture<'a, ()> {
+        let issuer = issuer.to_owned();
+        Box::pin(self.update(move |c| {
+            match client {
+                Some(client) => c.clients.insert(issuer, client),
+                None => c.clients.remove(&issuer),
+            };
+        }))
+    }
+}

@@ -1,0 +1,204 @@
+//! Bounded HTTP for discovery documents, key sets and token requests: no
+//! redirects followed, time-limited, bodies read up to a limit, and only
+//! `https` URLs (plain `http` only to loopback hosts, or when allowed).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use url::Url;
+
+/// Largest document or token response read, in bytes.
+pub(crate) const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
+
+/// Why fetching something failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// A URL that is neither `https` nor `http` to a loopback host.
+    #[error("{url}: only https URLs are used (plain http only to loopback hosts)")]
+    Insecure {
+        /// The URL.
+        url: String,
+    },
+    /// The request failed (connection, timeout, TLS).
+    #[error("{url}: {source}")]
+    Http {
+        /// The URL.
+        url: String,
+        /// The cause.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The answer's status was not the one expected.
+    #[error("{url}: answered HTTP {status}{}", if detail.is_empty() { String::new() } else { format!(": {detail}") })]
+    Status {
+        /// The URL.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the body.
+        detail: String,
+    },
+    /// The body was larger than the limit.
+    #[error("{url}: the response is larger than {limit} bytes")]
+    TooLarge {
+        /// The URL.
+        url: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// The body was not JSON of the expected shape.
+    #[error("{url}: not the JSON expected: {source}")]
+    Json {
+        /// The URL.
+        url: String,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// A response read whole.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) struct Fetched {
+    pub(crate) status: u16,
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Fetched {
+    pub(crate) fn json<T: DeserializeOwned>(&self, url: &Url) -> Result<T, FetchError> {
+        serde_json::from_slice(&self.body).map_err(|source| FetchError::Json {
+            url: url.to_string(),
+            source,
+        })
+    }
+
+    /// The start of the body, for error messages.
+    pub(crate) fn excerpt(&self) -> String {
+        let text = String::from_utf8_lossy(&self.body[..self.body.len().min(300)]);
+        text.chars().filter(|c| !c.is_control()).collect()
+    }
+}
+
+/// The bounded HTTP client.
+#[derive(Debug, Clone)]
+pub(crate) struct Fetcher {
+    http: reqwest::Client,
+    allow_http: bool,
+}
+
+impl Fetcher {
+    /// A client with `timeout` per request; `allow_http` lets plain http
+    /// reach any host (tests, private networks).
+    pub(crate) fn new(timeout: Duration, allow_http: bool) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Fetcher { http, allow_http })
+    }
+
+    /// Refuses a URL that is not https (or http to a loopback host).
+    pub(crate) fn check(&self, url: &Url) -> Result<(), FetchError> {
+        let allowed = match url.scheme() {
+            "https" => true,
+            "http" => self.allow_http || is_loopback(url),
+            _ => false,
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(FetchError::Insecure {
+                url: url.to_string(),
+            })
+        }
+    }
+
+    /// The underlying client, to build requests with.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// GET `url` with `Accept: application/json`.
+    pub(crate) async fn get(&self, url: &Url) -> Result<Fetched, FetchError> {
+        self.check(url)?;
+        let request = self
+            .http
+            .get(url.clone())
+            .header(http::header::ACCEPT, "application/json");
+        self.send(url, request).await
+    }
+
+    /// Sends `request` (to `url`, already checked) and reads the answer.
+    pub(crate) async fn send(
+        &self,
+        url: &Url,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Fetched, FetchError> {
+        let http_error = |source| FetchError::Http {
+            url: url.to_string(),
+            source,
+        };
+        let mut response = request.send().await.map_err(http_error)?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(http_error)? {
+            if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                return Err(FetchError::TooLarge {
+                    url: url.to_string(),
+                    limit: MAX_RESPONSE_BYTES,
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// GET a JSON document: `Ok(None)` when the server has none there (a 4xx
+    /// status), an error for anything else that is not a 200 with JSON.
+    pub(crate) async fn get_json<T: DeserializeOwned>(
+        &self,
+        url: &Url,
+    ) -> Result<Option<T>, FetchError> {
+        let fetched = self.get(url).await?;
+        match fetched.status {
+            200 => fetched.json(url).map(Some),
+            400..=499 => Ok(None),
+            status => Err(FetchError::Status {
+                url: url.to_string(),
+                status,
+                detail: fetched.excerpt(),
+            }),
+        }
+    }
+}
+
+/// Whether `url` names a loopback host (`localhost`, `*.localhost`, 127/8, ::1).
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// `scheme://host[:port]` (the port only when not the default).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
