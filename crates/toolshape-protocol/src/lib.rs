@@ -47,6 +47,7 @@ pub mod error;
 pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
+pub mod lists;
 pub mod meta;
 pub mod methods;
 pub mod notifications;

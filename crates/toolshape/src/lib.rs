@@ -44,10 +44,15 @@ pub use toolshape_protocol as protocol;
 pub use toolshape_schema as schema;
 
 pub mod client;
+mod completion;
+pub mod prompt;
+pub mod resource;
 mod server;
 pub mod tool;
 mod transport;
 
+pub use prompt::Prompt;
+pub use resource::{Resource, ResourceTemplate};
 pub use server::{BuildError, Server, ServerBuilder, ServerOptions};
 #[cfg(feature = "server-http")]
 pub use server::{HttpOptions, RefusedOrigin, check_host_and_origin, serve_router};

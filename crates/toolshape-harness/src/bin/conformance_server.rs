@@ -8,10 +8,9 @@
 //! listens on 127.0.0.1 and prints `listening on http://127.0.0.1:PORT/mcp`
 //! once ready, then serves until interrupted.
 //!
-//! Not here, because toolshape serves tools only and sends the client no
-//! requests: prompts, resources, completions, sampling, elicitation, roots
-//! and input-required (MRTR) results, tasks. The suite's scenarios for those
-//! are listed, with reasons, in `conformance/expected-failures.txt`.
+//! With them, the prompts, resources, template, completions and the tools
+//! that ask the client (sampling, elicitation, roots, input-required rounds)
+//! of `toolshape_harness::conformance`. Not here: tasks.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolshape::protocol::{ContentBlock, LoggingLevel};
+use toolshape_harness::conformance;
 use toolshape::{HttpOptions, Server, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
 
 /// A 1×1 red PNG.
@@ -254,6 +254,10 @@ async fn main() -> ExitCode {
     }
     let server = match Server::builder("toolshape-conformance", env!("CARGO_PKG_VERSION"))
         .registry(registry)
+        .tools(conformance::asking_tools())
+        .prompts(conformance::prompts())
+        .resources(conformance::resources())
+        .resource_templates(conformance::resource_templates())
         .build()
     {
         Ok(server) => server,

@@ -22,6 +22,7 @@ mod outgoing;
 mod peer;
 mod rounds;
 mod stdio;
+mod surface;
 mod tools;
 
 use std::future::Future;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use toolshape_protocol::Implementation;
 
 use super::options::ServerOptions;
+use crate::prompt::{Prompt, PromptRegistry};
+use crate::resource::{Resource, ResourceLister, ResourceRegistry, ResourceTemplate};
 use super::{Server, Shared};
 use crate::tool::{RegistrationError, Tool, ToolRegistry};
 
@@ -13,12 +15,17 @@ use crate::tool::{RegistrationError, Tool, ToolRegistry};
 #[derive(Debug)]
 pub struct ServerBuilder {
     tools: Vec<Tool>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    listers: Vec<ResourceLister>,
+    prompts: Vec<Prompt>,
     registry: Option<ToolRegistry>,
     options: ServerOptions,
     info: Implementation,
 }
 
-/// The tools a [`ServerBuilder`] could not register, each with its reason.
+/// The tools, resources and prompts a [`ServerBuilder`] could not register,
+/// each with its reason.
 #[derive(Debug, thiserror::Error)]
 #[error("{} tool(s) could not be registered: {}", .errors.len(), list(.errors))]
 pub struct BuildError {
@@ -44,6 +51,10 @@ impl ServerBuilder {
     pub(super) fn new(info: Implementation) -> Self {
         ServerBuilder {
             tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            listers: Vec::new(),
+            prompts: Vec::new(),
             registry: None,
             options: ServerOptions::default(),
             info,
@@ -61,6 +72,58 @@ impl ServerBuilder {
     #[must_use]
     pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// Adds a resource at a fixed URI.
+    #[must_use]
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds resources named by a URI template.
+    #[must_use]
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds resources found at listing time (see [`crate::resource::lister`]).
+    #[must_use]
+    pub fn resources_from(mut self, lister: ResourceLister) -> Self {
+        self.listers.push(lister);
+        self
+    }
+
+    /// Adds several resources.
+    #[must_use]
+    pub fn resources(mut self, resources: impl IntoIterator<Item = Resource>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Adds several resource templates.
+    #[must_use]
+    pub fn resource_templates(
+        mut self,
+        templates: impl IntoIterator<Item = ResourceTemplate>,
+    ) -> Self {
+        self.templates.extend(templates);
+        self
+    }
+
+    /// Adds a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds several prompts.
+    #[must_use]
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = Prompt>) -> Self {
+        self.prompts.extend(prompts);
         self
     }
 
@@ -96,10 +159,34 @@ impl ServerBuilder {
     /// Registers every tool added and builds the server; fails, naming each
     /// tool and why, when any could not be registered (and then registers none).
     pub fn build(self) -> Result<Server, BuildError> {
+        let mut errors = Vec::new();
+        let mut resources = ResourceRegistry::default();
+        for resource in self.resources {
+            if let Err(error) = resources.add(resource) {
+                errors.push(RegistrationError::Resource(error));
+            }
+        }
+        for template in self.templates {
+            if let Err(error) = resources.add_template(template) {
+                errors.push(RegistrationError::Resource(error));
+            }
+        }
+        for lister in self.listers {
+            resources.add_lister(lister);
+        }
+        let mut prompts = PromptRegistry::default();
+        for prompt in self.prompts {
+            if let Err(name) = prompts.add(prompt) {
+                errors.push(RegistrationError::DuplicatePrompt(name));
+            }
+        }
         let registry = self.registry.unwrap_or_default();
-        registry
-            .register_all(self.tools)
-            .map_err(|errors| BuildError { errors })?;
+        if let Err(tool_errors) = registry.register_all(self.tools) {
+            errors.extend(tool_errors);
+        }
+        if !errors.is_empty() {
+            return Err(BuildError { errors });
+        }
         let state_key = match &self.options.request_state_key {
             Some(bytes) => super::asking::StateKey::new(bytes),
             None => super::asking::StateKey::random(),
@@ -110,6 +197,9 @@ impl ServerBuilder {
                 options: self.options,
                 info: self.info,
                 state_key,
+                resources,
+                prompts,
+                resource_updates: tokio::sync::broadcast::channel(256).0,
             }),
         })
     }

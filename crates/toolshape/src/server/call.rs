@@ -1,9 +1,9 @@
-//! A `tools/call` ready to run: its tool looked up once and held to the end,
-//! its revision decided, and where its progress and log messages go.
+//! A request ready to run (see [`Work`]): its revision decided, its handler
+//! found and held to the end, how it may ask the client, and where its
+//! progress and log messages go.
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::meta::RequestMeta;
 use toolshape_protocol::{
@@ -13,54 +13,47 @@ use toolshape_protocol::{
 
 use super::Shared;
 use super::asking::{AskPlan, RequestIdentity, Retry};
-use super::outbox::{Outbox, encode_error, encode_result};
+use super::outbox::Outbox;
 use super::session::Session;
-use super::shape;
-use crate::tool::{
-    Asking, CallOptions, CallOutcome, LogMessage, Progress, RegisteredTool, UnknownTool,
-};
+use super::work::{Answer, Running, Work};
+use crate::tool::{CallOptions, LogMessage, Progress, RegisteredTool, UnknownTool};
 
-/// A `tools/call` ready to run.
+/// A request ready to run.
 pub(crate) struct PreparedCall {
     pub(crate) id: RequestId,
-    pub(crate) tool: Arc<RegisteredTool>,
-    arguments: Option<Map<String, Value>>,
     pub(crate) version: ProtocolVersion,
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
-    /// How the tool asks the client, if it does.
+    /// How the handler asks the client, if it does.
     plan: AskPlan,
+    work: Work,
+}
+
+/// What a request is, for its asking plan: identity and retry.
+pub(crate) struct Asks {
+    pub(crate) identity: RequestIdentity,
+    pub(crate) retry: Retry,
 }
 
 impl PreparedCall {
-    /// Decides the revision and how the tool may ask the client; the call
-    /// holds `tool` (looked up when the request was parsed) to its end.
+    /// Decides the revision and how the handler may ask the client.
     pub(crate) fn prepare(
         shared: &Shared,
         session: &Session,
         id: RequestId,
-        tool: Option<Arc<RegisteredTool>>,
-        call: CallToolParams,
         meta: RequestMeta,
+        asks: Asks,
+        work: impl FnOnce(ProtocolVersion) -> Result<Work, ErrorObject>,
     ) -> Result<PreparedCall, ErrorObject> {
         let version = session.revision(&meta)?;
-        let tool =
-            tool.ok_or_else(|| ErrorObject::invalid_params(UnknownTool::named(&call.name)))?;
-        let arguments = call.arguments;
+        let work = work(version)?;
         let plan = AskPlan::new(
             shared,
             session,
             version,
             meta.client_capabilities.as_ref(),
-            RequestIdentity {
-                method: methods::TOOLS_CALL,
-                name: call.name,
-                arguments: arguments.clone(),
-            },
-            Retry {
-                input_responses: call.input_responses,
-                request_state: call.request_state,
-            },
+            asks.identity,
+            asks.retry,
         )?;
         // 2026-07-28: a request opts in to log messages with `_meta`;
         // before, the session's `logging/setLevel` decides.
@@ -71,109 +64,85 @@ impl PreparedCall {
         };
         Ok(PreparedCall {
             id,
-            tool,
-            arguments,
             version,
             progress_token: meta.progress_token,
             log_level,
             plan,
+            work,
+        })
+    }
+
+    /// A `tools/call`; the call holds `tool` (looked up when the request was
+    /// parsed) to its end.
+    pub(crate) fn tool(
+        shared: &Shared,
+        session: &Session,
+        id: RequestId,
+        tool: Option<Arc<RegisteredTool>>,
+        call: CallToolParams,
+        meta: RequestMeta,
+    ) -> Result<PreparedCall, ErrorObject> {
+        let tool =
+            tool.ok_or_else(|| ErrorObject::invalid_params(UnknownTool::named(&call.name)))?;
+        let asks = Asks {
+            identity: RequestIdentity {
+                method: methods::TOOLS_CALL,
+                name: call.name,
+                arguments: call.arguments.clone(),
+            },
+            retry: Retry {
+                input_responses: call.input_responses,
+                request_state: call.request_state,
+            },
+        };
+        let arguments = call.arguments;
+        PreparedCall::prepare(shared, session, id, meta, asks, |_| {
+            Ok(Work::Tool { tool, arguments })
         })
     }
 
     /// Whether messages may precede the answer: the caller asked for
-    /// progress or log messages, or the tool may ask the client over a
+    /// progress or log messages, or the handler may ask the client over a
     /// handshake session (an HTTP answer is then an event stream).
     #[cfg_attr(not(feature = "server-http"), allow(dead_code))]
     pub(crate) fn wants_notifications(&self) -> bool {
         self.progress_token.is_some()
             || self.log_level.is_some()
-            || self.plan.may_ask_over_session()
+            || (self.work.may_ask() && self.plan.may_ask_over_session())
     }
 
-    /// Runs the call and returns its serialized answer (`None`: it was
-    /// cancelled, nothing is to be sent). Progress reports and log messages
-    /// the caller asked for go to `notifications` as they come; without an
-    /// outbox, or when the caller asked for none, no channel is made.
+    /// Runs the request and returns its answer (`None`: it was cancelled,
+    /// nothing is to be sent). Progress reports and log messages the caller
+    /// asked for go to `notifications` as they come; without an outbox, or
+    /// when the caller asked for none, no channel is made.
     pub(crate) async fn run(
         self,
         shared: &Shared,
         notifications: Option<&Outbox>,
         cancel: oneshot::Receiver<()>,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<Answer> {
         let PreparedCall {
             id,
-            tool,
-            arguments,
             version,
             progress_token,
             log_level,
             plan,
+            work,
         } = self;
         let mut options = CallOptions::new().cancel_on(cancel);
         options.timeout = shared.options.call_timeout;
         let asking = plan.asking(shared, notifications);
-        let outbox = notifications.filter(|_| progress_token.is_some() || log_level.is_some());
-        let outcome = match outbox {
-            None => tool.run(arguments, options, Some(asking.clone())).await,
-            Some(outbox) => {
-                let call = Forwarded {
-                    tool: &tool,
-                    arguments,
-                    options,
-                    asking: asking.clone(),
-                };
-                call.run(outbox, progress_token, log_level).await
-            }
-        };
-        match outcome {
-            CallOutcome::Cancelled => None,
-            CallOutcome::Success(output) => {
-                let result =
-                    shape::success(output, &tool, version, shared.options.text_block_for_modern);
-                Some(encode_result(&id, &result))
-            }
-            CallOutcome::Failed(failure) => Some(match failure.missing_capability() {
-                // 2026-07-28: a request that needs a capability its client
-                // did not declare is a protocol error, not a tool error.
-                Some(required) if version.is_stateless() => encode_error(
-                    Some(&id),
-                    &ErrorObject::missing_required_client_capability(
-                        failure.message(&tool.name),
-                        required,
-                    ),
-                ),
-                _ => encode_result(&id, &shape::failure(&failure, &tool.name, version)),
-            }),
-            CallOutcome::InputRequired(questions) => {
-                let result = plan.input_required(shared, &asking, questions);
-                Some(encode_result(&id, &result))
-            }
-        }
-    }
-}
-
-/// A call whose progress reports and log messages go to an outbox as they
-/// come, all of them before the call's answer.
-struct Forwarded<'a> {
-    tool: &'a RegisteredTool,
-    arguments: Option<Map<String, Value>>,
-    options: CallOptions,
-    asking: Asking,
-}
-
-impl Forwarded<'_> {
-    async fn run(
-        self,
-        outbox: &Outbox,
-        progress_token: Option<ProgressToken>,
-        log_level: Option<LoggingLevel>,
-    ) -> CallOutcome {
-        let Forwarded {
-            tool,
-            arguments,
-            mut options,
+        let running = Running {
+            shared,
+            id: &id,
+            version,
+            plan: &plan,
             asking,
-        } = self;
+        };
+        let outbox = notifications.filter(|_| progress_token.is_some() || log_level.is_some());
+        let Some(outbox) = outbox else {
+            return work.run(running, options).await;
+        };
         let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
         let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
         if progress_token.is_some() {
@@ -182,12 +151,12 @@ impl Forwarded<'_> {
         if let Some(level) = log_level {
             options = options.log(level, log);
         }
-        let running = tool.run(arguments, options, Some(asking));
-        tokio::pin!(running);
-        let outcome = loop {
+        let working = work.run(running, options);
+        tokio::pin!(working);
+        let answer = loop {
             tokio::select! {
                 biased;
-                outcome = &mut running => break outcome,
+                answer = &mut working => break answer,
                 Some(report) = reports.recv() => send_progress(outbox, progress_token.as_ref(), report).await,
                 Some(message) = logs.recv() => send_log(outbox, message).await,
             }
@@ -198,7 +167,17 @@ impl Forwarded<'_> {
         while let Ok(message) = logs.try_recv() {
             send_log(outbox, message).await;
         }
-        outcome
+        answer
+    }
+}
+
+impl Work {
+    /// Whether the work runs a handler that may ask the client.
+    fn may_ask(&self) -> bool {
+        matches!(
+            self,
+            Work::Tool { .. } | Work::Prompt { .. } | Work::Read { .. }
+        )
     }
 }
 

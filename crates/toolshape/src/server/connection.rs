@@ -45,6 +45,11 @@ where
         Arc::clone(&session),
         outbox.clone(),
     ));
+    let updates = tokio::spawn(announce_resource_updates(
+        shared.resource_updates.subscribe(),
+        Arc::clone(&session),
+        outbox.clone(),
+    ));
     let mut lines = LineReader::new(
         BufReader::with_capacity(64 * 1024, reader),
         shared.options.max_message_bytes,
@@ -103,6 +108,7 @@ where
     }
 
     watcher.abort();
+    updates.abort();
     if let Some(outcome) = write_failed {
         // Nobody reads the answers any more: stop the calls in flight.
         connection.calls.abort_all();
@@ -163,6 +169,27 @@ async fn announce_list_changes(
     }
 }
 
+/// Sends `notifications/resources/updated` for the resources the peer
+/// subscribed to.
+async fn announce_resource_updates(
+    mut updates: tokio::sync::broadcast::Receiver<String>,
+    session: Arc<Session>,
+    outbox: Outbox,
+) {
+    loop {
+        match updates.recv().await {
+            Ok(uri) if session.is_subscribed(&uri) => {
+                let params = toolshape_protocol::resources::ResourceUpdatedParams::new(uri);
+                if !outbox.notification(methods::RESOURCES_UPDATED, &params).await {
+                    return;
+                }
+            }
+            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
 impl Connection {
     /// Handles one message; false when the output is gone.
     async fn handle(&mut self, bytes: &[u8]) -> bool {
@@ -208,7 +235,7 @@ impl Connection {
         let mut running = Box::pin(async move {
             let id = call.id.clone();
             if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
-                outbox.send(answer).await;
+                outbox.send(answer.body).await;
             }
             in_flight.finish(&id);
         });

@@ -1,21 +1,31 @@
 //! Answering requests and notifications, whatever transport carried them:
 //! one match on the request parsed once.
 
-use serde_json::json;
-use toolshape_protocol::{ErrorObject, KnownNotification, KnownRequest, Notification, RequestId};
+use std::collections::BTreeMap;
 
-use super::call::PreparedCall;
+use serde_json::{Value, json};
+use toolshape_protocol::completion::{CompleteParams, CompletionRef};
+use toolshape_protocol::prompts::GetPromptParams;
+use toolshape_protocol::resources::ReadResourceParams;
+use toolshape_protocol::{
+    ErrorObject, KnownNotification, KnownRequest, Notification, RequestId, methods,
+};
+
+use super::asking::{RequestIdentity, Retry};
+use super::call::{Asks, PreparedCall};
 use super::in_flight::InFlight;
 use super::outbox::{encode_error, encode_result};
 use super::request::ParsedRequest;
 use super::session::Session;
-use super::{Shared, methods};
+use super::work::{Work, not_found};
+use super::{Shared, methods as answer};
+use crate::resource::MAX_URI_BYTES;
 
 /// What a request needs.
 pub(crate) enum Step {
     /// Its answer, ready now (serialized).
     Answer(Vec<u8>),
-    /// A tool call to run.
+    /// Work to run (a tool call, a prompt, a read...).
     Call(Box<PreparedCall>),
 }
 
@@ -25,7 +35,7 @@ impl Step {
     }
 }
 
-/// Works out a request's answer, or prepares its tool call.
+/// Works out a request's answer, or prepares its work.
 pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) -> Step {
     let ParsedRequest {
         id,
@@ -33,18 +43,69 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
         meta,
         tool,
     } = request;
+    let work = |prepared: Result<PreparedCall, ErrorObject>| match prepared {
+        Ok(prepared) => Step::Call(Box::new(prepared)),
+        Err(error) => Step::error(&id, &error),
+    };
+    let method = body.method();
     let answer = match body {
         KnownRequest::CallTool(call) => {
-            return match PreparedCall::prepare(shared, session, id.clone(), tool, call, meta) {
-                Ok(prepared) => Step::Call(Box::new(prepared)),
-                Err(error) => Step::error(&id, &error),
-            };
+            return work(PreparedCall::tool(
+                shared,
+                session,
+                id.clone(),
+                tool,
+                call,
+                meta,
+            ));
+        }
+        KnownRequest::GetPrompt(params) if !shared.prompts.is_empty() => {
+            return work(prompt(shared, session, &id, params, meta));
+        }
+        KnownRequest::ReadResource(params) if !shared.resources.is_empty() => {
+            return work(read(shared, session, &id, params, meta));
+        }
+        KnownRequest::ListResources(params) if !shared.resources.is_empty() => {
+            let cursor = params.cursor;
+            return work(PreparedCall::prepare(
+                shared,
+                session,
+                id.clone(),
+                meta,
+                plain(methods::RESOURCES_LIST),
+                |_| Ok(Work::ListResources { cursor }),
+            ));
+        }
+        KnownRequest::Complete(params) if offers_completion(shared) => {
+            return work(complete(shared, session, &id, params, meta));
+        }
+        KnownRequest::ListResourceTemplates(params) if !shared.resources.is_empty() => session
+            .revision(&meta)
+            .and_then(|version| answer::list_templates(shared, version, &params, &id)),
+        KnownRequest::ListPrompts(params) if !shared.prompts.is_empty() => session
+            .revision(&meta)
+            .and_then(|version| answer::list_prompts(shared, version, &params, &id)),
+        KnownRequest::Subscribe(params) | KnownRequest::Unsubscribe(params)
+            if !shared.resources.is_empty() =>
+        {
+            session.revision(&meta).and_then(|version| {
+                if version.is_stateless() {
+                    // 2026-07-28: `subscriptions/listen` took their place.
+                    return Err(ErrorObject::method_not_found(method));
+                }
+                if method == methods::RESOURCES_SUBSCRIBE {
+                    session.subscribe(params.uri)?;
+                } else {
+                    session.unsubscribe(&params.uri);
+                }
+                Ok(encode_result(&id, &json!({})))
+            })
         }
         KnownRequest::ListTools(params) => session
             .revision(&meta)
-            .and_then(|version| methods::list_tools(shared, version, &params, &id)),
+            .and_then(|version| answer::list_tools(shared, version, &params, &id)),
         KnownRequest::Initialize(params) => {
-            methods::initialize(shared, session, &params).map(|r| encode_result(&id, &r))
+            answer::initialize(shared, session, &params).map(|r| encode_result(&id, &r))
         }
         KnownRequest::Discover(_) => {
             // A version named in `_meta` must be one this server speaks.
@@ -52,16 +113,159 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
                 Some(_) => session.revision(&meta).map(drop),
                 None => Ok(()),
             };
-            checked.map(|()| encode_result(&id, &methods::discover(shared)))
+            checked.map(|()| encode_result(&id, &answer::discover(shared)))
         }
         KnownRequest::Ping(_) => Ok(encode_result(&id, &json!({}))),
         KnownRequest::SetLoggingLevel(params) => {
             set_level(session, params.level).map(|()| encode_result(&id, &json!({})))
         }
-        // A stream of notifications: only Streamable HTTP serves it.
+        // A stream of notifications (only Streamable HTTP serves it), or a
+        // feature this server does not offer.
         other => Err(ErrorObject::method_not_found(other.method())),
     };
     Step::Answer(answer.unwrap_or_else(|error| encode_error(Some(&id), &error)))
+}
+
+/// The asking plan of a request that asks nothing of the client.
+fn plain(method: &'static str) -> Asks {
+    Asks {
+        identity: RequestIdentity {
+            method,
+            name: String::new(),
+            arguments: None,
+        },
+        retry: Retry::default(),
+    }
+}
+
+fn offers_completion(shared: &Shared) -> bool {
+    !shared.prompts.is_empty() || !shared.resources.is_empty()
+}
+
+fn prompt(
+    shared: &Shared,
+    session: &Session,
+    id: &RequestId,
+    params: GetPromptParams,
+    meta: toolshape_protocol::meta::RequestMeta,
+) -> Result<PreparedCall, ErrorObject> {
+    let found = shared.prompts.get(&params.name).ok_or_else(|| {
+        ErrorObject::invalid_params(format!(
+            "Unknown prompt: {}",
+            toolshape_protocol::text::excerpt(&params.name, 100)
+        ))
+    })?;
+    let arguments = found
+        .arguments(params.arguments.clone())
+        .map_err(ErrorObject::invalid_params)?;
+    let asks = Asks {
+        identity: RequestIdentity {
+            method: methods::PROMPTS_GET,
+            name: params.name,
+            arguments: params.arguments,
+        },
+        retry: Retry {
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        },
+    };
+    let prompt = found.clone();
+    PreparedCall::prepare(shared, session, id.clone(), meta, asks, |_| {
+        Ok(Work::Prompt { prompt, arguments })
+    })
+}
+
+fn read(
+    shared: &Shared,
+    session: &Session,
+    id: &RequestId,
+    params: ReadResourceParams,
+    meta: toolshape_protocol::meta::RequestMeta,
+) -> Result<PreparedCall, ErrorObject> {
+    if params.uri.len() > MAX_URI_BYTES {
+        return Err(ErrorObject::invalid_params(format!(
+            "the URI is longer than {MAX_URI_BYTES} bytes"
+        )));
+    }
+    let resolved = shared
+        .resources
+        .resolve(&params.uri)
+        .ok_or_else(|| not_found(&params.uri))?;
+    let uri = params.uri;
+    let asks = Asks {
+        identity: RequestIdentity {
+            method: methods::RESOURCES_READ,
+            name: uri.clone(),
+            arguments: None,
+        },
+        retry: Retry {
+            input_responses: params.input_responses,
+            request_state: params.request_state,
+        },
+    };
+    PreparedCall::prepare(shared, session, id.clone(), meta, asks, |_| {
+        Ok(Work::Read {
+            uri,
+            reader: resolved.reader,
+            variables: resolved.variables,
+        })
+    })
+}
+
+fn complete(
+    shared: &Shared,
+    session: &Session,
+    id: &RequestId,
+    params: CompleteParams,
+    meta: toolshape_protocol::meta::RequestMeta,
+) -> Result<PreparedCall, ErrorObject> {
+    let argument = params.argument.name;
+    let completer = match &params.reference {
+        CompletionRef::Prompt { name } => shared
+            .prompts
+            .get(name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?
+            .completers
+            .get(&argument)
+            .cloned(),
+        CompletionRef::Resource { uri } => {
+            let offered = shared.resources.templates().iter().any(|t| &t.uri_template == uri);
+            if !offered {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Unknown resource template: {}",
+                    toolshape_protocol::text::excerpt(uri, 200)
+                )));
+            }
+            shared.resources.completer(uri, &argument)
+        }
+        _ => return Err(ErrorObject::invalid_params("unknown completion reference")),
+    };
+    let others: BTreeMap<String, String> = params
+        .context
+        .and_then(|context| context.get("arguments").cloned())
+        .and_then(|arguments| match arguments {
+            Value::Object(map) => Some(map),
+            _ => None,
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(key, value)| value.as_str().map(|text| (key, text.to_owned())))
+        .collect();
+    let partial = params.argument.value;
+    PreparedCall::prepare(
+        shared,
+        session,
+        id.clone(),
+        meta,
+        plain(methods::COMPLETION_COMPLETE),
+        |_| {
+            Ok(Work::Complete {
+                completer,
+                partial,
+                others,
+            })
+        },
+    )
 }
 
 /// `logging/setLevel`: the least severe level of the log messages tools send

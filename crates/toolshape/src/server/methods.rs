@@ -1,7 +1,9 @@
 //! The answers to each MCP method a tools server handles.
 
 use serde_json::value::RawValue;
+use toolshape_protocol::capabilities::ResourcesCapability;
 use toolshape_protocol::lifecycle::InitializeParams;
+use toolshape_protocol::lists::{ListPromptsResult, ListResourceTemplatesResult};
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::version::negotiate_initialize_version;
 use toolshape_protocol::{
@@ -12,10 +14,23 @@ use toolshape_protocol::{
 use super::Shared;
 use super::session::{SUPPORTED, Session};
 
-fn capabilities() -> ServerCapabilities {
+/// What this server offers: tools always; resources, prompts and
+/// completions when it has some.
+fn capabilities(shared: &Shared) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::with_tools(Some(true));
     // Tools may send log messages (`ToolContext::log`).
     capabilities.logging = Some(Default::default());
+    if !shared.resources.is_empty() {
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        capabilities.resources = Some(resources);
+    }
+    if !shared.prompts.is_empty() {
+        capabilities.prompts = Some(Default::default());
+    }
+    if !shared.prompts.is_empty() || !shared.resources.is_empty() {
+        capabilities.completions = Some(Default::default());
+    }
     capabilities
 }
 
@@ -34,7 +49,7 @@ pub(crate) fn initialize(
     if !version.has_icons() {
         info.icons = None;
     }
-    let mut result = InitializeResult::new(version, capabilities(), info);
+    let mut result = InitializeResult::new(version, capabilities(shared), info);
     result.instructions = shared.options.instructions.clone();
     Ok(result)
 }
@@ -43,7 +58,7 @@ pub(crate) fn initialize(
 pub(crate) fn discover(shared: &Shared) -> DiscoverResult {
     let mut result = DiscoverResult::new(
         &SUPPORTED,
-        capabilities(),
+        capabilities(shared),
         shared.options.list_ttl,
         shared.options.cache_scope,
     );
@@ -77,4 +92,43 @@ pub(crate) fn list_tools(
     toolshape_protocol::write_result(&mut out, id, &result)
         .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
     Ok(out)
+}
+
+fn serialized<R: serde::Serialize>(id: &RequestId, result: &R) -> Result<Vec<u8>, ErrorObject> {
+    let mut out = Vec::with_capacity(1024);
+    toolshape_protocol::write_result(&mut out, id, result)
+        .map_err(|e| ErrorObject::internal_error(e.to_string()))?;
+    Ok(out)
+}
+
+/// `resources/templates/list`: one page of the templates.
+pub(crate) fn list_templates(
+    shared: &Shared,
+    version: ProtocolVersion,
+    request: &ListToolsParams,
+    id: &RequestId,
+) -> Result<Vec<u8>, ErrorObject> {
+    let all = shared.resources.templates();
+    let (page, next) = super::pages::page(&all, request.cursor.as_deref(), shared.options.page_size)?;
+    let mut result = ListResourceTemplatesResult::new(page).with_next_cursor(next);
+    if version.is_stateless() {
+        result = result.with_cache_hints(shared.options.list_ttl, shared.options.cache_scope);
+    }
+    serialized(id, &result)
+}
+
+/// `prompts/list`: one page of the prompts, in name order.
+pub(crate) fn list_prompts(
+    shared: &Shared,
+    version: ProtocolVersion,
+    request: &ListToolsParams,
+    id: &RequestId,
+) -> Result<Vec<u8>, ErrorObject> {
+    let all = shared.prompts.list();
+    let (page, next) = super::pages::page(&all, request.cursor.as_deref(), shared.options.page_size)?;
+    let mut result = ListPromptsResult::new(page).with_next_cursor(next);
+    if version.is_stateless() {
+        result = result.with_cache_hints(shared.options.list_ttl, shared.options.cache_scope);
+    }
+    serialized(id, &result)
 }

@@ -12,9 +12,11 @@ mod in_flight;
 mod methods;
 mod options;
 mod outbox;
+mod pages;
 mod request;
 mod session;
 mod shape;
+mod work;
 
 use std::io;
 use std::sync::Arc;
@@ -52,6 +54,29 @@ pub(crate) struct Shared {
     pub(crate) info: Implementation,
     /// Protects the `requestState` of 2026-07-28 rounds.
     pub(crate) state_key: asking::StateKey,
+    pub(crate) resources: crate::resource::ResourceRegistry,
+    pub(crate) prompts: crate::prompt::PromptRegistry,
+    /// URIs of resources that changed (`Server::resource_updated`), for the
+    /// peers subscribed to them.
+    pub(crate) resource_updates: tokio::sync::broadcast::Sender<String>,
+}
+
+impl Shared {
+    /// Whether this server offers `method` (resources, prompts and
+    /// completion only when it has some; everything else it knows).
+    pub(crate) fn offers(&self, method: &str) -> bool {
+        use toolshape_protocol::methods as m;
+        match method {
+            m::RESOURCES_LIST
+            | m::RESOURCES_TEMPLATES_LIST
+            | m::RESOURCES_READ
+            | m::RESOURCES_SUBSCRIBE
+            | m::RESOURCES_UNSUBSCRIBE => !self.resources.is_empty(),
+            m::PROMPTS_LIST | m::PROMPTS_GET => !self.prompts.is_empty(),
+            m::COMPLETION_COMPLETE => !self.resources.is_empty() || !self.prompts.is_empty(),
+            _ => true,
+        }
+    }
 }
 
 impl std::fmt::Debug for Server {
@@ -72,6 +97,14 @@ impl Server {
     /// The tools it serves; add or remove tools here while serving.
     pub fn registry(&self) -> &ToolRegistry {
         &self.shared.registry
+    }
+
+    /// Tells the peers subscribed to the resource `uri` that it changed
+    /// (`notifications/resources/updated`: handshake sessions that called
+    /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
+    /// that named it).
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.shared.resource_updates.send(uri.into());
     }
 
     /// Serves one peer over this process's stdin and stdout until stdin ends

@@ -27,7 +27,12 @@ pub(crate) struct Session {
     client_capabilities: Mutex<Arc<ClientCapabilities>>,
     /// The requests this server sent the peer and waits on.
     pub(crate) requests: Arc<ServerRequests>,
+    /// The resources the peer subscribed to (`resources/subscribe`).
+    subscriptions: Mutex<std::collections::BTreeSet<String>>,
 }
+
+/// Most resources one peer may subscribe to.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Session {
     pub(crate) fn set_handshake(&self, version: ProtocolVersion) {
@@ -52,6 +57,36 @@ impl Session {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         )
+    }
+
+    /// Subscribes the peer to `uri` (bounded in number).
+    pub(crate) fn subscribe(&self, uri: String) -> Result<(), ErrorObject> {
+        let mut subscriptions = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
+            return Err(ErrorObject::invalid_params(format!(
+                "at most {MAX_SUBSCRIPTIONS} resources may be subscribed to"
+            )));
+        }
+        subscriptions.insert(uri);
+        Ok(())
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(uri);
+    }
+
+    /// Whether the peer subscribed to `uri`.
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(uri)
     }
 
     pub(crate) fn handshake(&self) -> Option<ProtocolVersion> {

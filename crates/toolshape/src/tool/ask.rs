@@ -25,8 +25,9 @@ use super::handler::BoxFuture;
 /// How a server asks its client; one per request (legacy sessions send a
 /// request; 2026-07-28 answers from the retry or ends the round).
 pub(crate) trait Asker: Send + Sync + std::fmt::Debug {
-    /// Asks; resolves with the client's result, as JSON.
-    fn ask(&self, ask: Ask) -> BoxFuture<Result<Value, AskError>>;
+    /// Asks (under `key` on 2026-07-28, when given); resolves with the
+    /// client's result, as JSON.
+    fn ask(&self, key: Option<String>, ask: Ask) -> BoxFuture<Result<Value, AskError>>;
 }
 
 /// Who a request's handler may ask, and what the client said it supports.
@@ -125,29 +126,76 @@ fn decode<R: DeserializeOwned>(method: &'static str, answer: Value) -> Result<R,
     })
 }
 
+/// What each question needs the client to have declared.
+fn requirement(ask: &Ask) -> (&'static str, &'static str, ClientCapabilities) {
+    let mut required = ClientCapabilities::default();
+    match ask {
+        Ask::Elicit(params) if params.mode.as_deref() == Some("url") => {
+            let mut modes = Map::new();
+            modes.insert("url".into(), Value::Object(Map::new()));
+            required.elicitation = Some(modes);
+            (
+                "sending the user to a URL (URL-mode elicitation)",
+                "elicitation.url",
+                required,
+            )
+        }
+        Ask::Elicit(_) => {
+            required.elicitation = Some(Map::new());
+            ("asking the user (elicitation)", "elicitation", required)
+        }
+        Ask::Sample(_) => {
+            required.sampling = Some(Map::new());
+            ("asking the client's model (sampling)", "sampling", required)
+        }
+        _ => {
+            required.roots = Some(Default::default());
+            ("listing the client's roots", "roots", required)
+        }
+    }
+}
+
+/// Whether `capabilities` allow `ask`.
+fn allowed(capabilities: &ClientCapabilities, ask: &Ask) -> bool {
+    match ask {
+        Ask::Elicit(params) if params.mode.as_deref() == Some("url") => capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|modes| modes.contains_key("url")),
+        Ask::Elicit(_) => capabilities.supports_elicitation(),
+        Ask::Sample(_) => capabilities.supports_sampling(),
+        _ => capabilities.roots.is_some(),
+    }
+}
+
 impl ToolContext {
     /// The capabilities the client declared, when a client is calling.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
         self.asking().map(|asking| asking.capabilities.as_ref())
     }
 
-    fn asker(
-        &self,
-        what: &'static str,
-        capability: &'static str,
-        declared: impl Fn(&ClientCapabilities) -> bool,
-        required: impl FnOnce() -> ClientCapabilities,
-    ) -> Result<&Arc<dyn Asker>, AskError> {
+    /// Whether the client declared what `ask` needs.
+    pub fn can_ask(&self, ask: &Ask) -> bool {
+        self.client_capabilities()
+            .is_some_and(|capabilities| allowed(capabilities, ask))
+    }
+
+    /// Asks the client `ask` and returns its result as JSON. On 2026-07-28
+    /// the question travels under `key` in the `input_required` result (and
+    /// its answer comes back under it); without a key, one is made from the
+    /// question's kind and order. The client must have declared the
+    /// capability the question needs.
+    pub async fn ask_as(&self, key: Option<&str>, ask: Ask) -> Result<Value, AskError> {
         let asking = self.asking().ok_or(AskError::NoClient)?;
-        if declared(&asking.capabilities) {
-            Ok(&asking.asker)
-        } else {
-            Err(AskError::MissingCapability {
+        if !allowed(&asking.capabilities, &ask) {
+            let (what, capability, required) = requirement(&ask);
+            return Err(AskError::MissingCapability {
                 what,
                 capability,
-                required: Box::new(required()),
-            })
+                required: Box::new(required),
+            });
         }
+        asking.asker.ask(key.map(str::to_owned), ask).await
     }
 
     /// Asks the user, through the client, to fill a form shaped by `T`: the
@@ -161,9 +209,7 @@ impl ToolContext {
         let compiled = engine()
             .compile(&schema)
             .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;
-        let result = self
-            .elicit_form(ElicitParams::form(message, schema))
-            .await?;
+        let result = self.elicit_form(ElicitParams::form(message, schema)).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicitation::Declined),
             ElicitAction::Cancel => Ok(Elicitation::Cancelled),
@@ -178,17 +224,7 @@ impl ToolContext {
 
     /// Asks the user, through the client, with a form given as is.
     pub async fn elicit_form(&self, params: ElicitParams) -> Result<ElicitResult, AskError> {
-        let asker = self.asker(
-            "asking the user (elicitation)",
-            "elicitation",
-            |caps| caps.supports_elicitation(),
-            || {
-                let mut required = ClientCapabilities::default();
-                required.elicitation = Some(Map::new());
-                required
-            },
-        )?;
-        let answer = asker.ask(Ask::Elicit(params)).await?;
+        let answer = self.ask_as(None, Ask::Elicit(params)).await?;
         decode(toolshape_protocol::methods::ELICITATION_CREATE, answer)
     }
 
@@ -199,61 +235,21 @@ impl ToolContext {
         url: impl Into<String>,
         elicitation_id: impl Into<String>,
     ) -> Result<ElicitAction, AskError> {
-        let asker = self.asker(
-            "sending the user to a URL (URL-mode elicitation)",
-            "elicitation.url",
-            |caps| {
-                caps.elicitation
-                    .as_ref()
-                    .is_some_and(|modes| modes.contains_key("url"))
-            },
-            || {
-                let mut modes = Map::new();
-                modes.insert("url".into(), Value::Object(Map::new()));
-                let mut required = ClientCapabilities::default();
-                required.elicitation = Some(modes);
-                required
-            },
-        )?;
-        let answer = asker
-            .ask(Ask::Elicit(ElicitParams::url(message, url, elicitation_id)))
-            .await?;
+        let params = ElicitParams::url(message, url, elicitation_id);
+        let answer = self.ask_as(None, Ask::Elicit(params)).await?;
         let result: ElicitResult = decode(toolshape_protocol::methods::ELICITATION_CREATE, answer)?;
         Ok(result.action)
     }
 
     /// Asks the client's model (sampling).
-    pub async fn sample(
-        &self,
-        params: CreateMessageParams,
-    ) -> Result<CreateMessageResult, AskError> {
-        let asker = self.asker(
-            "asking the client's model (sampling)",
-            "sampling",
-            |caps| caps.supports_sampling(),
-            || {
-                let mut required = ClientCapabilities::default();
-                required.sampling = Some(Map::new());
-                required
-            },
-        )?;
-        let answer = asker.ask(Ask::Sample(params)).await?;
+    pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, AskError> {
+        let answer = self.ask_as(None, Ask::Sample(params)).await?;
         decode(toolshape_protocol::methods::SAMPLING_CREATE_MESSAGE, answer)
     }
 
     /// The client's roots.
     pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
-        let asker = self.asker(
-            "listing the client's roots",
-            "roots",
-            |caps| caps.roots.is_some(),
-            || {
-                let mut required = ClientCapabilities::default();
-                required.roots = Some(Default::default());
-                required
-            },
-        )?;
-        let answer = asker.ask(Ask::Roots).await?;
+        let answer = self.ask_as(None, Ask::Roots).await?;
         let result: ListRootsResult = decode(toolshape_protocol::methods::ROOTS_LIST, answer)?;
         Ok(result.roots)
     }

@@ -7,7 +7,6 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use toolshape_schema::{ValidationError, ValidationErrorKind, Violation};
 
-use std::future::Future as _;
 use std::sync::Arc;
 
 use super::ask::AskContext;
@@ -15,11 +14,11 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::handler::ToolOutput;
 use super::options::CallOptions;
-use super::panic::{CatchPanic, Incident};
 use super::registered::RegisteredTool;
 use super::registry::ToolRegistry;
 use super::requirements::MissingRequirements;
 use super::round::Round;
+use super::running::{Bounds, Ran, drive};
 
 /// How a call ended.
 #[derive(Debug)]
@@ -175,63 +174,17 @@ impl RegisteredTool {
         );
         let round = asking.as_ref().and_then(|asking| asking.round.clone());
         let context = context.with_asking(asking.map(|asking| asking.context));
-        // The handler runs within this call: dropping the call (its caller went
-        // away) drops the handler too, and a panic is caught where it happens.
-        let mut task = CatchPanic::new(self.name.clone(), self.handler.call(context, arguments));
-        let cancelled = async {
-            match options.cancel {
-                // Either a cancel or the canceller going away ends the call.
-                Some(cancel) => {
-                    let _ = cancel.await;
-                }
-                None => std::future::pending().await,
-            }
+        let bounds = Bounds {
+            cancel: options.cancel,
+            timeout: options.timeout,
+            round,
         };
-        let deadline = async {
-            match options.timeout {
-                Some(limit) => tokio::time::sleep(limit).await,
-                None => std::future::pending().await,
-            }
-        };
-        let asked = async {
-            match &round {
-                Some(round) => round.asked().await,
-                None => std::future::pending().await,
-            }
-        };
-        let joined = tokio::select! {
-            joined = &mut task => joined,
-            () = asked => {
-                // Questions asked side by side (`join!`) are all recorded
-                // before the handler waits: one more poll gathers them.
-                let polled = std::future::poll_fn(|cx| {
-                    std::task::Poll::Ready(std::pin::Pin::new(&mut task).poll(cx))
-                })
-                .await;
-                match (polled, &round) {
-                    (std::task::Poll::Ready(joined), _) => joined,
-                    (std::task::Poll::Pending, Some(round)) => {
-                        return CallOutcome::InputRequired(round.take_questions());
-                    }
-                    (std::task::Poll::Pending, None) => return CallOutcome::Cancelled,
-                }
-            }
-            () = cancelled => return CallOutcome::Cancelled,
-            () = deadline => {
-                let limit = options.timeout.unwrap_or_default();
-                tracing::warn!(tool = %self.name, limit_ms = limit.as_millis(), "tool timed out");
-                return CallOutcome::Failed(ToolFailure::TimedOut(limit));
-            }
-        };
-        let output = match joined {
-            Ok(Ok(output)) => output,
-            Ok(Err(error)) => {
-                if let Some(details) = error.developer_details() {
-                    tracing::warn!(tool = %self.name, message = %error.message(), developer_message = %details, "tool failed");
-                }
-                return CallOutcome::Failed(ToolFailure::Tool(error));
-            }
-            Err(Incident(incident)) => return CallOutcome::Failed(ToolFailure::Panicked(incident)),
+        let future = self.handler.call(context, arguments);
+        let output = match drive(self.name.clone(), future, bounds).await {
+            Ran::Done(output) => output,
+            Ran::Failed(failure) => return CallOutcome::Failed(failure),
+            Ran::Cancelled => return CallOutcome::Cancelled,
+            Ran::InputRequired(questions) => return CallOutcome::InputRequired(questions),
         };
         match self.check_output(&output) {
             Ok(()) => CallOutcome::Success(output),

@@ -17,6 +17,7 @@ mod registered;
 mod registry;
 mod requirements;
 mod round;
+mod running;
 mod schema;
 
 pub(crate) use ask::{AskContext, Asker};
@@ -33,3 +34,5 @@ pub use registered::{RegisteredTool, RegistrationError};
 pub use registry::ToolRegistry;
 pub use requirements::{AuthorizationRequirement, Credentials, MissingRequirements, Requirements};
 pub(crate) use round::{MAX_QUESTIONS, Round};
+pub(crate) use running::{Bounds, Ran, drive};
+pub(crate) use schema::derive_input as derive_input_schema;

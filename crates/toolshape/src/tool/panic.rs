@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use super::error::ToolError;
-use super::handler::{BoxFuture, ToolOutput};
+use super::handler::BoxFuture;
 
 /// Most characters of a panic message written to the log.
 const MAX_LOGGED_CHARS: usize = 500;
@@ -54,22 +54,19 @@ pub(crate) fn record(tool: &str, payload: &(dyn std::any::Any + Send)) -> Incide
 }
 
 /// Polls a handler, turning a panic into an [`Incident`]; it is not polled again after.
-pub(crate) struct CatchPanic {
-    future: BoxFuture<Result<ToolOutput, ToolError>>,
+pub(crate) struct CatchPanic<T> {
+    future: BoxFuture<Result<T, ToolError>>,
     tool: std::sync::Arc<str>,
 }
 
-impl CatchPanic {
-    pub(crate) fn new(
-        tool: std::sync::Arc<str>,
-        future: BoxFuture<Result<ToolOutput, ToolError>>,
-    ) -> Self {
+impl<T> CatchPanic<T> {
+    pub(crate) fn new(tool: std::sync::Arc<str>, future: BoxFuture<Result<T, ToolError>>) -> Self {
         CatchPanic { future, tool }
     }
 }
 
-impl Future for CatchPanic {
-    type Output = Result<Result<ToolOutput, ToolError>, Incident>;
+impl<T> Future for CatchPanic<T> {
+    type Output = Result<Result<T, ToolError>, Incident>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -108,6 +108,12 @@ pub enum RegistrationError {
         #[source]
         source: ParamHeaderError,
     },
+    /// A resource could not be registered.
+    #[error(transparent)]
+    Resource(#[from] crate::resource::ResourceError),
+    /// A prompt of this name is already registered.
+    #[error("a prompt named {0:?} is already registered")]
+    DuplicatePrompt(String),
     /// The tool definition could not be serialized.
     #[error("tool {tool:?} could not be serialized: {source}")]
     Serialize {

@@ -27,7 +27,7 @@ pub(crate) struct Round {
 }
 
 /// The key of the `n`th question (from 1) a request asks.
-fn key(ask: &Ask, n: usize) -> String {
+fn generated_key(ask: &Ask, n: usize) -> String {
     let kind = match ask {
         Ask::Elicit(_) => "elicitation",
         Ask::Sample(_) => "sampling",
@@ -74,7 +74,7 @@ impl Round {
 }
 
 impl Asker for Round {
-    fn ask(&self, ask: Ask) -> BoxFuture<Result<Value, AskError>> {
+    fn ask(&self, key: Option<String>, ask: Ask) -> BoxFuture<Result<Value, AskError>> {
         let n = self.asked.fetch_add(1, Ordering::AcqRel) + 1;
         if n > MAX_QUESTIONS {
             return Box::pin(async {
@@ -84,7 +84,7 @@ impl Asker for Round {
                 })
             });
         }
-        let key = key(&ask, n);
+        let key = key.unwrap_or_else(|| generated_key(&ask, n));
         if let Some(answer) = self.answers.get(&key) {
             let answer = answer.clone();
             return Box::pin(async move { Ok(answer) });

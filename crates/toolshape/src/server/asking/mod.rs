@@ -33,7 +33,7 @@ struct SessionAsker {
 }
 
 impl Asker for SessionAsker {
-    fn ask(&self, ask: Ask) -> BoxFuture<Result<Value, AskError>> {
+    fn ask(&self, _key: Option<String>, ask: Ask) -> BoxFuture<Result<Value, AskError>> {
         let requests = Arc::clone(&self.requests);
         let outbox = self.outbox.clone();
         let timeout = self.timeout;

@@ -26,6 +26,12 @@ fn is_modern_method(method: &str) -> bool {
         methods::TOOLS_LIST,
         methods::TOOLS_CALL,
         methods::SUBSCRIPTIONS_LISTEN,
+        methods::RESOURCES_LIST,
+        methods::RESOURCES_TEMPLATES_LIST,
+        methods::RESOURCES_READ,
+        methods::PROMPTS_LIST,
+        methods::PROMPTS_GET,
+        methods::COMPLETION_COMPLETE,
     ]
     .contains(&method)
 }
@@ -50,16 +56,14 @@ pub(crate) async fn serve(
     if let Err(error) = request.meta.require_modern() {
         return refuse(StatusCode::BAD_REQUEST, &error.to_error_object());
     }
+    if !is_modern_method(request.body.method()) || !app.shared.offers(request.body.method()) {
+        let error = ErrorObject::method_not_found(request.body.method());
+        return refuse(StatusCode::NOT_FOUND, &error);
+    }
     match &request.body {
-        KnownRequest::Discover(_) | KnownRequest::ListTools(_) | KnownRequest::CallTool(_) => {
-            run::run(app, &Session::default(), None, request, true).await
-        }
         KnownRequest::Listen(params) => listen(app, &request.id, params),
-        // `ping`, `initialize` and `logging/setLevel` are not 2026-07-28 methods.
-        other => {
-            let error = ErrorObject::method_not_found(other.method());
-            refuse(StatusCode::NOT_FOUND, &error)
-        }
+        // A feature the server does not offer answers -32601: 404 too.
+        _ => run::run(app, &Session::default(), None, request, true).await,
     }
 }
 
@@ -97,24 +101,44 @@ pub(crate) fn refuse_unparsable(headers: &HeaderMap, unparsable: &Unparsable) ->
     refuse(StatusCode::BAD_REQUEST, &unparsable.error)
 }
 
-/// `subscriptions/listen`: acknowledges the subscription (only
-/// `toolsListChanged` can be honoured: a tools server has no prompts or
-/// resources), then sends `notifications/tools/list_changed`, tagged with the
-/// subscription's id, whenever the registry changes, until the client goes away.
+/// `subscriptions/listen`: acknowledges the subscription (what it honours:
+/// `toolsListChanged`, and `resourceSubscriptions` when the server has
+/// resources), then sends `notifications/tools/list_changed` whenever the
+/// registry changes and `notifications/resources/updated` for the resources
+/// named, each tagged with the subscription's id, until the client goes away.
 fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
     let tools = params.notifications.tools_list_changed;
+    // Only resources this server has can be watched; the list is bounded.
+    let resources: std::collections::BTreeSet<String> = if app.shared.resources.is_empty() {
+        Default::default()
+    } else {
+        params
+            .notifications
+            .resource_subscriptions
+            .iter()
+            .take(super::super::session::MAX_SUBSCRIPTIONS)
+            .cloned()
+            .collect()
+    };
     let id = serde_json::to_value(id).unwrap_or(Value::Null);
     let mut meta = Map::new();
     meta.insert(keys::SUBSCRIPTION_ID.into(), id);
     let mut honoured = SubscriptionFilter::default();
     honoured.tools_list_changed = tools;
+    honoured.resource_subscriptions = resources.iter().cloned().collect();
     let acknowledged = serde_json::json!({ "notifications": honoured, "_meta": meta });
     let changed = serde_json::json!({ "_meta": meta });
+    let tagged = meta.clone();
     notification_stream(
         app,
         StreamPlan {
             first: Some((methods::SUBSCRIPTIONS_ACKNOWLEDGED, acknowledged)),
             list_changed: Box::new(move || tools.then(|| changed.clone())),
+            resource_updated: Box::new(move |uri| {
+                resources
+                    .contains(uri)
+                    .then(|| serde_json::json!({ "uri": uri, "_meta": tagged }))
+            }),
             ended: std::future::pending(),
         },
     )

@@ -111,6 +111,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     };
     let slot = session.open_stream();
     let watched = Arc::clone(&session);
+    let subscribed = Arc::clone(&session);
     let ended = async move {
         tokio::select! {
             () = session.ended() => {}
@@ -126,6 +127,12 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
                     .session
                     .is_initialized()
                     .then(|| serde_json::json!({}))
+            }),
+            resource_updated: Box::new(move |uri| {
+                subscribed
+                    .session
+                    .is_subscribed(uri)
+                    .then(|| serde_json::json!({ "uri": uri }))
             }),
             ended,
         },

@@ -53,7 +53,7 @@ pub(crate) async fn run(
             let _in_flight = in_flight;
             let outbox = Outbox(sender);
             if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
-                outbox.send(answer).await;
+                outbox.send(answer.body).await;
             }
         });
         return response::event_stream(receiver, cancel_on_disconnect.then_some(cancel));
@@ -63,7 +63,8 @@ pub(crate) async fn run(
     drop(permit);
     drop(cancel);
     match answer {
-        Some(answer) => response::json(StatusCode::OK, answer),
+        Some(answer) if answer.refused => response::json(StatusCode::BAD_REQUEST, answer.body),
+        Some(answer) => response::json(StatusCode::OK, answer.body),
         // Cancelled: there is nothing to answer.
         None => StatusCode::NO_CONTENT.into_response(),
     }

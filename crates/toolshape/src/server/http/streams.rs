@@ -17,6 +17,10 @@ use super::super::outbox::Outbox;
 use super::app::App;
 use super::response;
 
+/// For a changed resource's URI, the params of its `resources/updated`, or
+/// `None` when the stream's client did not subscribe to it.
+pub(crate) type ResourceFilter = Box<dyn Fn(&str) -> Option<Value> + Send + Sync>;
+
 /// What a notification stream sends, and when it ends.
 pub(crate) struct StreamPlan<E> {
     /// The first message, if any (the subscription's acknowledgement).
@@ -24,6 +28,9 @@ pub(crate) struct StreamPlan<E> {
     /// The params of each `tools/list_changed`; `None`: the stream does not
     /// send them (yet: a session that has not finished its handshake).
     pub(crate) list_changed: Box<dyn Fn() -> Option<Value> + Send + Sync>,
+    /// The params of `resources/updated` for a changed URI; `None`: the
+    /// stream's client did not subscribe to it.
+    pub(crate) resource_updated: ResourceFilter,
     /// Resolves when the stream must end (its session ended).
     pub(crate) ended: E,
 }
@@ -35,6 +42,7 @@ where
 {
     let (sender, receiver) = mpsc::channel(16);
     let mut changes = app.shared.registry.watch_changes();
+    let mut updates = app.shared.resource_updates.subscribe();
     let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
     let shutdown = app.closing();
     tokio::spawn(async move {
@@ -58,6 +66,14 @@ where
                         None => true,
                     },
                     Err(_) => false,
+                },
+                updated = updates.recv() => match updated {
+                    Ok(uri) => match (plan.resource_updated)(&uri) {
+                        Some(params) => outbox.notification(methods::RESOURCES_UPDATED, &params).await,
+                        None => true,
+                    },
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => false,
                 },
                 _ = ticks.tick() => outbox.keep_alive().await,
             };

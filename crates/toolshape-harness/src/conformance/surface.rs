@@ -1,0 +1,137 @@
+//! The prompts, resources and template the conformance scenarios read.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use toolshape::protocol::asks::{Ask, ElicitParams, ElicitResult};
+use toolshape::protocol::content::{
+    BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, Role, TextResourceContents,
+};
+use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
+use toolshape::{Prompt, Resource, ResourceTemplate, ToolContext, ToolError};
+
+use super::PNG_1X1;
+
+fn say(text: impl Into<String>) -> PromptMessage {
+    PromptMessage::new(Role::User, ContentBlock::text(text))
+}
+
+/// Candidates of `test_prompt_with_arguments`'s arguments, by prefix.
+async fn places(partial: String, _others: BTreeMap<String, String>) -> Vec<String> {
+    ["paris", "park", "party"]
+        .iter()
+        .filter(|place| place.starts_with(&partial))
+        .map(|place| (*place).to_owned())
+        .collect()
+}
+
+/// The prompts.
+pub fn prompts() -> Vec<Prompt> {
+    vec![
+        Prompt::new("test_simple_prompt", |_, _| async {
+            Ok(GetPromptResult::new(vec![say("This is a simple prompt for testing.")]))
+        })
+        .description("A prompt without arguments"),
+        Prompt::new("test_prompt_with_arguments", |_, arguments: BTreeMap<String, String>| async move {
+            let get = |name: &str| arguments.get(name).cloned().unwrap_or_default();
+            Ok(GetPromptResult::new(vec![say(format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                get("arg1"),
+                get("arg2")
+            ))]))
+        })
+        .description("A prompt with two arguments")
+        .argument("arg1", "First test argument", true)
+        .argument("arg2", "Second test argument", true)
+        .complete("arg1", places)
+        .complete("arg2", places),
+        Prompt::new("test_prompt_with_embedded_resource", |_, arguments: BTreeMap<String, String>| async move {
+            let uri = arguments.get("resourceUri").cloned().unwrap_or_default();
+            let mut contents = TextResourceContents::new(uri, "Embedded resource content for testing.");
+            contents.mime_type = Some("text/plain".into());
+            let resource = EmbeddedResource::new(ResourceContents::Text(contents));
+            Ok(GetPromptResult::new(vec![
+                PromptMessage::new(Role::User, ContentBlock::Resource(resource)),
+                say("Please process the embedded resource above."),
+            ]))
+        })
+        .description("A prompt embedding the resource it is given")
+        .argument("resourceUri", "URI of the resource to embed", true),
+        Prompt::new("test_prompt_with_image", |_, _| async {
+            Ok(GetPromptResult::new(vec![
+                PromptMessage::new(Role::User, ContentBlock::Image(BinaryContent::new(PNG_1X1, "image/png"))),
+                say("Please analyze the image above."),
+            ]))
+        })
+        .description("A prompt with an image"),
+        Prompt::new("test_input_required_result_prompt", |context: ToolContext, _| async move {
+            let form = ElicitParams::form(
+                "What context should the prompt use?",
+                json!({"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}),
+            );
+            let answer = context.ask_as(Some("user_context"), Ask::Elicit(form)).await?;
+            let result: ElicitResult = serde_json::from_value(answer)?;
+            let used = result
+                .content
+                .as_ref()
+                .and_then(|content| content.get("context"))
+                .and_then(|context| context.as_str())
+                .unwrap_or_default()
+                .to_owned();
+            Ok::<_, ToolError>(GetPromptResult::new(vec![say(format!("Prompt with context: {used}"))]))
+        })
+        .description("A prompt that asks the user for its context"),
+    ]
+}
+
+/// The fixed resources.
+pub fn resources() -> Vec<Resource> {
+    vec![
+        Resource::text(
+            "test://static-text",
+            "static-text",
+            "text/plain",
+            "This is the content of the static text resource.",
+        )
+        .description("A static text resource"),
+        Resource::blob("test://static-binary", "static-binary", "image/png", PNG_1X1)
+            .description("A static binary resource"),
+        Resource::text(
+            "test://watched-resource",
+            "watched-resource",
+            "text/plain",
+            "Watched resource content",
+        )
+        .description("A resource to subscribe to"),
+    ]
+}
+
+/// The template `test://template/{id}/data`.
+pub fn resource_templates() -> Vec<ResourceTemplate> {
+    let template = ResourceTemplate::new(
+        "test://template/{id}/data",
+        "template",
+        |_, uri, variables: BTreeMap<String, String>| async move {
+            let id = variables.get("id").cloned().unwrap_or_default();
+            let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            let mut contents = TextResourceContents::new(uri, text.to_string());
+            contents.mime_type = Some("application/json".into());
+            Ok::<_, ToolError>(vec![ResourceContents::Text(contents)])
+        },
+    );
+    match template {
+        Ok(template) => vec![
+            template
+                .mime_type("application/json")
+                .description("Data for an id")
+                .complete("id", |partial, _| async move {
+                    ["123", "456"]
+                        .iter()
+                        .filter(|id| id.starts_with(&partial))
+                        .map(|id| (*id).to_owned())
+                        .collect()
+                }),
+        ],
+        Err(_) => Vec::new(),
+    }
+}

@@ -1,0 +1,191 @@
+//! The rest of a server's surface, from the client: resources (listed to
+//! the end of their pages, read, subscribed to), prompts (listed, got) and
+//! completions. Reads and prompts go through input_required rounds like
+//! tool calls.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use toolshape_protocol::completion::{Completion, CompletionRef};
+use toolshape_protocol::content::ResourceContents;
+use toolshape_protocol::lists::{ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult};
+use toolshape_protocol::prompts::{GetPromptParams, GetPromptResult, Prompt};
+use toolshape_protocol::resources::{ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate};
+use toolshape_protocol::{Meta, methods};
+
+use super::Client;
+use super::error::ClientError;
+
+/// Most pages one listing follows.
+const MAX_PAGES: usize = 10_000;
+
+impl Client {
+    async fn simple<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        params: &P,
+    ) -> Result<R, ClientError> {
+        let peer = &self.inner.peer;
+        let raw = peer
+            .request(
+                peer.next_id(),
+                method,
+                params,
+                self.route(),
+                self.inner.options.request_timeout,
+                true,
+            )
+            .await?;
+        serde_json::from_str(raw.get())
+            .map_err(|e| ClientError::invalid(format!("bad {method} result: {e}")))
+    }
+
+    fn params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
+        if let Some(meta) = self.request_meta() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        params
+    }
+
+    /// Follows a paginated list to its end.
+    async fn all_pages<R, T>(
+        &self,
+        method: &'static str,
+        take: impl Fn(R) -> (Vec<T>, Option<String>),
+    ) -> Result<Vec<T>, ClientError>
+    where
+        R: DeserializeOwned,
+    {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(cursor) = &cursor {
+                params.insert("cursor".into(), json!(cursor));
+            }
+            let page: R = self.simple(method, &self.params(params)).await?;
+            let (items, next) = take(page);
+            all.extend(items);
+            match next {
+                Some(next) if Some(&next) == cursor.as_ref() => {
+                    return Err(ClientError::invalid(format!("{method} repeated a cursor")));
+                }
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(ClientError::invalid(format!("{method} did not end within {MAX_PAGES} pages")))
+    }
+
+    /// Every resource the server lists.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.all_pages(methods::RESOURCES_LIST, |page: ListResourcesResult| {
+            (page.resources, page.next_cursor)
+        })
+        .await
+    }
+
+    /// Every resource template the server lists.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.all_pages(
+            methods::RESOURCES_TEMPLATES_LIST,
+            |page: ListResourceTemplatesResult| (page.resource_templates, page.next_cursor),
+        )
+        .await
+    }
+
+    /// Reads the resource at `uri` (answering the server's questions, if it asks).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+        let meta: Option<Meta> = self.request_meta();
+        let raw = self
+            .request_in_rounds(
+                methods::RESOURCES_READ,
+                self.route(),
+                self.inner.options.request_timeout,
+                |round| {
+                    let mut params = ReadResourceParams::new(uri);
+                    params.meta = meta.clone();
+                    params.input_responses = round.input_responses;
+                    params.request_state = round.request_state;
+                    params
+                },
+            )
+            .await?;
+        let result: ReadResourceResult = serde_json::from_str(raw.get())
+            .map_err(|e| ClientError::invalid(format!("bad resources/read result: {e}")))?;
+        Ok(result.contents)
+    }
+
+    /// Subscribes to changes of the resource at `uri` (handshake revisions).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".into(), json!(uri));
+        let _: Value = self
+            .simple(methods::RESOURCES_SUBSCRIBE, &self.params(params))
+            .await?;
+        Ok(())
+    }
+
+    /// Every prompt the server lists.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.all_pages(methods::PROMPTS_LIST, |page: ListPromptsResult| {
+            (page.prompts, page.next_cursor)
+        })
+        .await
+    }
+
+    /// The prompt `name` with `arguments` (answering the server's questions,
+    /// if it asks).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let meta: Option<Meta> = self.request_meta();
+        let mut route = self.route();
+        route.name = Some(name.to_owned());
+        let raw = self
+            .request_in_rounds(
+                methods::PROMPTS_GET,
+                route,
+                self.inner.options.request_timeout,
+                |round| {
+                    let mut params = GetPromptParams::new(name, arguments.clone());
+                    params.meta = meta.clone();
+                    params.input_responses = round.input_responses;
+                    params.request_state = round.request_state;
+                    params
+                },
+            )
+            .await?;
+        serde_json::from_str(raw.get())
+            .map_err(|e| ClientError::invalid(format!("bad prompts/get result: {e}")))
+    }
+
+    /// Suggestions for the argument `argument` of what `reference` names,
+    /// given its value so far.
+    pub async fn complete(
+        &self,
+        reference: CompletionRef,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion, ClientError> {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            completion: Completion,
+        }
+        let mut params = Map::new();
+        params.insert(
+            "ref".into(),
+            serde_json::to_value(&reference).unwrap_or(Value::Null),
+        );
+        params.insert(
+            "argument".into(),
+            json!({"name": argument, "value": value}),
+        );
+        let answer: Answer = self
+            .simple(methods::COMPLETION_COMPLETE, &self.params(params))
+            .await?;
+        Ok(answer.completion)
+    }
+}

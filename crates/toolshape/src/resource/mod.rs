@@ -1,0 +1,218 @@
+//! Resources: data a server exposes by URI. A [`Resource`] has a fixed URI;
+//! a [`ResourceTemplate`] answers every URI its RFC 6570 template matches,
+//! with its variables; a lister adds resources found at listing time (the
+//! files of a folder). Readers are handed a [`ToolContext`] like tools, so
+//! they may report progress and ask the client.
+
+mod registry;
+mod uri_template;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use toolshape_protocol::content::{BlobResourceContents, ResourceContents, TextResourceContents};
+use toolshape_protocol::resources::{Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition};
+
+use crate::completion::Completer;
+use crate::tool::{BoxFuture, ToolContext, ToolError};
+
+pub(crate) use registry::ResourceRegistry;
+pub use registry::ResourceError;
+pub use uri_template::UriTemplateError;
+pub(crate) use uri_template::{MAX_URI_BYTES, UriTemplate};
+
+/// What a read returns: the resource's contents (one or more parts).
+pub type ReadFuture = BoxFuture<Result<Vec<ResourceContents>, ToolError>>;
+
+/// Reads a resource: its URI, the template's variables (empty for a fixed
+/// resource), and the request's context.
+pub(crate) type Reader =
+    Arc<dyn Fn(ToolContext, String, BTreeMap<String, String>) -> ReadFuture + Send + Sync>;
+
+/// Lists resources found at listing time.
+pub(crate) type Lister =
+    Arc<dyn Fn() -> BoxFuture<Result<Vec<ResourceDefinition>, ToolError>> + Send + Sync>;
+
+/// A resource at a fixed URI.
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) definition: ResourceDefinition,
+    pub(crate) reader: Reader,
+}
+
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource")
+            .field("definition", &self.definition)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resource {
+    /// A resource at `uri`, named `name`, read by `read` each time.
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, read: F) -> Resource
+    where
+        F: Fn(ToolContext, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
+    {
+        Resource {
+            definition: ResourceDefinition::new(uri, name),
+            reader: Arc::new(move |context, uri, _| Box::pin(read(context, uri))),
+        }
+    }
+
+    /// A resource whose contents are this text.
+    pub fn text(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Resource {
+        let (uri, mime_type, text) = (uri.into(), mime_type.into(), text.into());
+        let mut contents = TextResourceContents::new(uri.clone(), text);
+        contents.mime_type = Some(mime_type.clone());
+        let contents = ResourceContents::Text(contents);
+        Resource::new(uri, name, move |_, _| {
+            let contents = contents.clone();
+            async move { Ok(vec![contents]) }
+        })
+        .mime_type(mime_type)
+    }
+
+    /// A resource whose contents are these bytes (given base64-encoded).
+    pub fn blob(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Resource {
+        let (uri, mime_type, base64) = (uri.into(), mime_type.into(), base64.into());
+        let mut contents = BlobResourceContents::new(uri.clone(), base64);
+        contents.mime_type = Some(mime_type.clone());
+        let contents = ResourceContents::Blob(contents);
+        Resource::new(uri, name, move |_, _| {
+            let contents = contents.clone();
+            async move { Ok(vec![contents]) }
+        })
+        .mime_type(mime_type)
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.definition.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.definition.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.definition.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The resource's URI.
+    pub fn uri(&self) -> &str {
+        &self.definition.uri
+    }
+}
+
+/// Resources named by an RFC 6570 URI template, e.g. `file:///{+path}`.
+#[derive(Clone)]
+pub struct ResourceTemplate {
+    pub(crate) definition: TemplateDefinition,
+    pub(crate) template: UriTemplate,
+    pub(crate) reader: Reader,
+    pub(crate) completers: BTreeMap<String, Completer>,
+}
+
+impl std::fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTemplate")
+            .field("definition", &self.definition)
+            .field("completes", &self.completers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceTemplate {
+    /// Resources matching `uri_template`, named `name`, read by `read` with
+    /// the URI and its variables.
+    pub fn new<F, Fut>(
+        uri_template: impl Into<String>,
+        name: impl Into<String>,
+        read: F,
+    ) -> Result<ResourceTemplate, UriTemplateError>
+    where
+        F: Fn(ToolContext, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
+    {
+        let uri_template = uri_template.into();
+        let template = UriTemplate::parse(&uri_template)?;
+        Ok(ResourceTemplate {
+            definition: TemplateDefinition::new(uri_template, name),
+            template,
+            reader: Arc::new(move |context, uri, variables| {
+                Box::pin(read(context, uri, variables))
+            }),
+            completers: BTreeMap::new(),
+        })
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.definition.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type its resources share.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.definition.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Suggests values of the variable `name` (`completion/complete`): given
+    /// what is typed so far and the other variables, the candidates.
+    #[must_use]
+    pub fn complete<F, Fut>(mut self, name: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completers.insert(
+            name.into(),
+            Arc::new(move |partial, others| Box::pin(complete(partial, others))),
+        );
+        self
+    }
+}
+
+/// Resources found at listing time (for example the files of a folder),
+/// listed beside the fixed ones; a template or fixed resource reads them.
+pub fn lister<F, Fut>(list: F) -> ResourceLister
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<ResourceDefinition>, ToolError>> + Send + 'static,
+{
+    ResourceLister(Arc::new(move || Box::pin(list())))
+}
+
+/// See [`lister`].
+#[derive(Clone)]
+pub struct ResourceLister(pub(crate) Lister);
+
+impl std::fmt::Debug for ResourceLister {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResourceLister(..)")
+    }
+}
