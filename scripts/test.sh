@@ -11,6 +11,8 @@ step "format, lints and docs"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+# The fuzz targets are a workspace of their own: its lock file must follow the crates' dependencies.
+cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null
 
 step "each cargo feature on its own (a stdio-only server or client compiles no HTTP stack)"
 cargo clippy --locked -q -p toolshape --no-default-features -- -D warnings
