@@ -162,6 +162,27 @@ async fn rounds_are_stateless_and_their_state_cannot_be_forged_or_moved() {
     assert_eq!(again["resultType"], "input_required", "{again}");
     assert!(again["inputRequests"].get(key).is_some(), "{again}");
 
+    // An answer that is not a result object is refused, not taken as given.
+    for broken in [json!(12345), json!(null), json!("yes")] {
+        let refused = peer
+            .error(
+                "tools/call",
+                modern_call(
+                    "ask_twice",
+                    json!({"requestState": state, "inputResponses": { key.clone(): broken }}),
+                ),
+            )
+            .await;
+        assert_eq!(refused["code"], -32602, "{refused}");
+        assert!(
+            refused["message"]
+                .as_str()
+                .unwrap()
+                .contains("inputResponses"),
+            "{refused}"
+        );
+    }
+
     // Round two: the answer brings the next question (the model).
     let responses = json!({ key.clone(): accepted(), "extra": {"ignored": true} });
     let second = peer
@@ -287,6 +308,11 @@ async fn serve_http() -> String {
         .tools(toolshape_harness::asking::tools())
         .build()
         .unwrap();
+    serve_over_http(server).await
+}
+
+/// `server` over Streamable HTTP on loopback; its URL.
+async fn serve_over_http(server: toolshape::Server) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move {
@@ -343,3 +369,66 @@ async fn every_question_is_answered_over_http_sessions_and_stateless() {
         client.close(std::time::Duration::from_secs(2)).await;
     }
 }
+
+/// A client that answers server requests opens its session's standalone
+/// stream before `connect_http` returns: what the server sends outside any
+/// request (here a tool list change) reaches it there.
+#[tokio::test]
+async fn a_client_that_answers_listens_on_its_sessions_standalone_stream() {
+    let registry = toolshape::ToolRegistry::new();
+    registry
+        .register(toolshape::Tool::text("first", |_: Empty| async {
+            Ok("one".to_owned())
+        }))
+        .unwrap();
+    let server = toolshape::Server::builder("listening", "1")
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let url = serve_over_http(server).await;
+    for (answers, expect_change) in [(true, true), (false, false)] {
+        let changes = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&changes);
+        let mut builder = Client::builder()
+            .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+            .on_message(move |message| {
+                if String::from_utf8_lossy(message).contains("notifications/tools/list_changed") {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        if answers {
+            builder = builder.on_elicit(false, |_| async { Ok(ElicitResult::accept(Map::new())) });
+        }
+        let client = builder.connect_http(&url).await.unwrap();
+        // Sent after the stream opened (the client opens it before its
+        // first request); the change below comes after the answer.
+        client.list_tools().await.unwrap();
+        let name = format!("added_{answers}");
+        registry
+            .register(toolshape::Tool::text(name.clone(), |_: Empty| async {
+                Ok("two".to_owned())
+            }))
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while expect_change
+            && changes.load(Ordering::SeqCst) == 0
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        if !expect_change {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+        assert_eq!(
+            changes.load(Ordering::SeqCst) > 0,
+            expect_change,
+            "answers: {answers}"
+        );
+        registry.remove(&name);
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
+}
+
+/// A tool input with no arguments.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Empty {}

@@ -47,6 +47,26 @@ impl ElicitParams {
         }
     }
 
+    /// The form's answer as the requested schema's defaults fill it in
+    /// (SEP-1034): each property that declares a `default`, with that value.
+    /// What a client shows prefilled, and what it sends for fields the user
+    /// left alone.
+    pub fn defaults(&self) -> Map<String, Value> {
+        let properties = self
+            .requested_schema
+            .as_ref()
+            .and_then(|schema| schema.get("properties"))
+            .and_then(Value::as_object);
+        properties
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, property)| {
+                let default = property.get("default")?;
+                Some((name.clone(), default.clone()))
+            })
+            .collect()
+    }
+
     /// A request to visit `url` (2025-11-25 on).
     pub fn url(
         message: impl Into<String>,

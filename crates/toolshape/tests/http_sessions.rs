@@ -368,6 +368,23 @@ async fn in_a_session_progress_streams_and_a_dropped_stream_is_not_a_cancellatio
         json!({"slept_ms": 40})
     );
 
+    // A call that could have streamed but sent nothing before its answer is
+    // answered with plain JSON: no event stream a client could wait to resume.
+    let quiet = request(
+        10,
+        "tools/call",
+        json!({
+            "name": "sleep",
+            "arguments": {"ms": 1, "steps": 0},
+            "_meta": {"progressToken": "quiet"},
+        }),
+    );
+    let reply = session_post(&serving.url, &session, &quiet).await;
+    assert!(
+        reply.content_type().starts_with("application/json"),
+        "{reply:?}"
+    );
+
     // 2025-11-25: a disconnection is not a cancellation; the call runs on.
     let call = request(
         10,

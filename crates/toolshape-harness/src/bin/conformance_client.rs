@@ -20,7 +20,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, ClientError, Negotiation};
-use toolshape::protocol::ProtocolVersion;
+use toolshape::protocol::asks::{ElicitParams, ElicitResult};
+use toolshape::protocol::{ErrorObject, ProtocolVersion};
 use toolshape_auth::Secret;
 use toolshape_auth::client::{
     ClientIdentity, Grant, HeadlessConsent, IdentityAssertion, OAuthClient, SigningKey,
@@ -88,6 +89,39 @@ fn oauth(scenario: &str, context: &Value, url: &str) -> Result<Option<OAuthClien
         _ => builder,
     };
     builder.build().map(Some).map_err(error)
+}
+
+/// The suite's user: accepts every form, with the schema's defaults
+/// (SEP-1034) and a plausible value for each other property (the first
+/// option of an enum, `true`, zero, a short string).
+async fn accept_with_defaults(params: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+    let mut content = params.defaults();
+    let properties = params
+        .requested_schema
+        .as_ref()
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        if content.contains_key(name) {
+            continue;
+        }
+        let first_option = property
+            .get("enum")
+            .or_else(|| property.get("items").and_then(|items| items.get("enum")))
+            .and_then(Value::as_array)
+            .and_then(|options| options.first().cloned());
+        let value = match property.get("type").and_then(Value::as_str) {
+            _ if first_option.is_some() && property.get("type") != Some(&json!("array")) => {
+                first_option.unwrap_or(Value::Null)
+            }
+            Some("array") => Value::Array(first_option.into_iter().collect()),
+            Some("boolean") => Value::Bool(true),
+            Some("integer" | "number") => json!(0),
+            _ => json!("toolshape"),
+        };
+        content.insert(name.clone(), value);
+    }
+    Ok(ElicitResult::accept(content))
 }
 
 /// Calls `name` and fails on a transport, protocol or tool error.
@@ -212,6 +246,13 @@ async fn main() -> ExitCode {
         .client_info("toolshape-conformance-client", env!("CARGO_PKG_VERSION"))
         .negotiation(negotiation)
         .request_timeout(Duration::from_secs(10));
+    // A client that answers server requests opens the session's standalone
+    // event stream; sse-retry's mock server expects the only GET to be the
+    // resumption of the call's stream (it sends the answer on whatever GET
+    // comes first), so that scenario runs without handlers.
+    if scenario != "sse-retry" {
+        builder = builder.on_elicit(false, accept_with_defaults);
+    }
     match oauth(&scenario, &context, &url) {
         Ok(Some(oauth)) => builder = builder.http_auth(Arc::new(oauth)),
         Ok(None) => {}

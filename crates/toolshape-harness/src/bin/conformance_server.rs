@@ -21,8 +21,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolshape::protocol::{ContentBlock, LoggingLevel};
-use toolshape_harness::conformance;
 use toolshape::{HttpOptions, Server, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
+use toolshape_harness::conformance;
 
 /// A 1×1 red PNG.
 const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

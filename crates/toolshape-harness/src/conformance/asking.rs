@@ -40,7 +40,11 @@ fn question(text: &str, max_tokens: u64) -> CreateMessageParams {
     CreateMessageParams::new(vec![SamplingMessage::text(Role::User, text)], max_tokens)
 }
 
-async fn elicit(context: &ToolContext, key: &str, params: ElicitParams) -> Result<ElicitResult, ToolError> {
+async fn elicit(
+    context: &ToolContext,
+    key: &str,
+    params: ElicitParams,
+) -> Result<ElicitResult, ToolError> {
     let answer = context.ask_as(Some(key), Ask::Elicit(params)).await?;
     Ok(serde_json::from_value(answer)?)
 }
@@ -64,12 +68,16 @@ fn field(result: &ElicitResult, name: &str) -> String {
         .content
         .as_ref()
         .and_then(|content| content.get(name))
-        .map(|value| value.as_str().map_or_else(|| value.to_string(), str::to_owned))
+        .map(|value| {
+            value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned)
+        })
         .unwrap_or_default()
 }
 
 fn described(result: &ElicitResult) -> String {
-    let content = Value::Object(result.content.clone().unwrap_or_else(Map::new));
+    let content = Value::Object(result.content.clone().unwrap_or_default());
     let action = serde_json::to_value(result.action).unwrap_or(Value::Null);
     format!(
         "action={}, content={content}",

@@ -94,8 +94,13 @@ pub fn resources() -> Vec<Resource> {
             "This is the content of the static text resource.",
         )
         .description("A static text resource"),
-        Resource::blob("test://static-binary", "static-binary", "image/png", PNG_1X1)
-            .description("A static binary resource"),
+        Resource::blob(
+            "test://static-binary",
+            "static-binary",
+            "image/png",
+            PNG_1X1,
+        )
+        .description("A static binary resource"),
         Resource::text(
             "test://watched-resource",
             "watched-resource",
@@ -113,7 +118,8 @@ pub fn resource_templates() -> Vec<ResourceTemplate> {
         "template",
         |_, uri, variables: BTreeMap<String, String>| async move {
             let id = variables.get("id").cloned().unwrap_or_default();
-            let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            let text =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
             let mut contents = TextResourceContents::new(uri, text.to_string());
             contents.mime_type = Some("application/json".into());
             Ok::<_, ToolError>(vec![ResourceContents::Text(contents)])

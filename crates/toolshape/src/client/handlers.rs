@@ -64,6 +64,11 @@ impl Handlers {
         }));
     }
 
+    /// Whether any handler is set: the server may then send requests.
+    pub(crate) fn any(&self) -> bool {
+        self.elicit.is_some() || self.sample.is_some() || self.roots.is_some()
+    }
+
     /// The capabilities these handlers make good.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();

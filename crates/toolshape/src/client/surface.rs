@@ -8,9 +8,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use toolshape_protocol::completion::{Completion, CompletionRef};
 use toolshape_protocol::content::ResourceContents;
-use toolshape_protocol::lists::{ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult};
+use toolshape_protocol::lists::{
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+};
 use toolshape_protocol::prompts::{GetPromptParams, GetPromptResult, Prompt};
-use toolshape_protocol::resources::{ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate};
+use toolshape_protocol::resources::{
+    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
+};
 use toolshape_protocol::{Meta, methods};
 
 use super::Client;
@@ -74,7 +78,9 @@ impl Client {
                 None => return Ok(all),
             }
         }
-        Err(ClientError::invalid(format!("{method} did not end within {MAX_PAGES} pages")))
+        Err(ClientError::invalid(format!(
+            "{method} did not end within {MAX_PAGES} pages"
+        )))
     }
 
     /// Every resource the server lists.
@@ -179,10 +185,7 @@ impl Client {
             "ref".into(),
             serde_json::to_value(&reference).unwrap_or(Value::Null),
         );
-        params.insert(
-            "argument".into(),
-            json!({"name": argument, "value": value}),
-        );
+        params.insert("argument".into(), json!({"name": argument, "value": value}));
         let answer: Answer = self
             .simple(methods::COMPLETION_COMPLETE, &self.params(params))
             .await?;

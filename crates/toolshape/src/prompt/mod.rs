@@ -17,8 +17,11 @@ use crate::completion::Completer;
 use crate::tool::{BoxFuture, ToolContext, ToolError};
 
 /// Renders a prompt from its arguments.
-pub(crate) type Renderer =
-    Arc<dyn Fn(ToolContext, BTreeMap<String, String>) -> BoxFuture<Result<GetPromptResult, ToolError>> + Send + Sync>;
+pub(crate) type Renderer = Arc<
+    dyn Fn(ToolContext, BTreeMap<String, String>) -> BoxFuture<Result<GetPromptResult, ToolError>>
+        + Send
+        + Sync,
+>;
 
 /// Longest argument value accepted, in bytes.
 const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
@@ -71,9 +74,8 @@ impl Prompt {
                     .into_iter()
                     .map(|(key, value)| (key, Value::String(value)))
                     .collect();
-                let arguments: A = serde_json::from_value(Value::Object(object)).map_err(|e| {
-                    ToolError::with_source(format!("invalid arguments: {e}"), e)
-                })?;
+                let arguments: A = serde_json::from_value(Value::Object(object))
+                    .map_err(|e| ToolError::with_source(format!("invalid arguments: {e}"), e))?;
                 render(context, arguments).await
             }
         });
@@ -84,7 +86,8 @@ impl Prompt {
             .unwrap_or_default();
         if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
             for (name, property) in properties {
-                let mut argument = PromptArgument::new(name.clone(), required.contains(&name.as_str()));
+                let mut argument =
+                    PromptArgument::new(name.clone(), required.contains(&name.as_str()));
                 argument.description = property
                     .get("description")
                     .and_then(Value::as_str)
@@ -197,7 +200,10 @@ impl PromptRegistry {
     }
 
     pub(crate) fn list(&self) -> Vec<PromptDefinition> {
-        self.prompts.values().map(|p| p.definition.clone()).collect()
+        self.prompts
+            .values()
+            .map(|p| p.definition.clone())
+            .collect()
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Prompt> {

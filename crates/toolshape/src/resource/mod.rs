@@ -12,13 +12,15 @@ use std::future::Future;
 use std::sync::Arc;
 
 use toolshape_protocol::content::{BlobResourceContents, ResourceContents, TextResourceContents};
-use toolshape_protocol::resources::{Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition};
+use toolshape_protocol::resources::{
+    Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition,
+};
 
 use crate::completion::Completer;
 use crate::tool::{BoxFuture, ToolContext, ToolError};
 
-pub(crate) use registry::ResourceRegistry;
 pub use registry::ResourceError;
+pub(crate) use registry::ResourceRegistry;
 pub use uri_template::UriTemplateError;
 pub(crate) use uri_template::{MAX_URI_BYTES, UriTemplate};
 

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use toolshape_protocol::resources::{Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition};
+use toolshape_protocol::resources::{
+    Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition,
+};
 
 use super::{Lister, Reader, Resource, ResourceLister, ResourceTemplate};
 use crate::completion::Completer;
@@ -82,7 +84,10 @@ impl ResourceRegistry {
     }
 
     pub(crate) fn templates(&self) -> Vec<TemplateDefinition> {
-        self.templates.iter().map(|t| t.definition.clone()).collect()
+        self.templates
+            .iter()
+            .map(|t| t.definition.clone())
+            .collect()
     }
 
     /// What reads `uri`: the fixed resource of that URI, else the first

@@ -73,7 +73,9 @@ impl UriTemplate {
                 return Err(UriTemplateError::TooManyExpressions);
             }
             let (operator, names) = match expression.chars().next() {
-                Some(op @ ('+' | '#' | '/' | '.' | ';' | '?' | '&')) => (Some(op), &expression[1..]),
+                Some(op @ ('+' | '#' | '/' | '.' | ';' | '?' | '&')) => {
+                    (Some(op), &expression[1..])
+                }
                 _ => (None, expression),
             };
             let names: Vec<String> = names
@@ -121,8 +123,8 @@ impl UriTemplate {
         }
         pattern.push_str(&regex::escape(rest));
         pattern.push('$');
-        let pattern = Regex::new(&pattern)
-            .map_err(|e| UriTemplateError::Malformed(e.to_string()))?;
+        let pattern =
+            Regex::new(&pattern).map_err(|e| UriTemplateError::Malformed(e.to_string()))?;
         Ok(UriTemplate {
             text: text.to_owned(),
             pattern,
@@ -204,18 +206,30 @@ mod tests {
             vars("test://template/{id}/data", "test://template/123/data"),
             Some(vec![("id".into(), "123".into())])
         );
-        assert_eq!(vars("test://template/{id}/data", "test://template/1/2/data"), None);
+        assert_eq!(
+            vars("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
         assert_eq!(
             vars("file:///{+path}", "file:///src/lib.rs"),
             Some(vec![("path".into(), "src/lib.rs".into())])
         );
         assert_eq!(
             vars("repo://{owner}{/name}", "repo://me/x%20y"),
-            Some(vec![("name".into(), "x y".into()), ("owner".into(), "me".into())])
+            Some(vec![
+                ("name".into(), "x y".into()),
+                ("owner".into(), "me".into())
+            ])
         );
         assert_eq!(
-            vars("search://q{?term,page}", "search://q?page=2&term=rust&other=1"),
-            Some(vec![("page".into(), "2".into()), ("term".into(), "rust".into())])
+            vars(
+                "search://q{?term,page}",
+                "search://q?page=2&term=rust&other=1"
+            ),
+            Some(vec![
+                ("page".into(), "2".into()),
+                ("term".into(), "rust".into())
+            ])
         );
         assert_eq!(vars("search://q{?term}", "search://q"), Some(vec![]));
     }

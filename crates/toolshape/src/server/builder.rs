@@ -5,9 +5,9 @@ use std::sync::Arc;
 use toolshape_protocol::Implementation;
 
 use super::options::ServerOptions;
+use super::{Server, Shared};
 use crate::prompt::{Prompt, PromptRegistry};
 use crate::resource::{Resource, ResourceLister, ResourceRegistry, ResourceTemplate};
-use super::{Server, Shared};
 use crate::tool::{RegistrationError, Tool, ToolRegistry};
 
 /// Configures a [`Server`]. Every tool added is registered by

@@ -180,7 +180,10 @@ async fn announce_resource_updates(
         match updates.recv().await {
             Ok(uri) if session.is_subscribed(&uri) => {
                 let params = toolshape_protocol::resources::ResourceUpdatedParams::new(uri);
-                if !outbox.notification(methods::RESOURCES_UPDATED, &params).await {
+                if !outbox
+                    .notification(methods::RESOURCES_UPDATED, &params)
+                    .await
+                {
                     return;
                 }
             }

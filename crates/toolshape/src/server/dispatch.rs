@@ -229,7 +229,11 @@ fn complete(
             .get(&argument)
             .cloned(),
         CompletionRef::Resource { uri } => {
-            let offered = shared.resources.templates().iter().any(|t| &t.uri_template == uri);
+            let offered = shared
+                .resources
+                .templates()
+                .iter()
+                .any(|t| &t.uri_template == uri);
             if !offered {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown resource template: {}",

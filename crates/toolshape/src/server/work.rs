@@ -235,7 +235,8 @@ async fn run_read(
             if running.version.is_stateless() {
                 let options = &running.shared.options;
                 result.result_type = Some(ResultType::Complete);
-                result.ttl_ms = Some(i64::try_from(options.list_ttl.as_millis()).unwrap_or(i64::MAX));
+                result.ttl_ms =
+                    Some(i64::try_from(options.list_ttl.as_millis()).unwrap_or(i64::MAX));
                 result.cache_scope = Some(options.cache_scope);
             }
             Some(Answer::result(running.id, &result))
@@ -273,12 +274,13 @@ async fn list_resources(running: &Running<'_>, cursor: Option<String>) -> Answer
             );
         }
     };
-    let (page, next) = match super::pages::page(&all, cursor.as_deref(), running.shared.options.page_size) {
-        Ok(paged) => paged,
-        Err(error) => return Answer::error(running.id, &error, running.version.is_stateless()),
-    };
-    let mut result = toolshape_protocol::lists::ListResourcesResult::new(page)
-        .with_next_cursor(next);
+    let (page, next) =
+        match super::pages::page(&all, cursor.as_deref(), running.shared.options.page_size) {
+            Ok(paged) => paged,
+            Err(error) => return Answer::error(running.id, &error, running.version.is_stateless()),
+        };
+    let mut result =
+        toolshape_protocol::lists::ListResourcesResult::new(page).with_next_cursor(next);
     if running.version.is_stateless() {
         let options = &running.shared.options;
         result = result.with_cache_hints(options.list_ttl, options.cache_scope);

@@ -209,7 +209,9 @@ impl ToolContext {
         let compiled = engine()
             .compile(&schema)
             .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;
-        let result = self.elicit_form(ElicitParams::form(message, schema)).await?;
+        let result = self
+            .elicit_form(ElicitParams::form(message, schema))
+            .await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicitation::Declined),
             ElicitAction::Cancel => Ok(Elicitation::Cancelled),
@@ -242,7 +244,10 @@ impl ToolContext {
     }
 
     /// Asks the client's model (sampling).
-    pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, AskError> {
+    pub async fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, AskError> {
         let answer = self.ask_as(None, Ask::Sample(params)).await?;
         decode(toolshape_protocol::methods::SAMPLING_CREATE_MESSAGE, answer)
     }

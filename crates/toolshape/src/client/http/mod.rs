@@ -13,6 +13,7 @@ use toolshape_protocol::RequestId;
 use toolshape_protocol::http::{encode_value, names};
 
 mod auth;
+mod listen;
 mod post;
 mod session;
 
@@ -38,6 +39,7 @@ pub(crate) fn connect(
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
+    let listens = handlers.any();
     let peer = Peer::new(outgoing, handlers, observer);
     let exchange = Exchange {
         http,
@@ -47,6 +49,8 @@ pub(crate) fn connect(
         max_message_bytes,
         stateless_calls: Arc::default(),
         auth,
+        listens,
+        listener: Arc::default(),
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
@@ -64,6 +68,11 @@ struct Exchange {
     stateless_calls: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
     /// Credentials for every request, when the endpoint needs them.
     auth: Option<Arc<dyn HttpAuth>>,
+    /// Whether a session opens the standalone event stream (the client
+    /// answers server requests, which arrive there).
+    listens: bool,
+    /// The standalone event stream's task, while it runs.
+    listener: Arc<Mutex<Option<AbortHandle>>>,
 }
 
 impl Exchange {
@@ -72,11 +81,21 @@ impl Exchange {
             let message = match outbound {
                 Outbound::Message(message) => message,
                 Outbound::Close => {
+                    if let Some(listener) = lock(&self.listener).take() {
+                        listener.abort();
+                    }
                     self.end_session().await;
                     break;
                 }
             };
             if self.cancel_stateless(&message) {
+                continue;
+            }
+            // The end of the handshake: posted in line, then the session's
+            // standalone stream opened, before anything else is sent.
+            if message.method == toolshape_protocol::methods::INITIALIZED {
+                self.clone().post(message).await;
+                self.start_listening().await;
                 continue;
             }
             // A stateless request's exchange is remembered until it ends, so

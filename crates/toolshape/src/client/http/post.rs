@@ -2,7 +2,7 @@
 //! event stream, resuming the stream (SEP-1699) when the server closes it
 //! before the answer.
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::CONTENT_TYPE;
 use toolshape_protocol::http::names;
 
 use super::super::error::{ClientError, ClientErrorKind, TransportError};
@@ -114,25 +114,7 @@ impl Exchange {
             attempts += 1;
             let wait = stream.retry_ms.unwrap_or(DEFAULT_RETRY_MS);
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
-            let mut resume = HeaderMap::new();
-            resume.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-            let version = self.state.protocol_version().map(|v| v.as_str().to_owned());
-            for (name, value) in [
-                (names::SESSION_ID, Some(session)),
-                (names::PROTOCOL_VERSION, version),
-                (names::LAST_EVENT_ID, Some(last_id)),
-            ] {
-                if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
-                    resume.insert(name, value);
-                }
-            }
-            let resumed = self
-                .send_authorized("GET", |credentials| {
-                    let mut headers = resume.clone();
-                    headers.extend(credentials);
-                    self.http.get(self.url.clone()).headers(headers)
-                })
-                .await;
+            let resumed = self.get_stream(session, Some(last_id)).await;
             let resumed = match resumed {
                 Ok(resumed) if resumed.status().is_success() => resumed,
                 Ok(resumed) => {

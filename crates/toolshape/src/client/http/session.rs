@@ -7,6 +7,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use toolshape_protocol::ProtocolVersion;
 use toolshape_protocol::http::names;
 
+use super::super::error::ClientError;
 use super::{Exchange, lock};
 
 /// What the HTTP transport remembers between requests.
@@ -44,6 +45,33 @@ impl HttpState {
 }
 
 impl Exchange {
+    /// A GET on the endpoint for an event stream of `session`: its
+    /// standalone stream, or (with `last_id`) the rest of a stream resumed.
+    pub(super) async fn get_stream(
+        &self,
+        session: String,
+        last_id: Option<String>,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let version = self.state.protocol_version().map(|v| v.as_str().to_owned());
+        for (name, value) in [
+            (names::SESSION_ID, Some(session)),
+            (names::PROTOCOL_VERSION, version),
+            (names::LAST_EVENT_ID, last_id),
+        ] {
+            if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                headers.insert(name, value);
+            }
+        }
+        self.send_authorized("GET", |credentials| {
+            let mut headers = headers.clone();
+            headers.extend(credentials);
+            self.http.get(self.url.clone()).headers(headers)
+        })
+        .await
+    }
+
     /// Opens a new session in place of `gone` with the remembered `initialize`;
     /// says whether there is a live session to send with now.
     pub(super) async fn reopen_session(&self, gone: &str) -> bool {

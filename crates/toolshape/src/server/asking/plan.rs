@@ -84,7 +84,19 @@ impl AskPlan {
             let asked = questions
                 .as_ref()
                 .is_none_or(|questions| questions.iter().any(|q| q == &key));
-            if asked && answers.len() < crate::tool::MAX_QUESTIONS {
+            if !asked {
+                continue;
+            }
+            // A response is the result of the request asked: an object.
+            if !answer.is_object() {
+                return Err(ErrorObject::invalid_params(format!(
+                    "inputResponses.{}: a response is the result object of the request it \
+                     answers, not {}",
+                    toolshape_protocol::text::excerpt(&key, 64),
+                    json_kind(&answer)
+                )));
+            }
+            if answers.len() < crate::tool::MAX_QUESTIONS {
                 answers.insert(key, answer);
             }
         }
@@ -157,5 +169,17 @@ impl AskPlan {
             shared.options.request_state_ttl,
         );
         InputRequiredResult::new(requests, Some(state.seal(&shared.state_key)))
+    }
+}
+
+/// The JSON type of `value`, for messages.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }

@@ -1,6 +1,7 @@
 //! Building HTTP responses: JSON bodies, JSON-RPC errors, SSE streams.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -13,6 +14,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use toolshape_protocol::{ErrorObject, RequestId};
 
 use super::super::outbox::{Frame, encode_error};
+use super::super::work::Answer;
 use crate::transport::sse;
 
 /// A JSON body with `status`.
@@ -34,16 +36,38 @@ pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: &ErrorObj
 }
 
 /// A stream of SSE events, one per message. When it is dropped (the client
-/// went away, or the stream ended), `on_drop` fires: for 2026-07-28 that is
-/// the request's cancellation.
+/// went away, or the stream ended), `on_drop` fires.
 pub(crate) fn event_stream(
     frames: mpsc::Receiver<Frame>,
     on_drop: Option<oneshot::Sender<()>>,
 ) -> Response {
-    let stream = Events {
+    sse_response(Events {
+        first: None,
         frames: ReceiverStream::new(frames),
+        answer: None,
         _on_drop: on_drop.map(FireOnDrop),
-    };
+    })
+}
+
+/// The event stream of one request: `first` (if any), the messages that follow it
+/// until their channel closes, then the request's `answer`. When it is
+/// dropped (the client went away, or the stream ended), `on_drop` fires: for
+/// 2026-07-28 that is the request's cancellation.
+pub(crate) fn answer_stream(
+    first: Option<Frame>,
+    frames: mpsc::Receiver<Frame>,
+    answer: oneshot::Receiver<Answer>,
+    on_drop: Option<oneshot::Sender<()>>,
+) -> Response {
+    sse_response(Events {
+        first,
+        frames: ReceiverStream::new(frames),
+        answer: Some(answer),
+        _on_drop: on_drop.map(FireOnDrop),
+    })
+}
+
+fn sse_response(events: Events) -> Response {
     let headers = [
         (
             header::CONTENT_TYPE,
@@ -56,7 +80,7 @@ pub(crate) fn event_stream(
             HeaderValue::from_static("no"),
         ),
     ];
-    (StatusCode::OK, headers, Body::from_stream(stream)).into_response()
+    (StatusCode::OK, headers, Body::from_stream(events)).into_response()
 }
 
 struct FireOnDrop(oneshot::Sender<()>);
@@ -70,19 +94,45 @@ impl Drop for FireOnDrop {
 }
 
 struct Events {
+    first: Option<Frame>,
     frames: ReceiverStream<Frame>,
+    /// The answer that ends the stream, once `frames` has closed.
+    answer: Option<oneshot::Receiver<Answer>>,
     _on_drop: Option<FireOnDrop>,
+}
+
+fn encode(frame: Frame) -> Bytes {
+    match frame {
+        Frame::KeepAlive => Bytes::from_static(b": keep-alive\n\n"),
+        Frame::Message(message) => Bytes::from(sse::message_event(None, &message)),
+    }
 }
 
 impl Stream for Events {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.frames).poll_next(cx).map(|frame| {
-            frame.map(|frame| match frame {
-                Frame::KeepAlive => Ok(Bytes::from_static(b": keep-alive\n\n")),
-                Frame::Message(message) => Ok(Bytes::from(sse::message_event(None, &message))),
-            })
-        })
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(Ok(encode(first))));
+        }
+        match Pin::new(&mut self.frames).poll_next(cx) {
+            Poll::Ready(Some(frame)) => return Poll::Ready(Some(Ok(encode(frame)))),
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => {}
+        }
+        let Some(answer) = self.answer.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match Pin::new(answer).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(answer) => {
+                self.answer = None;
+                Poll::Ready(
+                    answer
+                        .ok()
+                        .map(|answer| Ok(encode(Frame::Message(answer.body)))),
+                )
+            }
+        }
     }
 }

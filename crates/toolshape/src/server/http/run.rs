@@ -1,5 +1,5 @@
-//! Answering a request at once as JSON, or as an SSE stream when its call may
-//! send progress or log messages before its answer.
+//! Answering a request as JSON, or as an SSE stream when its call sends
+//! progress, log messages or requests of its own before its answer.
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use super::super::dispatch::{self, Step};
 use super::super::outbox::Outbox;
 use super::super::request::ParsedRequest;
 use super::super::session::Session;
+use super::super::work::Answer;
 use super::app::App;
 use super::response;
 use super::sessions::HttpSession;
@@ -44,7 +45,11 @@ pub(crate) async fn run(
         None => (cancelled, None),
     };
     if call.wants_notifications() {
-        let (sender, receiver) = mpsc::channel(64);
+        // Messages may precede the answer. The response's kind is decided by
+        // what comes first: the answer alone goes back as JSON; a message
+        // before it opens an event stream, which ends with the answer.
+        let (sender, mut receiver) = mpsc::channel(64);
+        let (answered, mut answer) = oneshot::channel();
         let shared = Arc::clone(&app.shared);
         tokio::spawn(async move {
             // The call counts against the limit until it ends, not just
@@ -53,21 +58,56 @@ pub(crate) async fn run(
             let _in_flight = in_flight;
             let outbox = Outbox(sender);
             if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
-                outbox.send(answer.body).await;
+                let _ = answered.send(answer);
             }
         });
-        return response::event_stream(receiver, cancel_on_disconnect.then_some(cancel));
+        if cancel_on_disconnect {
+            // Closing the stream is this request's cancellation: the stream
+            // opens at once, so that the server sees it close even while
+            // the call is silent.
+            return response::answer_stream(None, receiver, answer, Some(cancel));
+        }
+        let first = tokio::select! {
+            biased;
+            frame = receiver.recv() => frame,
+            done = &mut answer => {
+                drop(cancel);
+                return match done {
+                    Ok(answer) => json_answer(answer),
+                    Err(_) => StatusCode::NO_CONTENT.into_response(),
+                };
+            }
+        };
+        let Some(first) = first else {
+            // The call ended without a message: only its answer is left.
+            drop(cancel);
+            return match answer.await {
+                Ok(answer) => json_answer(answer),
+                Err(_) => StatusCode::NO_CONTENT.into_response(),
+            };
+        };
+        drop(cancel);
+        return response::answer_stream(Some(first), receiver, answer, None);
     }
     let answer = call.run(&app.shared, None, cancelled).await;
     drop(in_flight);
     drop(permit);
     drop(cancel);
     match answer {
-        Some(answer) if answer.refused => response::json(StatusCode::BAD_REQUEST, answer.body),
-        Some(answer) => response::json(StatusCode::OK, answer.body),
+        Some(answer) => json_answer(answer),
         // Cancelled: there is nothing to answer.
         None => StatusCode::NO_CONTENT.into_response(),
     }
+}
+
+/// The answer as a JSON body (400 when the request was refused).
+fn json_answer(answer: Answer) -> Response {
+    let status = if answer.refused {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    response::json(status, answer.body)
 }
 
 /// A session's call in flight; forgotten when its request ends, however it

@@ -1,0 +1,131 @@
+//! The standalone event stream of a handshake session (a GET on the
+//! endpoint): where a server sends the requests and notifications that
+//! answer no request of the client's, such as an elicitation a tool makes
+//! outside its own response stream. Opened once the session is initialized,
+//! by a client that answers server requests; resumed with `Last-Event-ID`
+//! when the server closes it, a bounded number of times in a row.
+
+use std::time::Duration;
+
+use reqwest::header::CONTENT_TYPE;
+
+use super::{Exchange, lock};
+use crate::transport::sse::EventReader;
+
+/// Most attempts in a row that open no stream before the client gives up.
+const MAX_FAILED_OPENS: usize = 3;
+/// The wait before reopening when the server set no `retry`, in ms.
+const DEFAULT_RETRY_MS: u64 = 1000;
+/// The shortest and longest waits a server's `retry` can impose, in ms.
+const MIN_RETRY_MS: u64 = 100;
+const MAX_RETRY_MS: u64 = 30_000;
+
+/// What one attempt to open the stream gave.
+enum Opened {
+    Stream(reqwest::Response),
+    /// 405: the server offers no standalone stream.
+    NotOffered,
+    Failed,
+}
+
+impl Exchange {
+    /// Opens the standalone stream of the current session, once, and keeps
+    /// reading it in a task of its own. Returns when the first attempt has
+    /// its answer, so that what the client sends next finds the stream open.
+    pub(super) async fn start_listening(&self) {
+        if !self.listens || self.state.session_id().is_none() || lock(&self.listener).is_some() {
+            return;
+        }
+        let first = self.open(None).await;
+        let exchange = self.clone();
+        let task = tokio::spawn(async move { exchange.listen(first).await });
+        *lock(&self.listener) = Some(task.abort_handle());
+    }
+
+    async fn open(&self, last_id: Option<String>) -> Opened {
+        let Some(session) = self.state.session_id() else {
+            return Opened::NotOffered;
+        };
+        let opened = self.get_stream(session, last_id).await;
+        match opened {
+            Ok(response) if response.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED => {
+                Opened::NotOffered
+            }
+            Ok(response) if response.status().is_success() && is_event_stream(&response) => {
+                Opened::Stream(response)
+            }
+            Ok(response) => {
+                tracing::debug!(status = %response.status(), "the standalone event stream was refused");
+                Opened::Failed
+            }
+            Err(error) => {
+                tracing::debug!(%error, "opening the standalone event stream failed");
+                Opened::Failed
+            }
+        }
+    }
+
+    async fn listen(self, mut opened: Opened) {
+        let mut last_id: Option<String> = None;
+        let mut retry_ms = DEFAULT_RETRY_MS;
+        let mut failed = 0;
+        loop {
+            match opened {
+                Opened::NotOffered => return,
+                Opened::Failed => failed += 1,
+                Opened::Stream(response) => {
+                    failed = 0;
+                    let (id, retry) = self.read_standalone(response).await;
+                    last_id = id.or(last_id);
+                    retry_ms = retry.unwrap_or(retry_ms).clamp(MIN_RETRY_MS, MAX_RETRY_MS);
+                }
+            }
+            if failed >= MAX_FAILED_OPENS {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(retry_ms)).await;
+            opened = self.open(last_id.clone()).await;
+        }
+    }
+
+    /// Hands every message of the stream to the peer until it ends; returns
+    /// the last event id and the `retry` the server set.
+    async fn read_standalone(
+        &self,
+        mut response: reqwest::Response,
+    ) -> (Option<String>, Option<u64>) {
+        let mut events = EventReader::new(self.max_message_bytes);
+        let mut last_id = None;
+        loop {
+            let chunk = match response.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) | Err(_) => {
+                    return (last_id, events.retry());
+                }
+            };
+            let Ok(batch) = events.feed(&chunk) else {
+                tracing::warn!(
+                    limit = self.max_message_bytes,
+                    "an event on the standalone stream was too large; closing it"
+                );
+                return (last_id, events.retry());
+            };
+            for event in batch {
+                if event.id.is_some() {
+                    last_id = event.id.clone();
+                }
+                if !event.data.trim().is_empty() {
+                    self.peer.receive(event.data.as_bytes());
+                }
+            }
+        }
+    }
+}
+
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
