@@ -3,10 +3,11 @@
 //! toolshape [`Server`] over Streamable HTTP on `/mcp` with every `test_*` tool
 //! the suite's server scenarios call that a tools server can offer.
 //!
-//! Run: `cargo run -p toolshape --example conformance_server -- [PORT]`
+//! Run: `cargo run -p toolshape-harness --bin conformance_server -- [PORT]`
 //! (or `CONFORMANCE_PORT=PORT`; default 3001; `0` picks a free port). It
 //! listens on 127.0.0.1 and prints `listening on http://127.0.0.1:PORT/mcp`
-//! once ready, then serves until interrupted.
+//! once ready, then serves until interrupted. With `--stdio` it serves the
+//! same over stdin and stdout instead (for the SDK interop and stdio tests).
 //!
 //! With them, the prompts, resources, template, completions and the tools
 //! that ask the client (sampling, elicitation, roots, input-required rounds)
@@ -238,8 +239,10 @@ fn port() -> Result<u16, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let stdio = std::env::args().nth(1).as_deref() == Some("--stdio");
     let port = match port() {
         Ok(port) => port,
+        Err(_) if stdio => 0,
         Err(error) => {
             eprintln!("conformance_server: {error}");
             return ExitCode::FAILURE;
@@ -266,6 +269,15 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if stdio {
+        return match server.serve_stdio().await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("conformance_server: {error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
         Ok(listener) => listener,
         Err(error) => {
