@@ -350,3 +350,31 @@ impl Ask {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::ElicitParams;
+
+    #[test]
+    fn defaults_fill_only_the_properties_that_declare_one() {
+        let form = ElicitParams::form(
+            "Who?",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string", "default": "Ada"},
+                "age": {"type": "integer"},
+                "tier": {"type": "string", "enum": ["a", "b"], "default": "b"},
+            }}),
+        );
+        let defaults = form.defaults();
+        assert_eq!(defaults.len(), 2);
+        assert_eq!(defaults["name"], "Ada");
+        assert_eq!(defaults["tier"], "b");
+        assert!(
+            ElicitParams::url("Go", "https://example.com", "e1")
+                .defaults()
+                .is_empty()
+        );
+    }
+}
