@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Resources, prompts and completions through `toolshape::client`, against
 //! the conformance fixtures served over stdio (a child process), Streamable
 //! HTTP sessions (2025-11-25) and stateless HTTP (2026-07-28).
