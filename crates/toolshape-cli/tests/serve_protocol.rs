@@ -278,7 +278,7 @@ async fn malformed_input_gets_errors_and_the_server_keeps_serving() {
             Some(-32600),
         ),
         (
-            br#"{"jsonrpc":"2.0","id":3,"method":"resources/list"}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"prompts/list"}"#,
             Some(-32601),
         ),
         (br#"{"jsonrpc":"2.0","id":4,"result":{}}"#, None),

@@ -24,6 +24,7 @@
 mod budget;
 pub mod catalog;
 mod error;
+mod files;
 mod fsutil;
 mod glob;
 pub mod limits;
@@ -41,6 +42,7 @@ use std::sync::Arc;
 
 pub use budget::MemoryBudget;
 pub use error::{MAX_ECHO_CHARS, WorkspaceError};
+pub use files::{FileContents, ListedFile};
 pub use fsutil::EntryKind;
 pub use tools::analyze_dataset::{
     AnalysisType, AnalyzeDatasetInput, ColumnStatistics, Correlation, DatasetAnalysis,

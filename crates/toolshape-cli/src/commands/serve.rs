@@ -139,9 +139,20 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         "Read-only tools over the folder {}: list, inspect, read, search and analyse its files.",
         workspace.root().display()
     ));
-    let built = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
         .title("toolshape workspace")
-        .options(options)
+        .options(options);
+    // The files as resources (file:/// URIs under the root), read through
+    // the same sandbox and limits as the tools.
+    match toolshape_workspace::mcp::file_template(&workspace) {
+        Ok(template) => {
+            builder = builder
+                .resource_template(template)
+                .resources_from(toolshape_workspace::mcp::file_lister(&workspace));
+        }
+        Err(error) => tracing::warn!(%error, "the workspace's files are not offered as resources"),
+    }
+    let built = builder
         // Over OTC the tools are `Workspace.<name>`; MCP names are unchanged.
         .tools(
             toolshape_workspace::mcp::tools(&workspace)

@@ -22,6 +22,25 @@ use crate::tool::{BoxFuture, ToolContext, ToolError};
 pub use registry::ResourceError;
 pub(crate) use registry::ResourceRegistry;
 pub use uri_template::UriTemplateError;
+
+/// What a reader fails with when its URI names nothing (for example a file
+/// that is not there): the client then gets the resource-not-found error
+/// (-32602 with `data.uri`, SEP-2164), not an internal error. Return it as
+/// `ToolError::from_error(ResourceNotFound::new(uri))`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("resource not found: {uri}")]
+#[non_exhaustive]
+pub struct ResourceNotFound {
+    /// The URI read.
+    pub uri: String,
+}
+
+impl ResourceNotFound {
+    /// Nothing at `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into() }
+    }
+}
 pub(crate) use uri_template::{MAX_URI_BYTES, UriTemplate};
 
 /// What a read returns: the resource's contents (one or more parts).

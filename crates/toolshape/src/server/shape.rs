@@ -60,8 +60,9 @@ pub(crate) fn success(
             );
         };
         let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
-        if wants_text && content.is_empty() {
-            content.push(ContentBlock::text(json.get()));
+        // The text mirror comes first, unless the tool wrote its own text.
+        if wants_text && !content.iter().any(|b| matches!(b, ContentBlock::Text(_))) {
+            content.insert(0, ContentBlock::text(json.get()));
         }
         if version.supports_structured_output() {
             result.structured_content = Some(json);
@@ -72,6 +73,11 @@ pub(crate) fn success(
                 Value::String(WRAPPED_RESULT_KEY.into()),
             );
         }
+    }
+    if !version.supports_structured_output() {
+        // Resource links came with 2025-06-18. Older peers read the text as
+        // the value, so the links are left out rather than added as text.
+        content.retain(|block| !matches!(block, ContentBlock::ResourceLink(_)));
     }
     result.content = content;
     finish(result, version)

@@ -87,6 +87,9 @@ pub(crate) struct Running<'a> {
 /// A handler that failed: a protocol error. 2026-07-28: a missing client
 /// capability is -32021 (HTTP 400).
 fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
+    if let Some(uri) = failure.resource_not_found() {
+        return Answer::error(running.id, &not_found(uri), false);
+    }
     match failure.missing_capability() {
         Some(required) if running.version.is_stateless() => Answer::error(
             running.id,

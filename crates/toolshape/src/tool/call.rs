@@ -57,6 +57,22 @@ pub enum ToolFailure {
 }
 
 impl ToolFailure {
+    /// The URI a resource reader said names nothing, when it failed with
+    /// [`ResourceNotFound`](crate::resource::ResourceNotFound).
+    pub(crate) fn resource_not_found(&self) -> Option<&str> {
+        let ToolFailure::Tool(error) = self else {
+            return None;
+        };
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if let Some(missing) = cause.downcast_ref::<crate::resource::ResourceNotFound>() {
+                return Some(&missing.uri);
+            }
+            source = cause.source();
+        }
+        None
+    }
+
     /// When the tool failed because the client lacks a capability it needed
     /// (it asked the client something the client cannot answer): the
     /// capabilities that would have allowed it.

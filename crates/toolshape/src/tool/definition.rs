@@ -195,6 +195,36 @@ impl Tool {
         )
     }
 
+    /// As [`Tool::typed`], for a function that also returns content blocks
+    /// (links to the resources it found, images): over MCP they follow the
+    /// JSON text mirror of the structured output in `content` (revisions
+    /// before 2025-06-18, which have no `resource_link`, get none).
+    pub fn typed_with_content<I, O, F, Fut>(name: impl Into<String>, function: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(O, Vec<ContentBlock>), ToolError>> + Send + 'static,
+    {
+        let function = Arc::new(function);
+        let handler = move |_context: ToolContext, arguments: Value| {
+            let function = Arc::clone(&function);
+            async move {
+                let input = parse_input::<I>(arguments)?;
+                let (output, content) = function(input).await?;
+                let mut output = structured(&output)?;
+                output.content = content;
+                Ok(output)
+            }
+        };
+        Tool::from_parts(
+            name.into(),
+            schema::derive_input::<I>(),
+            Some(schema::derive::<O>()),
+            Arc::new(handler),
+        )
+    }
+
     /// A tool that acts and returns nothing: over MCP its result is an
     /// empty `content` with no `structuredContent`; over OTC its
     /// `output_schema` is `null` and a successful response has no `value`.

@@ -1,10 +1,16 @@
-//! The workspace tools as MCP tools: each runs on a blocking thread, read-only.
+//! The workspace as MCP: its tools (each runs on a blocking thread,
+//! read-only) and its files as resources.
+
+mod resources;
+
+pub use resources::{MAX_LISTED_FILES, file_lister, file_template, file_uri};
 
 use std::future::Future;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use toolshape::protocol::ContentBlock;
 use toolshape::{RegistrationError, Tool, ToolError, ToolRegistry};
 
 use crate::catalog::{self, ToolInfo};
@@ -54,6 +60,33 @@ where
     describe(tool, info)
 }
 
+/// Most resource links a result carries (the structured output lists all).
+const MAX_LINKS: usize = 50;
+
+/// As [`typed`], with `resource_link`s to the files the output names.
+fn linked<I, O>(
+    workspace: &Workspace,
+    info: &ToolInfo,
+    operation: fn(&Workspace, I) -> Result<O, WorkspaceError>,
+    links: fn(&Workspace, &O) -> Vec<ContentBlock>,
+) -> Tool
+where
+    I: DeserializeOwned + JsonSchema + Send + 'static,
+    O: Serialize + JsonSchema + Send + 'static,
+{
+    let workspace = workspace.clone();
+    let tool = Tool::typed_with_content(info.name, move |input: I| {
+        let run = blocking(&workspace, move |w| operation(w, input));
+        let workspace = workspace.clone();
+        async move {
+            let output = run.await?;
+            let content = links(&workspace, &output);
+            Ok((output, content))
+        }
+    });
+    describe(tool, info)
+}
+
 /// Every workspace tool, described and marked read-only (`readOnlyHint`,
 /// `idempotentHint`, `openWorldHint: false`).
 pub fn tools(workspace: &Workspace) -> Vec<Tool> {
@@ -67,10 +100,28 @@ pub fn tools(workspace: &Workspace) -> Vec<Tool> {
             &catalog::LIST_DIRECTORY,
             Workspace::list_directory,
         ),
-        typed(workspace, &catalog::FILE_INFO, Workspace::file_info),
+        linked(
+            workspace,
+            &catalog::FILE_INFO,
+            Workspace::file_info,
+            |w, info| match info.kind {
+                crate::EntryKind::File => {
+                    vec![resources::link(w, &info.resolved_path, Some(info.size))]
+                }
+                _ => Vec::new(),
+            },
+        ),
         describe(read_text, &catalog::READ_TEXT),
         typed(workspace, &catalog::COUNT_LINES, Workspace::count_lines),
-        typed(workspace, &catalog::FIND, Workspace::find),
+        linked(workspace, &catalog::FIND, Workspace::find, |w, found| {
+            found
+                .matches
+                .iter()
+                .filter(|entry| entry.kind == crate::EntryKind::File)
+                .take(MAX_LINKS)
+                .map(|entry| resources::link(w, &entry.path, Some(entry.size)))
+                .collect()
+        }),
         typed(
             workspace,
             &catalog::ANALYZE_PROJECT,

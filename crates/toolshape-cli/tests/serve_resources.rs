@@ -1,0 +1,147 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape serve` offers the workspace's files as resources: `file:///`
+//! URIs under the root, listed, read whole (text or base64 blob) through the
+//! same sandbox as the tools, completed by path; `find` and `file_info` link
+//! to them (`resource_link`; left out for 2025-03-26, which has none).
+
+#[path = "../../toolshape-harness/tests/client_common/mod.rs"]
+mod client_common;
+
+use std::path::Path;
+
+use serde_json::{Map, json};
+use tempfile::TempDir;
+use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
+use toolshape::protocol::ProtocolVersion;
+use toolshape::protocol::completion::CompletionRef;
+use toolshape::protocol::content::{ContentBlock, ResourceContents};
+
+use client_common::{connect, options, toolshape_bin};
+
+fn fixture() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# notes\n").unwrap();
+    std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 255]).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    dir
+}
+
+async fn serve(root: &Path, negotiation: Negotiation) -> Client {
+    let command = ServerCommand::new(toolshape_bin())
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .stderr(StderrMode::Capture);
+    connect(command, negotiation, options()).await
+}
+
+fn not_found(error: &toolshape::client::ClientError, uri: &str) {
+    match error.kind() {
+        ClientErrorKind::Protocol(error) => {
+            assert_eq!(error.code, -32602, "{error:?}");
+            assert_eq!(error.data.as_ref().unwrap()["uri"], json!(uri));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_workspace_files_are_resources() {
+    let dir = fixture();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let base = format!("file://{}", root.display());
+    for negotiation in [
+        Negotiation::Auto,
+        Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+    ] {
+        let client = serve(&root, negotiation).await;
+        let listed = client.list_resources().await.unwrap();
+        let uris: Vec<_> = listed.iter().map(|r| r.uri.clone()).collect();
+        assert_eq!(
+            uris,
+            [
+                format!("{base}/blob.bin"),
+                format!("{base}/notes.md"),
+                format!("{base}/src/main.rs")
+            ]
+        );
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, format!("{base}/{{+path}}"));
+
+        let text = client
+            .read_resource(&format!("{base}/src/main.rs"))
+            .await
+            .unwrap();
+        match &text[0] {
+            ResourceContents::Text(text) => {
+                assert_eq!(text.text, "fn main() {}\n");
+                assert_eq!(text.mime_type.as_deref(), Some("text/x-rust"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let blob = client
+            .read_resource(&format!("{base}/blob.bin"))
+            .await
+            .unwrap();
+        match &blob[0] {
+            ResourceContents::Blob(blob) => assert_eq!(blob.blob, "AAEC/w=="),
+            other => panic!("{other:?}"),
+        }
+        // Outside the root, missing, or a folder: no such resource.
+        for uri in [
+            format!("{base}/../etc/passwd"),
+            format!("{base}/missing.txt"),
+            format!("{base}/src"),
+            "file:///etc/passwd".to_owned(),
+        ] {
+            not_found(&client.read_resource(&uri).await.unwrap_err(), &uri);
+        }
+        let completed = client
+            .complete(
+                CompletionRef::Resource {
+                    uri: format!("{base}/{{+path}}"),
+                },
+                "path",
+                "src/m",
+            )
+            .await
+            .unwrap();
+        assert_eq!(completed.values, ["src/main.rs"]);
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
+}
+
+#[tokio::test]
+async fn find_links_to_what_it_found_in_the_shape_each_revision_allows() {
+    let dir = fixture();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let uri = format!("file://{}/src/main.rs", root.display());
+    for (negotiation, links) in [
+        (Negotiation::Auto, true),
+        (Negotiation::Pinned(ProtocolVersion::V2025_06_18), true),
+        (Negotiation::Pinned(ProtocolVersion::V2025_03_26), false),
+    ] {
+        let client = serve(&root, negotiation).await;
+        let mut arguments = Map::new();
+        arguments.insert("glob".into(), json!("**/*.rs"));
+        let result = client.call_tool("find", Some(arguments)).await.unwrap();
+        // The JSON text mirror first, then the link (none before 2025-06-18).
+        assert!(matches!(result.content[0], ContentBlock::Text(_)));
+        if !links {
+            assert_eq!(result.content.len(), 1, "{:?}", result.content);
+        } else {
+            match &result.content[1] {
+                ContentBlock::ResourceLink(link) => {
+                    assert_eq!(link.uri, uri);
+                    assert_eq!(link.name, "src/main.rs");
+                    // The link is readable.
+                    let read = client.read_resource(&link.uri).await.unwrap();
+                    assert_eq!(read.len(), 1);
+                }
+                other => panic!("{negotiation:?}: {other:?}"),
+            }
+        }
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
+}
