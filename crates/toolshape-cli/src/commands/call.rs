@@ -40,7 +40,8 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
     if let Some(url) = &args.server.otc {
         return super::otc::call(url, &args.tool, arguments, args.json, args.server.timeout).await;
     }
-    let client = match args.server.connect().await {
+    // A tool that asks the user is answered at the terminal, when there is one.
+    let client = match args.server.connect_with(super::ask::at_terminal).await {
         Ok(client) => client,
         Err(failure) => return fail("call", failure),
     };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use toolshape::client::{
-    Client, ClientError, ClientErrorKind, Negotiation, ServerCommand, StderrMode,
+    Client, ClientBuilder, ClientError, ClientErrorKind, Negotiation, ServerCommand, StderrMode,
 };
 use toolshape::protocol::ProtocolVersion;
 use toolshape_auth::client::OAuthClient;
@@ -73,6 +73,15 @@ pub(crate) struct ServerArgs {
 impl ServerArgs {
     /// Connects, or says why not (and which exit code that is).
     pub(crate) async fn connect(&self) -> Result<Client, (u8, String)> {
+        self.connect_with(|builder| builder).await
+    }
+
+    /// As [`ServerArgs::connect`], with the client `extend` makes of the
+    /// command's own builder (handlers for the server's questions).
+    pub(crate) async fn connect_with(
+        &self,
+        extend: impl FnOnce(ClientBuilder) -> ClientBuilder,
+    ) -> Result<Client, (u8, String)> {
         let negotiation = match self.protocol.as_str() {
             "auto" => Negotiation::Auto,
             other => match ProtocolVersion::parse(other) {
@@ -80,9 +89,11 @@ impl ServerArgs {
                 None => return Err((exit::USAGE, format!("unknown protocol version {other:?}"))),
             },
         };
-        let builder = Client::builder()
-            .negotiation(negotiation)
-            .request_timeout(Duration::from_secs(self.timeout.max(1)));
+        let builder = extend(
+            Client::builder()
+                .negotiation(negotiation)
+                .request_timeout(Duration::from_secs(self.timeout.max(1))),
+        );
         if let Some(url) = &self.url {
             let oauth = self
                 .authorized

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod ask;
 pub(crate) mod bench;
 pub(crate) mod call;
 pub(crate) mod check;

@@ -1,0 +1,172 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape call` answers a tool's elicitation at the terminal when stdin
+//! is one (a pseudo-terminal here), on a handshake session (a server request)
+//! and on 2026-07-28 (an input_required round); with stdin a pipe it offers
+//! no answers, and the tool's question fails cleanly.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use toolshape::tool::Elicitation;
+use toolshape::{Server, Tool, ToolContext};
+
+const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
+
+/// No input.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Empty {}
+
+/// What the tool asks for.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Contact {
+    /// Your age in years.
+    age: u32,
+    /// Your name.
+    name: String,
+}
+
+async fn serve() -> String {
+    let ask = Tool::typed_with_context("ask_user", |context: ToolContext, _: Empty| async move {
+        Ok::<_, toolshape::ToolError>(match context.elicit::<Contact>("Who are you?").await? {
+            Elicitation::Accepted(contact) => json!({"name": contact.name, "age": contact.age}),
+            Elicitation::Declined => json!("declined"),
+            _ => json!("cancelled"),
+        })
+    });
+    let server = Server::builder("asks", "1").tool(ask).build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        server
+            .serve_http(
+                listener,
+                toolshape::HttpOptions::default(),
+                std::future::pending(),
+            )
+            .await
+    });
+    url
+}
+
+/// The terminal side of a new pseudo-terminal, and its controller.
+fn open_terminal() -> (File, File) {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&controller).unwrap();
+    unlockpt(&controller).unwrap();
+    let name = ptsname(&controller, Vec::new()).unwrap();
+    let terminal = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_string_lossy().as_ref())
+        .unwrap();
+    (terminal, File::from(controller))
+}
+
+/// Runs `toolshape call ask_user` with `stdin`, typing `typed` first.
+async fn call(
+    url: &str,
+    protocol: &str,
+    stdin: Stdio,
+    typed: Option<(File, &str)>,
+) -> (i32, String, String) {
+    let mut child = tokio::process::Command::from({
+        let mut command = Command::new(TOOLSHAPE);
+        command
+            .args(["call", "ask_user", "--url", url, "--protocol", protocol])
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    })
+    .spawn()
+    .unwrap();
+    if let Some((mut controller, text)) = typed {
+        controller.write_all(text.as_bytes()).unwrap();
+        // Kept open until the call ends (closing it hangs up the terminal).
+        let output = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+            let status = child.wait().await.unwrap();
+            let mut out = String::new();
+            let mut err = String::new();
+            use tokio::io::AsyncReadExt;
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .await
+                .unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .await
+                .unwrap();
+            (status.code().unwrap_or(-1), out, err)
+        })
+        .await
+        .expect("toolshape call did not finish");
+        drop(controller);
+        return output;
+    }
+    let output = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("toolshape call did not finish")
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn the_terminal_answers_on_every_revision() {
+    let url = serve().await;
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let (terminal, controller) = open_terminal();
+        // Yes, then the fields in name order: age (first a bad answer), name.
+        let typed = "y\nold\n36\nAda\n";
+        let (code, out, err) = call(
+            &url,
+            protocol,
+            Stdio::from(terminal),
+            Some((controller, typed)),
+        )
+        .await;
+        assert_eq!(code, 0, "{protocol}: {out}\n{err}");
+        let value: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(value, json!({"name": "Ada", "age": 36}), "{protocol}");
+        assert!(err.contains("The server asks: Who are you?"), "{err}");
+        assert!(err.contains("a whole number, please"), "{err}");
+
+        let (terminal, controller) = open_terminal();
+        let (code, out, _) = call(
+            &url,
+            protocol,
+            Stdio::from(terminal),
+            Some((controller, "n\n")),
+        )
+        .await;
+        assert_eq!(code, 0, "{protocol}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&out).unwrap(),
+            json!("declined")
+        );
+    }
+}
+
+#[tokio::test]
+async fn without_a_terminal_the_question_fails_cleanly() {
+    let url = serve().await;
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let (code, out, err) = call(&url, protocol, Stdio::null(), None).await;
+        assert_ne!(code, 0, "{protocol}: {out}");
+        // The tool's error names what the client could not do.
+        let said = format!("{out}{err}").to_lowercase();
+        assert!(said.contains("elicitation"), "{protocol}: {out}\n{err}");
+    }
+}
