@@ -25,6 +25,7 @@ all_targets=(
   schema_validate
   wrap_output_schema
   workspace_paths
+  otc_call
 )
 if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 sanitizer="${FUZZ_SANITIZER:-none}"

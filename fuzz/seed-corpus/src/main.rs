@@ -307,6 +307,26 @@ fn hand_written(corpus: &mut Corpus) {
         "http_headers",
         json!([{"origin": "http://evil.example", "host": "evil.example"}, "{\"jsonrpc\":\"2.0\""]).to_string(),
     );
+    // otc_call: both envelopes, both input spellings, every tool, bad versions.
+    for (tool, input) in [
+        ("Tools.double", json!({"n": 21})),
+        ("Tools.double@1", json!({"n": 1001})),
+        ("Tools.double@1.0.0", json!({"n": "x"})),
+        ("Tools.echo", json!({"any": [1, 2]})),
+        ("Tools.fail", json!({})),
+        ("Tools.bad", json!({})),
+        ("Tools.slow", json!({})),
+        ("Tools.missing", json!({})),
+        ("double", json!({"n": 2})),
+    ] {
+        corpus.add(
+            "otc_call",
+            json!({"$schema": "urn:oxp:1.0", "request": {"tool_id": tool, "call_id": "c-1", "input": input}}).to_string(),
+        );
+        corpus.add("otc_call", json!({"tool_id": tool, "inputs": input}).to_string());
+    }
+    corpus.add("otc_call", json!({"$schema": "otc://2.0", "tool_id": "Tools.echo", "input": {}}).to_string());
+    corpus.add("otc_call", "{\"request\": 7}".to_owned());
     // workspace_paths: every tool on paths in, out and across links.
     for path in [
         ".",
