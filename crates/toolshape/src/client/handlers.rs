@@ -65,6 +65,7 @@ impl Handlers {
     }
 
     /// Whether any handler is set: the server may then send requests.
+    #[cfg(feature = "client-http")]
     pub(crate) fn any(&self) -> bool {
         self.elicit.is_some() || self.sample.is_some() || self.roots.is_some()
     }

@@ -64,6 +64,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Whether this server offers `method` (resources, prompts and
     /// completion only when it has some; everything else it knows).
+    #[cfg(feature = "server-http")]
     pub(crate) fn offers(&self, method: &str) -> bool {
         use toolshape_protocol::methods as m;
         match method {
