@@ -35,6 +35,8 @@ enum Command {
     /// Audit a server's tool schemas and structured outputs on every revision: `toolshape check -- <server command...>`.
     #[command(after_help = commands::check::CHECK_EXIT_CODES_HELP)]
     Check(commands::check::CheckArgs),
+    /// A validating gateway in front of any MCP server: `toolshape proxy [--http ADDR] -- <server command...>`.
+    Proxy(commands::proxy::ProxyArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,7 +47,11 @@ fn main() -> ExitCode {
     // One stdio peer is served best on one thread: no hand-offs between
     // workers (file work still runs on the blocking pool). Everything else
     // (HTTP serving, the client commands) uses the multi-threaded runtime.
-    let one_peer = matches!(&cli.command, Command::Serve(args) if !args.serves_http());
+    let one_peer = match &cli.command {
+        Command::Serve(args) => !args.serves_http(),
+        Command::Proxy(args) => args.stdio_only(),
+        _ => false,
+    };
     let mut builder = if one_peer {
         tokio::runtime::Builder::new_current_thread()
     } else {
@@ -65,6 +71,7 @@ fn main() -> ExitCode {
             Command::Call(args) => commands::call::run(args).await,
             Command::Bench(args) => commands::bench::run(args).await,
             Command::Check(args) => commands::check::run(args).await,
+            Command::Proxy(args) => commands::proxy::run(args).await,
         }
     });
     // A read of a terminal or file may still be pending on a blocking

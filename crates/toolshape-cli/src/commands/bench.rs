@@ -168,7 +168,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let mut expected = None;
     for _ in 0..args.clients.max(1) {
         let connected = match &args.server.otc {
-            Some(url) => super::otc::client(url, args.server.timeout).map(Caller::Otc),
+            Some(url) => super::otc::client(url, args.server.mcp.timeout).map(Caller::Otc),
             None => args.server.connect().await.map(Caller::Mcp),
         };
         let client = match connected {

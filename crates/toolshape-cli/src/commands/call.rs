@@ -38,7 +38,14 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
         Err(failure) => return fail("call", failure),
     };
     if let Some(url) = &args.server.otc {
-        return super::otc::call(url, &args.tool, arguments, args.json, args.server.timeout).await;
+        return super::otc::call(
+            url,
+            &args.tool,
+            arguments,
+            args.json,
+            args.server.mcp.timeout,
+        )
+        .await;
     }
     // A tool that asks the user is answered at the terminal, when there is one.
     let client = match args.server.connect_with(super::ask::at_terminal).await {

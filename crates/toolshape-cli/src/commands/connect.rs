@@ -11,6 +11,7 @@ use toolshape::client::{
 };
 use toolshape::protocol::ProtocolVersion;
 use toolshape_auth::client::OAuthClient;
+use toolshape_proxy::UpstreamSpec;
 
 use super::oauth::OAuthArgs;
 
@@ -31,9 +32,38 @@ pub(crate) const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 the tool repo
 3 validation failure (output does not match its outputSchema, or the schema is unusable); \
 4 protocol or transport failure (including timeouts).";
 
-/// How to reach the server.
+/// How to reach the server: an MCP server, or (`--otc`) an OTC one.
 #[derive(Debug, Args)]
 pub(crate) struct ServerArgs {
+    #[command(flatten)]
+    pub(crate) mcp: McpServerArgs,
+    /// Use an Open Tool Calling (OTC / OXP 1.0) server at this base URL
+    /// (e.g. http://127.0.0.1:8081) instead of MCP. Credentials come from
+    /// TOOLSHAPE_OTC_API_KEY, TOOLSHAPE_OTC_TOKEN, or TOOLSHAPE_OTC_JWT_SECRET
+    /// (with TOOLSHAPE_OTC_JWT_AUDIENCE) in the environment.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "url"])]
+    pub(crate) otc: Option<String>,
+}
+
+impl ServerArgs {
+    /// Connects to the MCP server, or says why not (and which exit code that is).
+    pub(crate) async fn connect(&self) -> Result<Client, (u8, String)> {
+        self.mcp.connect_with(|builder| builder).await
+    }
+
+    /// As [`ServerArgs::connect`], with the client `extend` makes of the
+    /// command's own builder (handlers for the server's questions).
+    pub(crate) async fn connect_with(
+        &self,
+        extend: impl FnOnce(ClientBuilder) -> ClientBuilder,
+    ) -> Result<Client, (u8, String)> {
+        self.mcp.connect_with(extend).await
+    }
+}
+
+/// How to reach an MCP server: a command after `--`, or `--url`.
+#[derive(Debug, Args)]
+pub(crate) struct McpServerArgs {
     /// Revision to speak: `auto` (2026-07-28 discovery, falling back to the
     /// initialize handshake) or one of 2024-11-05, 2025-03-26, 2025-06-18,
     /// 2025-11-25, 2026-07-28.
@@ -49,18 +79,8 @@ pub(crate) struct ServerArgs {
     /// instead of starting a server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
-    /// Use an Open Tool Calling (OTC / OXP 1.0) server at this base URL
-    /// (e.g. http://127.0.0.1:8081) instead of MCP. Credentials come from
-    /// TOOLSHAPE_OTC_API_KEY, TOOLSHAPE_OTC_TOKEN, or TOOLSHAPE_OTC_JWT_SECRET
-    /// (with TOOLSHAPE_OTC_JWT_AUDIENCE) in the environment.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "url"])]
-    pub(crate) otc: Option<String>,
     /// The server command and its arguments, after `--`.
-    #[arg(
-        last = true,
-        required_unless_present_any = ["url", "otc"],
-        value_name = "SERVER COMMAND"
-    )]
+    #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
     #[command(flatten)]
     oauth: OAuthArgs,
@@ -70,18 +90,25 @@ pub(crate) struct ServerArgs {
     authorized: tokio::sync::OnceCell<Option<OAuthClient>>,
 }
 
-impl ServerArgs {
-    /// Connects, or says why not (and which exit code that is).
-    pub(crate) async fn connect(&self) -> Result<Client, (u8, String)> {
-        self.connect_with(|builder| builder).await
-    }
-
-    /// As [`ServerArgs::connect`], with the client `extend` makes of the
-    /// command's own builder (handlers for the server's questions).
+impl McpServerArgs {
+    /// Connects, with the client `extend` makes of the command's own builder.
     pub(crate) async fn connect_with(
         &self,
         extend: impl FnOnce(ClientBuilder) -> ClientBuilder,
     ) -> Result<Client, (u8, String)> {
+        let (builder, upstream) = self.upstream().await?;
+        let builder = extend(builder);
+        match upstream {
+            UpstreamSpec::Url(url) => builder.connect_http(&url).await,
+            UpstreamSpec::Command(command) => builder.connect_stdio(command).await,
+        }
+        .map_err(|e| (exit_code(&e), e.to_string()))
+    }
+
+    /// The client configuration (revision, timeout, authorization) and
+    /// where the server is, without connecting: for `toolshape proxy`,
+    /// which connects (and reconnects) itself.
+    pub(crate) async fn upstream(&self) -> Result<(ClientBuilder, UpstreamSpec), (u8, String)> {
         let negotiation = match self.protocol.as_str() {
             "auto" => Negotiation::Auto,
             other => match ProtocolVersion::parse(other) {
@@ -89,11 +116,9 @@ impl ServerArgs {
                 None => return Err((exit::USAGE, format!("unknown protocol version {other:?}"))),
             },
         };
-        let builder = extend(
-            Client::builder()
-                .negotiation(negotiation)
-                .request_timeout(Duration::from_secs(self.timeout.max(1))),
-        );
+        let builder = Client::builder()
+            .negotiation(negotiation)
+            .request_timeout(Duration::from_secs(self.timeout.max(1)));
         if let Some(url) = &self.url {
             let oauth = self
                 .authorized
@@ -103,10 +128,7 @@ impl ServerArgs {
                 Some(oauth) => builder.http_auth(Arc::new(oauth.clone())),
                 None => builder,
             };
-            return builder
-                .connect_http(url)
-                .await
-                .map_err(|e| (exit_code(&e), e.to_string()));
+            return Ok((builder, UpstreamSpec::Url(url.clone())));
         }
         let Some(command) = ServerCommand::from_argv(&self.command) else {
             return Err((
@@ -119,10 +141,7 @@ impl ServerArgs {
         } else {
             StderrMode::Inherit
         });
-        builder
-            .connect_stdio(command)
-            .await
-            .map_err(|e| (exit_code(&e), e.to_string()))
+        Ok((builder, UpstreamSpec::Command(command)))
     }
 }
 

@@ -40,37 +40,10 @@ pub(crate) struct ServeArgs {
         value_parser = clap::value_parser!(u64).range(1..=1_048_576)
     )]
     memory_budget: u64,
-    /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio.
-    /// Binding to anything but loopback exposes the workspace: do it only behind
-    /// authentication.
-    #[arg(long, value_name = "ADDR")]
-    http: Option<std::net::SocketAddr>,
-    /// With --http: serve only stateless 2026-07-28 requests (no handshake sessions).
-    #[arg(long, requires = "http")]
-    stateless: bool,
-    /// Serve the same tools over Open Tool Calling (OTC / OXP 1.0) HTTP on
-    /// this address (e.g. 127.0.0.1:8081): GET /health, GET /tools,
-    /// POST /tools/call, GET /openapi.json. May run beside --http.
-    #[arg(long, value_name = "ADDR")]
-    otc: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    fronts: super::fronts::HttpFrontArgs,
     #[command(flatten)]
     otc_auth: super::otc::OtcServeAuth,
-    /// With --http or --otc: an Origin allowed besides the loopback ones (repeatable).
-    #[arg(long, value_name = "ORIGIN")]
-    allow_origin: Vec<String>,
-    /// With --http or --otc: a Host name (or name:port) allowed besides the
-    /// loopback names and the bound address (repeatable; `*` allows any).
-    #[arg(long, value_name = "HOST")]
-    allow_host: Vec<String>,
-    /// With --http: how long a handshake session may sit unused before it
-    /// expires and its memory is freed, in seconds.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        requires = "http",
-        default_value_t = 1800
-    )]
-    session_idle_timeout: u64,
     #[command(flatten)]
     auth: ServeAuthArgs,
 }
@@ -115,7 +88,7 @@ pub(crate) struct ServeAuthArgs {
 impl ServeArgs {
     /// Whether this serves HTTP (MCP or OTC) rather than one peer over stdio.
     pub(crate) fn serves_http(&self) -> bool {
-        self.http.is_some() || self.otc.is_some()
+        self.fronts.any()
     }
 }
 
@@ -168,12 +141,8 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         }
     };
     if args.serves_http() {
-        let mut options = HttpOptions::default();
-        options.sessions = !args.stateless;
-        options.allowed_origins = args.allow_origin;
-        options.allowed_hosts = args.allow_host;
-        options.session_idle_timeout = Duration::from_secs(args.session_idle_timeout.max(1));
-        let otc = match args.otc {
+        let options = args.fronts.options();
+        let otc = match args.fronts.otc {
             Some(address) => match args.otc_auth.options(options.clone(), args.call_timeout) {
                 Ok(otc_options) => Some((address, otc_options)),
                 Err(message) => {
@@ -183,7 +152,12 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             },
             None => None,
         };
-        return serve_both(&server, args.http.map(|a| (a, options)), otc, &args.auth).await;
+        return serve_both(
+            &server,
+            args.fronts.http.map(|a| (a, options)),
+            otc,
+            &args.auth,
+        ).await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {
@@ -198,23 +172,6 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-async fn bind(
-    address: std::net::SocketAddr,
-) -> Result<(tokio::net::TcpListener, String), ExitCode> {
-    match tokio::net::TcpListener::bind(address).await {
-        Ok(listener) => {
-            let bound = listener
-                .local_addr()
-                .map_or_else(|_| address.to_string(), |a| a.to_string());
-            Ok((listener, bound))
-        }
-        Err(error) => {
-            eprintln!("toolshape serve: cannot listen on {address}: {error}");
-            Err(ExitCode::from(2))
-        }
-    }
-}
-
 /// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT).
 async fn serve_both(
     server: &Server,
@@ -222,18 +179,8 @@ async fn serve_both(
     otc: Option<(std::net::SocketAddr, toolshape_otc::OtcOptions)>,
     auth: &ServeAuthArgs,
 ) -> ExitCode {
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let signal = async move {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-        let _ = stop.send(true);
-    };
-    let shutdown = move || {
-        let mut stopped = stopped.clone();
-        async move {
-            let _ = stopped.wait_for(|stop| *stop).await;
-        }
-    };
+    let stop = super::fronts::Stop::on_ctrl_c();
+    let shutdown = || stop.signal();
     let mut serving = tokio::task::JoinSet::new();
     if let Some((address, options)) = mcp {
         if auth.auth_issuer.is_none() && !address.ip().is_loopback() {
@@ -243,7 +190,7 @@ async fn serve_both(
                  --auth-issuer (OAuth), or bind 127.0.0.1."
             );
         }
-        let (listener, bound) = match bind(address).await {
+        let (listener, bound) = match super::fronts::bind("serve", address).await {
             Ok(bound) => bound,
             Err(code) => return code,
         };
@@ -276,7 +223,7 @@ async fn serve_both(
         });
     }
     if let Some((address, options)) = otc {
-        let (listener, bound) = match bind(address).await {
+        let (listener, bound) = match super::fronts::bind("serve", address).await {
             Ok(bound) => bound,
             Err(code) => return code,
         };
@@ -286,13 +233,5 @@ async fn serve_both(
             async move { toolshape_otc::serve(&registry, listener, options, shutdown).await },
         );
     }
-    tokio::spawn(signal);
-    let mut code = ExitCode::SUCCESS;
-    while let Some(joined) = serving.join_next().await {
-        if !matches!(joined, Ok(Ok(()))) {
-            tracing::error!(?joined, "serving failed");
-            code = ExitCode::FAILURE;
-        }
-    }
-    code
+    super::fronts::join(serving, false).await
 }

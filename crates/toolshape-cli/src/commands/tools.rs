@@ -66,7 +66,7 @@ fn table(tools: &[ToolDefinition]) -> String {
 
 pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
     if let Some(url) = &args.server.otc {
-        return super::otc::tools(url, args.json, args.server.timeout).await;
+        return super::otc::tools(url, args.json, args.server.mcp.timeout).await;
     }
     let client = match args.server.connect().await {
         Ok(client) => client,

@@ -2,9 +2,9 @@
 //! a URL), as a registry: served over OTC they are `Toolkit.name@version`.
 
 use serde_json::Value;
-use toolshape::client::{Client, ClientError, ToolResult};
+use toolshape::client::{Client, ClientError};
 use toolshape::schema::SchemaEngine;
-use toolshape::tool::{ToolContext, ToolOutput, meta_keys};
+use toolshape::tool::{ToolContext, ToolOutput};
 use toolshape::{Tool, ToolError, ToolRegistry};
 
 use super::{Bridged, register_each};
@@ -46,29 +46,24 @@ fn version_of(client: &Client) -> String {
         .unwrap_or_else(|| "1.0.0".to_owned())
 }
 
-/// The tool error an MCP `isError` result becomes, with the retry hints a
-/// toolshape server puts in `_meta`.
-fn tool_error(tool: &str, result: &ToolResult) -> ToolError {
-    let text = result.text();
-    let mut error = ToolError::new(if text.is_empty() {
-        format!("tool {tool} reported an error")
-    } else {
-        text
-    });
-    if let Some(meta) = &result.meta {
-        if meta.get(meta_keys::CAN_RETRY) == Some(&Value::Bool(true)) {
-            error = error.retryable(true);
-        }
-        if let Some(ms) = meta.get(meta_keys::RETRY_AFTER_MS).and_then(Value::as_u64) {
-            error = error.retry_after(std::time::Duration::from_millis(ms));
-        }
-    }
-    error
-}
-
 fn client_error(tool: &str, error: ClientError) -> ToolError {
     let message = format!("the MCP server could not run {tool}: {error}");
     ToolError::with_source(message, error)
+}
+
+/// The toolkit and version an MCP server's tools get over OTC: the
+/// options' when set, else derived from the server's name and version.
+pub fn otc_identity(client: &Client, options: &McpBridgeOptions) -> (String, String) {
+    (
+        options
+            .toolkit
+            .clone()
+            .unwrap_or_else(|| toolkit_of(client)),
+        options
+            .version
+            .clone()
+            .unwrap_or_else(|| version_of(client)),
+    )
 }
 
 /// Lists the MCP server's tools and registers each in a new registry,
@@ -78,8 +73,7 @@ pub async fn registry_from_mcp(
     options: McpBridgeOptions,
 ) -> Result<Bridged, ClientError> {
     let definitions = client.list_tools().await?;
-    let toolkit = options.toolkit.unwrap_or_else(|| toolkit_of(&client));
-    let version = options.version.unwrap_or_else(|| version_of(&client));
+    let (toolkit, version) = otc_identity(&client, &options);
     let tools = definitions
         .into_iter()
         .map(|definition| {
@@ -93,7 +87,7 @@ pub async fn registry_from_mcp(
                         _ => None,
                     };
                     match client.call_tool(&name, arguments).await {
-                        Ok(result) if result.is_error => Err(tool_error(&name, &result)),
+                        Ok(result) if result.is_error => Err(result.tool_error(&name)),
                         Ok(result) => Ok(ToolOutput {
                             structured: result.structured,
                             content: result.content,
@@ -106,7 +100,9 @@ pub async fn registry_from_mcp(
             let mut tool = Tool::dynamic(
                 definition.name.clone(),
                 definition.input_schema.clone(),
-                definition.output_schema.clone(),
+                // The value a call hands back: unwrapped when the server
+                // wraps it for an older revision.
+                toolshape::client::unwrapped_output_schema(&definition),
                 handler,
             )
             .toolkit(toolkit.clone())

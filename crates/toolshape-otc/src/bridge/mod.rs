@@ -9,7 +9,7 @@ mod otc_to_mcp;
 
 use toolshape::{RegistrationError, ToolRegistry};
 
-pub use mcp_to_otc::{McpBridgeOptions, registry_from_mcp};
+pub use mcp_to_otc::{McpBridgeOptions, otc_identity, registry_from_mcp};
 pub use otc_to_mcp::{OtcBridgeOptions, registry_from_otc};
 
 /// A bridged registry, and the tools that could not be bridged (each with

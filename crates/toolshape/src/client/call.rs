@@ -13,7 +13,7 @@ use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::Client;
 use super::error::{ClientError, ClientErrorKind};
-use crate::tool::CallOptions;
+use crate::tool::{CallOptions, ToolError, meta_keys};
 
 /// A tool's result, checked: `structured` matched the tool's outputSchema and
 /// is unwrapped when the server wrapped it for an older revision.
@@ -37,6 +37,28 @@ impl ToolResult {
             .filter_map(ContentBlock::as_text)
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// The [`ToolError`] an `isError` result stands for: its text (or a
+    /// message naming `tool` when it has none), with the retry hints a
+    /// toolshape server puts in `_meta` ([`ToolError::retry_meta`]). For
+    /// handing a server's tool error on: a bridge or a gateway.
+    pub fn tool_error(&self, tool: &str) -> ToolError {
+        let text = self.text();
+        let mut error = ToolError::new(if text.is_empty() {
+            format!("tool {tool} reported an error")
+        } else {
+            text
+        });
+        if let Some(meta) = &self.meta {
+            if meta.get(meta_keys::CAN_RETRY) == Some(&Value::Bool(true)) {
+                error = error.retryable(true);
+            }
+            if let Some(ms) = meta.get(meta_keys::RETRY_AFTER_MS).and_then(Value::as_u64) {
+                error = error.retry_after(std::time::Duration::from_millis(ms));
+            }
+        }
+        error
     }
 }
 
@@ -192,23 +214,27 @@ impl Client {
             .map_err(|e| ClientError::invalid(format!("bad tools/call result: {e}")))?;
         let is_error = result.is_error();
         let mut structured = result.structured_content;
+        let mut refusal = None;
         if !is_error && let Some(entry) = &entry {
             if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
-                let compiled = compiled.map_err(|source| ClientErrorKind::UnusableSchema {
-                    tool: name.to_owned(),
-                    source,
-                })?;
-                let value = structured.as_ref().ok_or_else(|| {
-                    ClientErrorKind::MissingStructuredContent {
-                        tool: name.to_owned(),
-                    }
-                })?;
-                compiled
-                    .validate(value)
-                    .map_err(|source| ClientErrorKind::Validation {
+                refusal = match (compiled, structured.as_ref()) {
+                    (Err(source), _) => Some(ClientErrorKind::UnusableSchema {
                         tool: name.to_owned(),
                         source,
-                    })?;
+                    }),
+                    (Ok(_), None) => Some(ClientErrorKind::MissingStructuredContent {
+                        tool: name.to_owned(),
+                    }),
+                    (Ok(compiled), Some(value)) => {
+                        compiled
+                            .validate(value)
+                            .err()
+                            .map(|source| ClientErrorKind::Validation {
+                                tool: name.to_owned(),
+                                source,
+                            })
+                    }
+                };
             }
             let marked = result
                 .meta
@@ -218,12 +244,16 @@ impl Client {
                 structured = structured.map(unwrap_result);
             }
         }
-        Ok(ToolResult {
+        let checked = ToolResult {
             structured,
             content: result.content,
             is_error,
             meta: result.meta,
-        })
+        };
+        match refusal {
+            Some(kind) => Err(ClientError::from(kind).rejecting(checked)),
+            None => Ok(checked),
+        }
     }
 }
 

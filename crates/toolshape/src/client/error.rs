@@ -8,10 +8,12 @@ use toolshape_schema::{SchemaError, ValidationError};
 
 /// A failed client operation. [`ClientError::kind`] tells the cases apart;
 /// [`std::error::Error::source`] reaches the cause.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
+#[derive(Debug)]
 pub struct ClientError {
     kind: ClientErrorKind,
+    /// The result a validation failure refused, kept for whoever must still
+    /// show or log it.
+    rejected: Option<Box<super::ToolResult>>,
 }
 
 /// What kind of failure a [`ClientError`] is.
@@ -138,6 +140,19 @@ impl ClientError {
         &self.kind
     }
 
+    /// The result a failed output check refused (its `structuredContent`
+    /// unchecked, as the server sent it): for a gateway that is told to
+    /// strip or pass invalid output rather than refuse it. `None` for any
+    /// other failure.
+    pub fn rejected_result(&self) -> Option<&super::ToolResult> {
+        self.rejected.as_deref()
+    }
+
+    pub(crate) fn rejecting(mut self, result: super::ToolResult) -> Self {
+        self.rejected = Some(Box::new(result));
+        self
+    }
+
     /// Whether the tool itself reported the error.
     pub fn is_tool_error(&self) -> bool {
         matches!(self.kind, ClientErrorKind::Tool { .. })
@@ -163,9 +178,24 @@ impl ClientError {
     }
 }
 
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
+}
+
 impl From<ClientErrorKind> for ClientError {
     fn from(kind: ClientErrorKind) -> Self {
-        ClientError { kind }
+        ClientError {
+            kind,
+            rejected: None,
+        }
     }
 }
 

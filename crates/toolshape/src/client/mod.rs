@@ -44,6 +44,7 @@ pub use error::{ClientError, ClientErrorKind, TransportError};
 pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 pub use negotiate::{Negotiated, Negotiation};
 pub use stdio::{ServerCommand, StderrMode};
+pub use tools::unwrapped_output_schema;
 
 use handlers::Handlers;
 use outgoing::Route;
@@ -151,6 +152,26 @@ impl Client {
             .iter()
             .cloned()
             .collect()
+    }
+
+    /// Whether the connection is closed (over stdio: the server exited or
+    /// closed its output). A closed client fails every call; connect anew.
+    pub fn is_closed(&self) -> bool {
+        *self.inner.peer.closed_signal.borrow()
+    }
+
+    /// Resolves when the connection closes (at once if it is closed).
+    pub async fn closed(&self) {
+        let mut closed = self.inner.peer.closed_signal.subscribe();
+        let _ = closed.wait_for(|closed| *closed).await;
+    }
+
+    /// A watch whose value counts the server's
+    /// `notifications/tools/list_changed`: `changed().await` resolves at the
+    /// next one (then [`Client::list_tools`] lists anew). For mirroring a
+    /// server's tools, as `toolshape proxy` does.
+    pub fn tool_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.peer.tool_list_changes.subscribe()
     }
 
     /// Closes the connection: over stdio, closes the server's input and waits

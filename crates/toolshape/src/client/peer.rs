@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use tokio::io::AsyncBufRead;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use toolshape_protocol::{
     CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, Notification, RequestId,
     Response, methods,
@@ -51,6 +51,10 @@ pub(crate) struct Peer {
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
     pub(crate) tools_changed: AtomicBool,
+    /// Counts the server's `tools/list_changed` notifications, for watchers.
+    pub(crate) tool_list_changes: watch::Sender<u64>,
+    /// Becomes `true` when the connection closes, for watchers.
+    pub(crate) closed_signal: watch::Sender<bool>,
     /// Shown every message received, before it is read.
     observer: Observer,
 }
@@ -82,6 +86,8 @@ impl Peer {
             next_id: AtomicI64::new(1),
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
+            tool_list_changes: watch::Sender::new(0),
+            closed_signal: watch::Sender::new(false),
             observer: Observer(observer),
         })
     }
@@ -303,6 +309,7 @@ impl Peer {
         match KnownNotification::from_notification(notification) {
             Ok(KnownNotification::ToolListChanged(_)) => {
                 self.tools_changed.store(true, Ordering::Release);
+                self.tool_list_changes.send_modify(|count| *count += 1);
             }
             Ok(KnownNotification::Progress(params)) => {
                 if let Some(route) = lock(&self.progress).get(&params.progress_token) {
@@ -335,6 +342,7 @@ impl Peer {
         for (_, waiter) in lock(&self.pending).drain() {
             let _ = waiter.send(Err(TransportError::Closed.into()));
         }
+        self.closed_signal.send_replace(true);
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use toolshape_protocol::http::ParamHeaders;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{ListToolsResult, ToolDefinition, methods};
+use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError};
 
 use super::Client;
@@ -32,17 +33,8 @@ pub(crate) struct ToolEntry {
 
 impl ToolEntry {
     fn new(definition: ToolDefinition, param_headers: ParamHeaders) -> Self {
-        let marked_by_meta = definition
-            .meta
-            .as_ref()
-            .is_some_and(|meta| meta.contains_key(keys::WRAPPED_OUTPUT));
-        let marked_by_schema = definition
-            .output_schema
-            .as_ref()
-            .and_then(|schema| schema.get(FASTMCP_WRAP_MARKER))
-            .is_some_and(|marker| marker == &Value::Bool(true));
         ToolEntry {
-            wrapped: marked_by_meta || marked_by_schema,
+            wrapped: is_wrapped(&definition),
             param_headers,
             definition,
             output: OnceLock::new(),
@@ -70,6 +62,49 @@ impl ToolEntry {
             });
         Some(self.output.get_or_init(|| compiled).clone())
     }
+}
+
+/// Whether a listed tool's structured output arrives wrapped as
+/// `{"result": value}` (marked in its `_meta`, or by FastMCP in its schema).
+fn is_wrapped(definition: &ToolDefinition) -> bool {
+    let marked_by_meta = definition
+        .meta
+        .as_ref()
+        .is_some_and(|meta| meta.contains_key(keys::WRAPPED_OUTPUT));
+    let marked_by_schema = definition
+        .output_schema
+        .as_ref()
+        .and_then(|schema| schema.get(FASTMCP_WRAP_MARKER))
+        .is_some_and(|marker| marker == &Value::Bool(true));
+    marked_by_meta || marked_by_schema
+}
+
+/// The schema of the value a [`Client`] call hands back for this listed
+/// tool: its `outputSchema`, or, when the server wraps its output as
+/// `{"result": value}` for an older revision, the schema of `value` (with
+/// the root's `$schema`, `$defs` and `definitions`, so references still
+/// resolve). `None` when the tool declares no `outputSchema`.
+pub fn unwrapped_output_schema(definition: &ToolDefinition) -> Option<Value> {
+    let schema = definition.output_schema.as_ref()?;
+    let inner = is_wrapped(definition)
+        .then(|| schema.get("properties")?.get(WRAPPED_RESULT_KEY))
+        .flatten();
+    let Some(inner) = inner else {
+        return Some(schema.clone());
+    };
+    let mut root = match inner {
+        Value::Object(map) => map.clone(),
+        Value::Bool(true) => serde_json::Map::new(),
+        other => return Some(other.clone()),
+    };
+    for key in ["$schema", "$defs", "definitions"] {
+        if let Some(value) = schema.get(key)
+            && !root.contains_key(key)
+        {
+            root.insert(key.to_owned(), value.clone());
+        }
+    }
+    Some(Value::Object(root))
 }
 
 /// A complete listing.

@@ -216,6 +216,9 @@ impl RegisteredTool {
         let Some(schema) = &self.output else {
             return Ok(());
         };
+        if self.output_checked_by_handler {
+            return Ok(());
+        }
         match &output.structured {
             Some(value) => schema.validate(value),
             None => Err(ValidationErrorKind::Mismatch {

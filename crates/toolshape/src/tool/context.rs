@@ -107,6 +107,12 @@ impl ToolContext {
         self.credentials.as_ref()?.user_id.as_deref()
     }
 
+    /// Whether the caller asked for progress reports (a gateway then asks
+    /// its upstream for them).
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
     /// Reports progress to the caller, when the caller asked for progress.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         if let Some(sender) = &self.progress {

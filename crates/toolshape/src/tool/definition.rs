@@ -69,6 +69,7 @@ pub struct Tool {
     pub(crate) toolkit: Option<String>,
     pub(crate) version: Option<String>,
     pub(crate) requirements: Requirements,
+    pub(crate) output_checked_by_handler: bool,
     pub(crate) handler: Arc<dyn ErasedHandler>,
 }
 
@@ -322,6 +323,17 @@ impl Tool {
         self
     }
 
+    /// Leaves the check of this tool's output against its `outputSchema` to
+    /// its handler: the server no longer withholds an output that fails it.
+    /// Only for a gateway whose handler has checked the output already and
+    /// decides itself what an invalid one becomes (`toolshape proxy
+    /// --on-invalid strip|pass`); every other tool keeps the check.
+    #[must_use]
+    pub fn unchecked_output(mut self) -> Self {
+        self.output_checked_by_handler = true;
+        self
+    }
+
     fn from_parts(
         name: String,
         input_schema: Value,
@@ -347,6 +359,7 @@ impl Tool {
             toolkit: None,
             version: None,
             requirements: Requirements::default(),
+            output_checked_by_handler: false,
             handler,
         }
     }

@@ -136,6 +136,8 @@ pub struct RegisteredTool {
     pub(crate) handler: Arc<dyn ErasedHandler>,
     pub(crate) input: Arc<CompiledSchema>,
     pub(crate) output: Option<Arc<CompiledSchema>>,
+    /// Whether the handler checks its own output ([`Tool::unchecked_output`]).
+    pub(crate) output_checked_by_handler: bool,
     /// Whether structured output goes out as is to revisions that need an object.
     pub(crate) output_object_rooted: bool,
     /// The arguments mirrored in `Mcp-Param-*` headers (2026-07-28 HTTP;
@@ -309,6 +311,7 @@ impl RegisteredTool {
             handler: tool.handler,
             input,
             output,
+            output_checked_by_handler: tool.output_checked_by_handler,
             output_object_rooted,
             param_headers,
             definition,

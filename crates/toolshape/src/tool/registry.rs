@@ -159,6 +159,31 @@ impl ToolRegistry {
         })
     }
 
+    /// Makes `tools` the whole set, in one change that bumps the version
+    /// once: every tool registered before and not among them is gone. A tool
+    /// that cannot be registered is left out, with its name and the reason.
+    /// For mirroring another server's tools (`toolshape proxy`).
+    pub fn replace_all(
+        &self,
+        tools: impl IntoIterator<Item = Tool>,
+    ) -> Vec<(String, RegistrationError)> {
+        let mut next = Catalog::default();
+        let mut errors = Vec::new();
+        for tool in tools {
+            let name = tool.name.clone();
+            let inserted = RegisteredTool::new(tool, &self.inner.engine)
+                .and_then(|registered| next.insert(Arc::new(registered)));
+            if let Err(error) = inserted {
+                errors.push((name, error));
+            }
+        }
+        let _ = self.update(|current| {
+            *current = next;
+            Ok::<_, RegistrationError>(())
+        });
+        errors
+    }
+
     /// Removes the tool named `name`, every version of it; says whether there was one.
     pub fn remove(&self, name: &str) -> bool {
         self.update(|catalog| Ok::<_, RegistrationError>(catalog.remove(name)))

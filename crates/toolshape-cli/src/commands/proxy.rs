@@ -1,0 +1,210 @@
+//! `toolshape proxy`: a validating gateway in front of any MCP server (see
+//! `docs/proxy.md`). The work is `toolshape-proxy`'s; this wires its flags
+//! and fronts.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use toolshape::{Server, ServerOptions};
+use toolshape_proxy::{AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyOptions, ToolFilter};
+
+use super::connect::McpServerArgs;
+use super::fronts;
+
+/// Arguments of `toolshape proxy`.
+#[derive(Debug, Args)]
+pub(crate) struct ProxyArgs {
+    /// Serve MCP over stdio (the default when no other front is given); the
+    /// proxy exits when its input ends.
+    #[arg(long)]
+    stdio: bool,
+    /// HTTP fronts (`--http` also serves `GET /metrics`).
+    #[command(flatten)]
+    fronts: fronts::HttpFrontArgs,
+    /// What the client gets when an upstream output fails its outputSchema:
+    /// `error` (an isError result naming the violations), `strip` (the
+    /// content without structuredContent), `pass` (as sent; only logged).
+    #[arg(long, value_name = "MODE", default_value = "error")]
+    on_invalid: OnInvalid,
+    /// What an upstream tool whose schema cannot be used becomes: `hide`
+    /// (not listed) or `list` (listed with the problem; calls fail naming it).
+    #[arg(long, value_name = "MODE", default_value = "hide")]
+    broken_tools: BrokenTools,
+    /// Show only tools whose names match this glob (`*`, `?`; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    allow: Vec<String>,
+    /// Never show tools whose names match this glob (repeatable; wins over --allow).
+    #[arg(long, value_name = "GLOB")]
+    deny: Vec<String>,
+    /// Show only tools annotated readOnlyHint: true.
+    #[arg(long)]
+    read_only: bool,
+    /// TOOL=SECONDS: the limit on one call of TOOL instead of --timeout (repeatable).
+    #[arg(long, value_name = "TOOL=SECONDS")]
+    tool_timeout: Vec<String>,
+    /// Most upstream calls running at once, over all clients.
+    #[arg(long, value_name = "N")]
+    max_concurrent: Option<usize>,
+    /// Most calls running at once on one client connection; past it, the
+    /// proxy stops reading that client until one ends.
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    max_in_flight: usize,
+    /// Upstream connections (child processes) to spread calls over.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    upstreams: u16,
+    /// Write an audit log (one JSON line per call) to this file, or `-` for stderr.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// With --audit: include each call's arguments (off: only their size).
+    #[arg(long, requires = "audit")]
+    audit_arguments: bool,
+    #[command(flatten)]
+    upstream: McpServerArgs,
+}
+
+impl ProxyArgs {
+    /// Whether the only front is stdio (one client: served best on one thread).
+    pub(crate) fn stdio_only(&self) -> bool {
+        !self.fronts.any()
+    }
+
+    fn options(&self) -> Result<ProxyOptions, String> {
+        let mut options = ProxyOptions::default();
+        options.on_invalid = self.on_invalid;
+        options.broken_tools = self.broken_tools;
+        let mut filter = ToolFilter::default();
+        filter.allow.clone_from(&self.allow);
+        filter.deny.clone_from(&self.deny);
+        filter.read_only = self.read_only;
+        options.filter = filter;
+        options.call_timeout = Duration::from_secs(self.upstream.timeout.max(1));
+        for entry in &self.tool_timeout {
+            let parsed = entry
+                .split_once('=')
+                .and_then(|(tool, seconds)| Some((tool, seconds.parse::<u64>().ok()?)));
+            let Some((tool, seconds)) = parsed else {
+                return Err(format!("--tool-timeout {entry:?}: write TOOL=SECONDS"));
+            };
+            options
+                .tool_timeouts
+                .insert(tool.to_owned(), Duration::from_secs(seconds.max(1)));
+        }
+        options.max_concurrent = self.max_concurrent.map(|n| n.max(1));
+        options.upstreams = usize::from(self.upstreams);
+        options.audit = self.audit.as_ref().map(|path| {
+            if path.as_os_str() == "-" {
+                AuditTarget::Stderr
+            } else {
+                AuditTarget::File(path.clone())
+            }
+        });
+        options.audit_arguments = self.audit_arguments;
+        Ok(options)
+    }
+}
+
+pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(message) => return super::connect::fail("proxy", (2, message)),
+    };
+    let (builder, upstream) = match args.upstream.upstream().await {
+        Ok(upstream) => upstream,
+        Err(failure) => return super::connect::fail("proxy", failure),
+    };
+    let longest_call = options.longest_call();
+    let proxy = match Proxy::start(upstream, builder, options).await {
+        Ok(proxy) => Arc::new(proxy),
+        Err(error) => return super::connect::fail("proxy", (4, error.to_string())),
+    };
+    let mut server_options = ServerOptions::default();
+    // The upstream call has its own limit; this one only catches the rest.
+    server_options.call_timeout = Some(longest_call + Duration::from_secs(5));
+    server_options.max_in_flight = args.max_in_flight.max(1);
+    let server = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
+        .title("toolshape proxy")
+        .options(server_options)
+        .registry(proxy.registry().clone())
+        .build();
+    let server = match server {
+        Ok(server) => server,
+        Err(error) => return super::connect::fail("proxy", (1, error.to_string())),
+    };
+    let code = serve(&args, &server, &proxy, longest_call).await;
+    proxy.shutdown(Duration::from_secs(2)).await;
+    code
+}
+
+/// Serves every front asked for until Ctrl-C, or until the stdio front's input ends.
+async fn serve(
+    args: &ProxyArgs,
+    server: &Server,
+    proxy: &Arc<Proxy>,
+    longest_call: Duration,
+) -> ExitCode {
+    let stdio = args.stdio || !args.fronts.any();
+    let stop = fronts::Stop::on_ctrl_c();
+    let mut serving = tokio::task::JoinSet::new();
+    let http = args.fronts.options();
+    if let Some(address) = args.fronts.http {
+        let (listener, bound) = match fronts::bind("proxy", address).await {
+            Ok(bound) => bound,
+            Err(code) => return code,
+        };
+        eprintln!(
+            "toolshape proxy: serving MCP on http://{bound}{} (metrics: /metrics)",
+            http.path
+        );
+        let metrics = Arc::clone(proxy);
+        let wrap = move |router: axum::Router| {
+            router.route(
+                "/metrics",
+                axum::routing::get(move || {
+                    let text = metrics.metrics_text();
+                    async move {
+                        (
+                            [(
+                                axum::http::header::CONTENT_TYPE,
+                                "text/plain; version=0.0.4",
+                            )],
+                            text,
+                        )
+                    }
+                }),
+            )
+        };
+        let (server, options, shutdown) = (server.clone(), http.clone(), stop.signal());
+        serving.spawn(async move {
+            server
+                .serve_http_with(listener, options, wrap, shutdown)
+                .await
+        });
+    }
+    if let Some(address) = args.fronts.otc {
+        let (listener, bound) = match fronts::bind("proxy", address).await {
+            Ok(bound) => bound,
+            Err(code) => return code,
+        };
+        eprintln!("toolshape proxy: serving OTC on http://{bound}");
+        let mut otc = toolshape_otc::OtcOptions::default();
+        otc.http = http.clone();
+        otc.call_timeout = Some(longest_call + Duration::from_secs(5));
+        let (registry, shutdown) = (server.registry().clone(), stop.signal());
+        serving
+            .spawn(async move { toolshape_otc::serve(&registry, listener, otc, shutdown).await });
+    }
+    if stdio {
+        if std::io::stdin().is_terminal() {
+            eprintln!(
+                "toolshape proxy: serving MCP over stdio: waiting for JSON-RPC messages on stdin (Ctrl-D ends)"
+            );
+        }
+        let server = server.clone();
+        serving.spawn(async move { server.serve_stdio().await });
+    }
+    fronts::join(serving, stdio).await
+}

@@ -1,0 +1,258 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The proxy (the library, served over real HTTP on loopback) in front of
+//! the hostile server (a real child process): every bad output becomes the
+//! documented result for clients on both eras, unusable schemas are hidden
+//! or listed, a crashed child is started again, a silent one times out.
+
+mod client_common;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use toolshape::client::{
+    Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode, ToolResult,
+};
+use toolshape::protocol::ProtocolVersion;
+use toolshape::{HttpOptions, Server};
+use toolshape_proxy::{BrokenTools, OnInvalid, Proxy, ProxyOptions, ToolFilter, UpstreamSpec};
+
+use client_common::hostile_server_bin;
+
+/// A proxy in front of the hostile server, served over HTTP on loopback.
+struct Served {
+    proxy: Proxy,
+    url: String,
+}
+
+async fn serve(options: ProxyOptions) -> Served {
+    let command = ServerCommand::new(hostile_server_bin()).stderr(StderrMode::Capture);
+    let proxy = Proxy::start(UpstreamSpec::Command(command), Client::builder(), options)
+        .await
+        .expect("the proxy starts");
+    let server = Server::builder("proxy", "1.0.0")
+        .registry(proxy.registry().clone())
+        .build()
+        .expect("the server builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        server
+            .serve_http(listener, HttpOptions::default(), std::future::pending())
+            .await
+    });
+    Served { proxy, url }
+}
+
+/// The two eras a client may speak to the proxy.
+const ERAS: [Negotiation; 2] = [
+    Negotiation::Pinned(ProtocolVersion::V2025_06_18),
+    Negotiation::Pinned(ProtocolVersion::V2026_07_28),
+];
+
+async fn client(url: &str, era: Negotiation) -> Client {
+    Client::builder()
+        .negotiation(era)
+        .options(client_common::options())
+        .connect_http(url)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the proxy on {era:?}: {e}"))
+}
+
+async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: Value,
+) -> Result<ToolResult, toolshape::client::ClientError> {
+    let arguments: Option<Map<String, Value>> = arguments.as_object().cloned();
+    client.call_tool(tool, arguments).await
+}
+
+#[tokio::test]
+async fn invalid_outputs_become_errors_naming_the_violations() {
+    let served = serve(ProxyOptions::default()).await;
+    for era in ERAS {
+        let client = client(&served.url, era).await;
+        let ok = call(&client, "ok", json!({})).await.unwrap();
+        assert_eq!(ok.structured, Some(json!({"value": "ok"})), "{era:?}");
+        let tuple = call(&client, "tuple", json!({})).await.unwrap();
+        assert_eq!(tuple.structured, Some(json!({"pair": ["a", 1]})), "{era:?}");
+
+        for (tool, arguments, named) in [
+            ("mismatch", json!({}), "/count"),
+            ("tuple_bad", json!({}), "/pair/1"),
+            ("unevaluated", json!({}), "unevaluated"),
+            ("draft07", json!({"extra": true}), "additional"),
+            ("no_structured", json!({}), "no structuredContent"),
+        ] {
+            let result = call(&client, tool, arguments).await.unwrap();
+            let text = result.text();
+            assert!(result.is_error, "{era:?} {tool}: {text}");
+            assert!(result.structured.is_none(), "{era:?} {tool}");
+            assert!(text.contains("withheld"), "{era:?} {tool}: {text}");
+            assert!(
+                text.to_lowercase().contains(&named.to_lowercase()),
+                "{era:?} {tool}: the violation is not named: {text}"
+            );
+        }
+        // A tool error passes through as one, with its text.
+        let failed = call(&client, "tool_error", json!({})).await.unwrap();
+        assert!(failed.is_error, "{era:?}");
+        assert!(!failed.text().is_empty());
+    }
+    let metrics = served.proxy.metrics_text();
+    assert!(
+        metrics.contains(
+            "toolshape_proxy_calls_total{tool=\"mismatch\",outcome=\"invalid_output\"} 2"
+        ),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("toolshape_proxy_calls_total{tool=\"ok\",outcome=\"ok\"} 2"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("toolshape_proxy_validation_failures_total{tool=\"tuple_bad\"} 2"),
+        "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
+    let mut options = ProxyOptions::default();
+    options.on_invalid = OnInvalid::Strip;
+    let stripped = serve(options).await;
+    let client_a = client(&stripped.url, ERAS[1]).await;
+    // The client checks again: the result has content and no structuredContent.
+    let error = call(&client_a, "mismatch", json!({})).await.unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            ClientErrorKind::MissingStructuredContent { .. }
+        ),
+        "{error}"
+    );
+    let rejected = error.rejected_result().expect("the result is kept");
+    assert!(rejected.structured.is_none());
+    assert!(rejected.text().contains("three"), "{}", rejected.text());
+
+    let mut options = ProxyOptions::default();
+    options.on_invalid = OnInvalid::Pass;
+    let passed = serve(options).await;
+    let client_b = client(&passed.url, ERAS[1]).await;
+    let error = call(&client_b, "mismatch", json!({})).await.unwrap_err();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::Validation { .. }),
+        "{error}"
+    );
+    let rejected = error.rejected_result().expect("the result is kept");
+    assert_eq!(rejected.structured, Some(json!({"count": "three"})));
+    // Valid outputs are untouched in every mode.
+    for client in [&client_a, &client_b] {
+        let ok = call(client, "ok", json!({})).await.unwrap();
+        assert_eq!(ok.structured, Some(json!({"value": "ok"})));
+    }
+}
+
+fn names(tools: &[toolshape::protocol::ToolDefinition]) -> BTreeSet<String> {
+    tools.iter().map(|tool| tool.name.clone()).collect()
+}
+
+#[tokio::test]
+async fn unusable_schemas_are_hidden_or_listed_with_the_problem() {
+    let hidden = serve(ProxyOptions::default()).await;
+    let broken: BTreeSet<&str> = hidden
+        .proxy
+        .broken_tools()
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert!(broken.contains("remote_ref"), "{broken:?}");
+    let listed = names(
+        &client(&hidden.url, ERAS[0])
+            .await
+            .list_tools()
+            .await
+            .unwrap(),
+    );
+    assert!(!listed.contains("remote_ref"));
+    assert!(
+        listed.contains("ok") && listed.contains("mismatch"),
+        "{listed:?}"
+    );
+
+    let mut options = ProxyOptions::default();
+    options.broken_tools = BrokenTools::List;
+    let shown = serve(options).await;
+    let client = client(&shown.url, ERAS[1]).await;
+    let tools = client.list_tools().await.unwrap();
+    let remote = tools
+        .iter()
+        .find(|t| t.name == "remote_ref")
+        .expect("remote_ref is listed");
+    let description = remote.description.clone().unwrap_or_default();
+    assert!(description.starts_with("[unavailable:"), "{description}");
+    assert!(remote.output_schema.is_none());
+    let result = call(&client, "remote_ref", json!({})).await.unwrap();
+    assert!(result.is_error);
+    assert!(
+        result.text().contains("cannot be offered"),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn filters_show_only_the_allowed_tools() {
+    let mut options = ProxyOptions::default();
+    let mut filter = ToolFilter::default();
+    filter.allow = vec!["t*".into(), "ok".into()];
+    filter.deny = vec!["*_bad".into()];
+    options.filter = filter;
+    let served = serve(options).await;
+    let client = client(&served.url, ERAS[0]).await;
+    let listed = names(&client.list_tools().await.unwrap());
+    let expected: BTreeSet<String> = ["ok", "tool_error", "tuple", "twice"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    assert_eq!(listed, expected);
+    let hidden = call(&client, "mismatch", json!({})).await;
+    assert!(hidden.is_err(), "a hidden tool cannot be called");
+}
+
+#[tokio::test]
+async fn a_crashed_upstream_is_started_again_and_a_silent_call_times_out() {
+    let mut options = ProxyOptions::default();
+    options
+        .tool_timeouts
+        .insert("hang".into(), Duration::from_secs(1));
+    let served = serve(options).await;
+    for era in ERAS {
+        let client = client(&served.url, era).await;
+        // The child exits in the middle of the call: an error, at once.
+        let died = call(&client, "die", json!({})).await.unwrap();
+        assert!(died.is_error, "{era:?}");
+        assert!(died.text().contains("upstream"), "{}", died.text());
+        // The next call is served by a new child.
+        let ok = call(&client, "ok", json!({})).await.unwrap();
+        assert_eq!(ok.structured, Some(json!({"value": "ok"})), "{era:?}");
+
+        let started = Instant::now();
+        let hung = call(&client, "hang", json!({})).await.unwrap();
+        assert!(hung.is_error, "{era:?}");
+        assert!(hung.text().contains("1000 ms"), "{}", hung.text());
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let ok = call(&client, "ok", json!({})).await.unwrap();
+        assert_eq!(ok.structured, Some(json!({"value": "ok"})));
+    }
+    let metrics = served.proxy.metrics_text();
+    assert!(
+        !metrics.contains("toolshape_proxy_upstream_restarts_total 0\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("toolshape_proxy_calls_total{tool=\"hang\",outcome=\"timeout\"} 2"),
+        "{metrics}"
+    );
+}

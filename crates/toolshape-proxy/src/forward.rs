@@ -1,0 +1,252 @@
+//! One upstream tool as a local tool: its calls go to the upstream, their
+//! results come back checked, and every call is counted and audited.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use tokio::sync::{Semaphore, mpsc};
+use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
+use toolshape::protocol::ToolDefinition;
+use toolshape::protocol::meta::keys;
+use toolshape::tool::{CallOptions, ToolContext, ToolOutput};
+use toolshape::{Tool, ToolError};
+
+use crate::audit::{Audit, Record};
+use crate::metrics::{Metrics, Outcome};
+use crate::options::{OnInvalid, ProxyOptions};
+use crate::upstream::Upstream;
+
+/// The longest violation list an `isError` result carries, in characters.
+const MAX_VIOLATION_TEXT: usize = 2000;
+
+/// What every forwarding tool shares.
+#[derive(Debug)]
+pub(crate) struct Forwarder {
+    pub(crate) upstream: Upstream,
+    pub(crate) options: ProxyOptions,
+    pub(crate) metrics: Metrics,
+    pub(crate) audit: Option<Audit>,
+    pub(crate) limit: Option<Semaphore>,
+    /// The toolkit and version of the tools over OTC.
+    pub(crate) identity: (String, String),
+}
+
+/// What one call came to, besides its result.
+struct Ended {
+    outcome: Outcome,
+    violations: Option<String>,
+}
+
+impl Forwarder {
+    /// The upstream tool `definition` as a tool that forwards to it.
+    pub(crate) fn tool(self: &Arc<Self>, definition: &ToolDefinition) -> Tool {
+        let name: Arc<str> = definition.name.as_str().into();
+        let forwarder = Arc::clone(self);
+        let handler = move |context: ToolContext, arguments: Value| {
+            let (forwarder, name) = (Arc::clone(&forwarder), Arc::clone(&name));
+            async move { forwarder.call(&name, context, arguments).await }
+        };
+        let tool = Tool::dynamic(
+            definition.name.clone(),
+            definition.input_schema.clone(),
+            toolshape::client::unwrapped_output_schema(definition),
+            handler,
+        )
+        // The upstream's output was checked by this proxy's client, against
+        // the same schema; the handler decides what an invalid one becomes.
+        .unchecked_output();
+        self.describe(tool, definition)
+    }
+
+    /// A stand-in for a tool whose schema cannot be used: listed with the
+    /// problem, every call an error naming it.
+    pub(crate) fn broken_tool(&self, definition: &ToolDefinition, problem: &str) -> Tool {
+        let message = format!(
+            "tool {} cannot be offered through this proxy: {problem}",
+            definition.name
+        );
+        let description = format!(
+            "[unavailable: {}] {}",
+            toolshape::protocol::text::excerpt(problem, 300),
+            definition.description.as_deref().unwrap_or_default()
+        );
+        let handler = move |_context: ToolContext, _arguments: Value| {
+            let message = message.clone();
+            async move { Err::<ToolOutput, _>(ToolError::new(message)) }
+        };
+        let mut described = definition.clone();
+        described.description = Some(description);
+        self.describe(
+            Tool::dynamic(
+                definition.name.clone(),
+                json!({"type": "object"}),
+                None,
+                handler,
+            ),
+            &described,
+        )
+    }
+
+    fn describe(&self, mut tool: Tool, definition: &ToolDefinition) -> Tool {
+        let (toolkit, version) = &self.identity;
+        tool = tool.toolkit(toolkit.clone()).version(version.clone());
+        if let Some(description) = &definition.description {
+            tool = tool.description(description.clone());
+        }
+        if let Some(title) = &definition.title {
+            tool = tool.title(title.clone());
+        }
+        if let Some(annotations) = &definition.annotations {
+            tool = tool.annotations(annotations.clone());
+        }
+        tool
+    }
+
+    async fn call(
+        &self,
+        tool: &str,
+        context: ToolContext,
+        arguments: Value,
+    ) -> Result<ToolOutput, ToolError> {
+        let started = Instant::now();
+        let _permit = match &self.limit {
+            Some(limit) => limit.acquire().await.ok(),
+            None => None,
+        };
+        let (result, ended) = self.forward(tool, &context, &arguments).await;
+        let took = started.elapsed();
+        self.metrics.record(tool, ended.outcome, took);
+        if let Some(audit) = &self.audit {
+            audit.record(&Record {
+                tool,
+                user: context.user_id(),
+                took,
+                outcome: ended.outcome,
+                violations: ended.violations.as_deref(),
+                arguments: &arguments,
+            });
+        }
+        if let Some(violations) = &ended.violations {
+            tracing::warn!(tool, %violations, on_invalid = ?self.options.on_invalid, "upstream output does not match its outputSchema");
+        }
+        result
+    }
+
+    async fn forward(
+        &self,
+        tool: &str,
+        context: &ToolContext,
+        arguments: &Value,
+    ) -> (Result<ToolOutput, ToolError>, Ended) {
+        let client = match self.upstream.client().await {
+            Ok(client) => client,
+            Err(error) => return upstream_failed(tool, error),
+        };
+        let arguments = match arguments {
+            Value::Object(map) => Some(map.clone()),
+            _ => None,
+        };
+        let mut options = CallOptions::new().timeout(self.options.timeout_for(tool));
+        let answer = if context.wants_progress() {
+            let (progress, mut reports) = mpsc::unbounded_channel();
+            options = options.progress(progress);
+            let call = client.call_tool_with(tool, arguments, options);
+            // The reports end when the call does (its route is dropped).
+            let relay = async {
+                while let Some(report) = reports.recv().await {
+                    context.report_progress(report.progress, report.total, report.message);
+                }
+            };
+            tokio::join!(call, relay).0
+        } else {
+            client.call_tool_with(tool, arguments, options).await
+        };
+        match answer {
+            Ok(result) if result.is_error => (
+                Err(result.tool_error(tool)),
+                Ended {
+                    outcome: Outcome::ToolError,
+                    violations: None,
+                },
+            ),
+            Ok(result) => (
+                Ok(output(result)),
+                Ended {
+                    outcome: Outcome::Ok,
+                    violations: None,
+                },
+            ),
+            Err(error) => match error.rejected_result() {
+                Some(rejected) => self.invalid(tool, &error, rejected.clone()),
+                None => upstream_failed(tool, error),
+            },
+        }
+    }
+
+    /// An output that failed its schema, as `--on-invalid` says.
+    fn invalid(
+        &self,
+        tool: &str,
+        error: &ClientError,
+        rejected: ToolResult,
+    ) -> (Result<ToolOutput, ToolError>, Ended) {
+        let violations = error.to_string();
+        let result = match self.options.on_invalid {
+            OnInvalid::Error => Err(ToolError::new(format!(
+                "The upstream tool {tool} returned output that does not match its outputSchema, \
+                 so the proxy withheld it: {}",
+                toolshape::protocol::text::excerpt(&violations, MAX_VIOLATION_TEXT)
+            ))),
+            OnInvalid::Strip => Ok(output(ToolResult {
+                structured: None,
+                ..rejected
+            })),
+            OnInvalid::Pass => Ok(output(rejected)),
+        };
+        (
+            result,
+            Ended {
+                outcome: Outcome::InvalidOutput,
+                violations: Some(violations),
+            },
+        )
+    }
+}
+
+/// A checked result as the tool's output. The upstream's wrapping marker is
+/// dropped: this server wraps (and marks) for each client itself.
+fn output(result: ToolResult) -> ToolOutput {
+    let meta = result.meta.and_then(|mut meta| {
+        meta.remove(keys::WRAPPED_OUTPUT);
+        (!meta.is_empty()).then_some(meta)
+    });
+    ToolOutput {
+        structured: result.structured,
+        content: result.content,
+        meta,
+    }
+}
+
+/// The upstream could not be asked, or did not answer well.
+fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolError>, Ended) {
+    let (outcome, retryable) = match error.kind() {
+        ClientErrorKind::Timeout(_) => (Outcome::Timeout, true),
+        ClientErrorKind::Transport(_) => (Outcome::UpstreamError, true),
+        _ => (Outcome::UpstreamError, false),
+    };
+    let message = match error.kind() {
+        ClientErrorKind::Timeout(limit) => format!(
+            "The upstream server did not answer the call of {tool} within {} ms",
+            limit.as_millis()
+        ),
+        _ => format!("The upstream server could not run {tool}: {error}"),
+    };
+    (
+        Err(ToolError::with_source(message, error).retryable(retryable)),
+        Ended {
+            outcome,
+            violations: None,
+        },
+    )
+}

@@ -1,0 +1,171 @@
+//! `toolshape-proxy`: a validating gateway in front of any MCP server.
+//!
+//! A [`Proxy`] connects to an upstream server (a command over stdio, or a
+//! Streamable HTTP URL, on whatever revision it speaks), mirrors its tools
+//! into a [`ToolRegistry`], and forwards their calls. Served by a
+//! [`toolshape::Server`] (stdio, Streamable HTTP with sessions or
+//! stateless) or over OTC, the tools then carry toolshape's guarantees:
+//!
+//! - arguments are checked against the upstream tool's `inputSchema` before
+//!   the upstream sees them;
+//! - `structuredContent` is checked against its `outputSchema` by an
+//!   untrusted-schema engine (nothing fetched, bounded); an invalid output
+//!   becomes an `isError` result naming the violations ([`OnInvalid`]);
+//! - each client gets the shape its own revision allows;
+//! - tools are filtered ([`ToolFilter`]), calls time-limited, counted
+//!   ([`Proxy::metrics_text`]) and audited;
+//! - a child that exits is started again, with backoff.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolshape::client::{Client, ServerCommand};
+//! use toolshape_proxy::{Proxy, ProxyOptions, UpstreamSpec};
+//!
+//! let upstream = UpstreamSpec::Command(ServerCommand::new("python3").arg("server.py"));
+//! let proxy = Proxy::start(upstream, Client::builder(), ProxyOptions::default()).await?;
+//! let server = toolshape::Server::builder("gateway", "1.0.0")
+//!     .registry(proxy.registry().clone())
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The whole design, with what each front and flag does: `docs/proxy.md`.
+
+mod audit;
+mod filter;
+mod forward;
+mod metrics;
+mod mirror;
+mod options;
+mod upstream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use toolshape::ToolRegistry;
+use toolshape::client::{ClientBuilder, ClientError};
+use toolshape::schema::SchemaEngine;
+
+pub use filter::{ToolFilter, glob_matches};
+pub use metrics::Outcome;
+pub use options::{AuditTarget, BrokenTools, OnInvalid, ProxyOptions};
+pub use upstream::UpstreamSpec;
+
+use forward::Forwarder;
+
+/// Why a proxy could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProxyError {
+    /// The upstream server could not be reached, or its tools not listed.
+    #[error("cannot reach the upstream server: {0}")]
+    Upstream(#[source] ClientError),
+    /// The audit log cannot be opened.
+    #[error("cannot open the audit log: {0}")]
+    Audit(#[source] std::io::Error),
+}
+
+/// A running proxy: the upstream's tools, mirrored and forwarded.
+#[derive(Debug)]
+pub struct Proxy {
+    registry: ToolRegistry,
+    forwarder: Arc<Forwarder>,
+    broken: Vec<(String, String)>,
+    follower: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    /// Connects to the upstream (the first connection now: a wrong command
+    /// or URL fails here), lists its tools and starts following it.
+    /// `builder` configures the upstream client (its schema engine, timeouts,
+    /// authorization); `toolkit`/`version` of [`ProxyOptions`] name the tools
+    /// over OTC (default: `Tools`, `1.0.0`).
+    pub async fn start(
+        upstream: UpstreamSpec,
+        builder: ClientBuilder,
+        options: ProxyOptions,
+    ) -> Result<Proxy, ProxyError> {
+        let builder = builder.request_timeout(options.longest_call());
+        let upstream = upstream::Upstream::connect(upstream, builder, options.upstreams)
+            .await
+            .map_err(ProxyError::Upstream)?;
+        let audit = match &options.audit {
+            Some(target) => Some(
+                audit::Audit::start(target, options.audit_arguments).map_err(ProxyError::Audit)?,
+            ),
+            None => None,
+        };
+        let identity = (
+            options
+                .toolkit
+                .clone()
+                .unwrap_or_else(|| "Tools".to_owned()),
+            options
+                .version
+                .clone()
+                .unwrap_or_else(|| "1.0.0".to_owned()),
+        );
+        let forwarder = Arc::new(Forwarder {
+            upstream,
+            limit: options.max_concurrent.map(Semaphore::new),
+            options,
+            metrics: metrics::Metrics::default(),
+            audit,
+            identity,
+        });
+        // The upstream's schemas are not ours: compiled as untrusted.
+        let registry = ToolRegistry::with_engine(SchemaEngine::default());
+        let client = forwarder
+            .upstream
+            .primary()
+            .await
+            .map_err(ProxyError::Upstream)?;
+        let broken = mirror::sync(&forwarder, &registry, &client)
+            .await
+            .map_err(ProxyError::Upstream)?;
+        let follower = tokio::spawn(mirror::follow(
+            Arc::clone(&forwarder),
+            registry.clone(),
+            client,
+        ));
+        Ok(Proxy {
+            registry,
+            forwarder,
+            broken,
+            follower,
+        })
+    }
+
+    /// The mirrored tools: serve them with a [`toolshape::Server`] or over OTC.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The upstream tools left out at start because their schemas cannot
+    /// be used (name, problem).
+    pub fn broken_tools(&self) -> &[(String, String)] {
+        &self.broken
+    }
+
+    /// The counters of forwarded calls, in the Prometheus text format.
+    pub fn metrics_text(&self) -> String {
+        self.forwarder
+            .metrics
+            .render(self.forwarder.upstream.restarts())
+    }
+
+    /// Stops following the upstream and closes its connections (children
+    /// get `grace` to exit).
+    pub async fn shutdown(&self, grace: Duration) {
+        self.follower.abort();
+        self.forwarder.upstream.close(grace).await;
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.follower.abort();
+    }
+}

@@ -1,0 +1,73 @@
+//! Keeping the proxy's tools those of the upstream: listed at start, listed
+//! again when the upstream says its list changed or its connection is made
+//! anew; the registry then tells the proxy's clients (`listChanged`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolshape::ToolRegistry;
+use toolshape::client::{Client, ClientError};
+
+use crate::forward::Forwarder;
+use crate::options::BrokenTools;
+
+/// The pause before listing again after a failed listing.
+const RETRY_LISTING: Duration = Duration::from_secs(1);
+
+/// Lists the upstream's tools through `client` and makes the registry
+/// exactly the admitted ones. Returns the tools left out as unusable, by name.
+pub(crate) async fn sync(
+    forwarder: &Arc<Forwarder>,
+    registry: &ToolRegistry,
+    client: &Client,
+) -> Result<Vec<(String, String)>, ClientError> {
+    let definitions = client.list_tools().await?;
+    let admitted: Vec<_> = definitions
+        .iter()
+        .filter(|definition| forwarder.options.filter.admits(definition))
+        .collect();
+    let failures = registry.replace_all(admitted.iter().map(|d| forwarder.tool(d)));
+    let broken: Vec<(String, String)> = failures
+        .into_iter()
+        .map(|(name, error)| (name, error.to_string()))
+        .collect();
+    for (name, problem) in &broken {
+        tracing::warn!(tool = %name, %problem, "an upstream tool's schema cannot be used");
+        if forwarder.options.broken_tools == BrokenTools::List
+            && let Some(definition) = admitted.iter().find(|d| &d.name == name)
+            && let Err(error) = registry.register(forwarder.broken_tool(definition, problem))
+        {
+            tracing::warn!(tool = %name, %error, "cannot list the unusable tool either");
+        }
+    }
+    Ok(broken)
+}
+
+/// Follows the upstream for good: each time its tool list changes, or its
+/// first connection closes and is made again, lists its tools anew.
+pub(crate) async fn follow(forwarder: Arc<Forwarder>, registry: ToolRegistry, mut client: Client) {
+    loop {
+        let mut changes = client.tool_list_changes();
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    client.closed().await;
+                }
+            }
+            () = client.closed() => {}
+        }
+        loop {
+            match forwarder.upstream.primary().await {
+                Ok(fresh) => {
+                    client = fresh;
+                    match sync(&forwarder, &registry, &client).await {
+                        Ok(_) => break,
+                        Err(error) => tracing::warn!(%error, "cannot list the upstream's tools"),
+                    }
+                }
+                Err(error) => tracing::warn!(%error, "the upstream server is unavailable"),
+            }
+            tokio::time::sleep(RETRY_LISTING).await;
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! How a proxy treats its upstream's tools: what an invalid output becomes,
+//! which tools it shows, how long calls may take, what it records.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::filter::ToolFilter;
+
+/// What the client gets when an upstream tool's `structuredContent` fails
+/// (or is missing from) the tool's `outputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnInvalid {
+    /// An `isError` result naming the violations; the output is withheld.
+    #[default]
+    Error,
+    /// The content blocks without `structuredContent`.
+    Strip,
+    /// The result as the upstream sent it; the violation is only logged.
+    Pass,
+}
+
+impl std::str::FromStr for OnInvalid {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "error" => Ok(OnInvalid::Error),
+            "strip" => Ok(OnInvalid::Strip),
+            "pass" => Ok(OnInvalid::Pass),
+            other => Err(format!("{other:?} is not one of error, strip, pass")),
+        }
+    }
+}
+
+/// What happens to an upstream tool whose schema cannot be used (it does not
+/// compile, fetches a remote `$ref`, or breaks a bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BrokenTools {
+    /// The tool is not listed.
+    #[default]
+    Hide,
+    /// The tool is listed with the problem in its description, and every
+    /// call of it is an `isError` result naming the problem.
+    List,
+}
+
+impl std::str::FromStr for BrokenTools {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "hide" => Ok(BrokenTools::Hide),
+            "list" => Ok(BrokenTools::List),
+            other => Err(format!("{other:?} is not one of hide, list")),
+        }
+    }
+}
+
+/// Where the audit log goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditTarget {
+    /// Standard error (never standard output: that may be the stdio front).
+    Stderr,
+    /// A file, appended to.
+    File(PathBuf),
+}
+
+/// A proxy's settings; every field has a default.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ProxyOptions {
+    /// What an invalid output becomes.
+    pub on_invalid: OnInvalid,
+    /// What a tool with an unusable schema becomes.
+    pub broken_tools: BrokenTools,
+    /// Which upstream tools are shown.
+    pub filter: ToolFilter,
+    /// The longest one upstream call may take, unless `tool_timeouts` says otherwise.
+    pub call_timeout: Duration,
+    /// Per-tool limits on one upstream call.
+    pub tool_timeouts: HashMap<String, Duration>,
+    /// Most upstream calls running at once, over all clients (`None`: no limit
+    /// besides each connection's own).
+    pub max_concurrent: Option<usize>,
+    /// Upstream connections (child processes, or HTTP clients) calls are spread over.
+    pub upstreams: usize,
+    /// Where the audit log goes (`None`: no audit log).
+    pub audit: Option<AuditTarget>,
+    /// Whether audit records carry the call's arguments (off: only their size).
+    pub audit_arguments: bool,
+    /// The toolkit the tools belong to over OTC.
+    pub toolkit: Option<String>,
+    /// The version the tools have over OTC.
+    pub version: Option<String>,
+}
+
+impl Default for ProxyOptions {
+    fn default() -> Self {
+        ProxyOptions {
+            on_invalid: OnInvalid::default(),
+            broken_tools: BrokenTools::default(),
+            filter: ToolFilter::default(),
+            call_timeout: Duration::from_secs(60),
+            tool_timeouts: HashMap::new(),
+            max_concurrent: None,
+            upstreams: 1,
+            audit: None,
+            audit_arguments: false,
+            toolkit: None,
+            version: None,
+        }
+    }
+}
+
+impl ProxyOptions {
+    /// The limit on one upstream call of `tool`.
+    pub(crate) fn timeout_for(&self, tool: &str) -> Duration {
+        self.tool_timeouts
+            .get(tool)
+            .copied()
+            .unwrap_or(self.call_timeout)
+    }
+
+    /// The longest any call may take: what the serving side allows a call.
+    pub fn longest_call(&self) -> Duration {
+        self.tool_timeouts
+            .values()
+            .copied()
+            .fold(self.call_timeout, Duration::max)
+    }
+}

@@ -1,0 +1,197 @@
+//! The server behind the proxy: one or more connections to it (child
+//! processes over stdio, or Streamable HTTP clients), each reconnected with
+//! backoff when it closes.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use toolshape::client::{Client, ClientBuilder, ClientError, ServerCommand};
+
+/// The first pause before reconnecting after a quick failure.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest pause between reconnection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// A connection that lived this long before closing counts as healthy: the
+/// next reconnection does not wait.
+const HEALTHY_AFTER: Duration = Duration::from_secs(10);
+
+/// Where the upstream server is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A command, started as a child process and spoken to over its stdin and stdout.
+    Command(ServerCommand),
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+/// The upstream server: `n` connections, calls spread round-robin.
+pub(crate) struct Upstream {
+    spec: UpstreamSpec,
+    builder: ClientBuilder,
+    slots: Vec<Slot>,
+    next: AtomicUsize,
+    restarts: AtomicU64,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("spec", &self.spec)
+            .field("connections", &self.slots.len())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Slot {
+    live: Mutex<Option<Client>>,
+    reconnect: tokio::sync::Mutex<Backoff>,
+}
+
+#[derive(Default)]
+struct Backoff {
+    /// Quick failures in a row.
+    failures: u32,
+    connected_at: Option<Instant>,
+    not_before: Option<Instant>,
+}
+
+impl Backoff {
+    fn pause(&self) -> Duration {
+        match self.failures {
+            0 => Duration::ZERO,
+            n => FIRST_BACKOFF
+                .saturating_mul(1 << (n - 1).min(16))
+                .min(MAX_BACKOFF),
+        }
+    }
+
+    /// A connection closed or could not be made: back off if it was quick.
+    fn failed(&mut self) {
+        let healthy = self
+            .connected_at
+            .take()
+            .is_some_and(|at| at.elapsed() >= HEALTHY_AFTER);
+        self.failures = if healthy { 0 } else { self.failures + 1 };
+        self.not_before = Some(Instant::now() + self.pause());
+    }
+}
+
+impl Upstream {
+    /// Connects the first connection (so that a wrong command fails at
+    /// once); the others connect on first use.
+    pub(crate) async fn connect(
+        spec: UpstreamSpec,
+        builder: ClientBuilder,
+        connections: usize,
+    ) -> Result<Upstream, ClientError> {
+        let slots = (0..connections.max(1))
+            .map(|_| Slot {
+                live: Mutex::new(None),
+                reconnect: tokio::sync::Mutex::new(Backoff::default()),
+            })
+            .collect();
+        let upstream = Upstream {
+            spec,
+            builder,
+            slots,
+            next: AtomicUsize::new(0),
+            restarts: AtomicU64::new(0),
+        };
+        upstream.client_of(0).await?;
+        Ok(upstream)
+    }
+
+    /// How many times a connection was made again after closing.
+    pub(crate) fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    /// The first connection: the one whose tool list the proxy mirrors.
+    pub(crate) async fn primary(&self) -> Result<Client, ClientError> {
+        self.client_of(0).await
+    }
+
+    /// A connection for the next call (round-robin), reconnected if closed.
+    pub(crate) async fn client(&self) -> Result<Client, ClientError> {
+        let index = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
+        self.client_of(index).await
+    }
+
+    async fn client_of(&self, index: usize) -> Result<Client, ClientError> {
+        let slot = &self.slots[index % self.slots.len()];
+        if let Some(client) = live(slot) {
+            return Ok(client);
+        }
+        let mut backoff = slot.reconnect.lock().await;
+        // Someone else may have reconnected while this call waited.
+        if let Some(client) = live(slot) {
+            return Ok(client);
+        }
+        let closed = slot
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(closed) = closed {
+            backoff.failed();
+            self.restarts.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                connection = index,
+                pause_ms = backoff.pause().as_millis() as u64,
+                stderr = ?closed.stderr_tail(),
+                "the upstream connection closed; reconnecting"
+            );
+            // Reap the child (it has exited, or closed its output).
+            tokio::spawn(async move {
+                closed.close(Duration::from_secs(1)).await;
+            });
+        }
+        if let Some(not_before) = backoff.not_before {
+            tokio::time::sleep_until(not_before.into()).await;
+        }
+        let connected = match &self.spec {
+            UpstreamSpec::Command(command) => {
+                self.builder.clone().connect_stdio(command.clone()).await
+            }
+            UpstreamSpec::Url(url) => self.builder.clone().connect_http(url).await,
+        };
+        match connected {
+            Ok(client) => {
+                backoff.connected_at = Some(Instant::now());
+                backoff.not_before = None;
+                *slot.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(client.clone());
+                Ok(client)
+            }
+            Err(error) => {
+                backoff.failed();
+                tracing::warn!(connection = index, %error, "cannot connect to the upstream server");
+                Err(error)
+            }
+        }
+    }
+
+    /// Closes every connection (children get `grace` to exit).
+    pub(crate) async fn close(&self, grace: Duration) {
+        for slot in &self.slots {
+            let client = slot
+                .live
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(client) = client {
+                client.close(grace).await;
+            }
+        }
+    }
+}
+
+/// The slot's connection, when it is open.
+fn live(slot: &Slot) -> Option<Client> {
+    slot.live
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .filter(|client| !client.is_closed())
+        .cloned()
+}
