@@ -7,8 +7,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc};
 use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
-use toolshape::protocol::ToolDefinition;
 use toolshape::protocol::meta::keys;
+use toolshape::protocol::{ContentBlock, ToolDefinition};
+use toolshape::schema::mcp::WRAPPED_RESULT_KEY;
 use toolshape::tool::{CallOptions, ToolContext, ToolOutput};
 use toolshape::{Tool, ToolError};
 
@@ -214,17 +215,39 @@ impl Forwarder {
     }
 }
 
-/// A checked result as the tool's output. The upstream's wrapping marker is
-/// dropped: this server wraps (and marks) for each client itself.
+/// A checked result as the tool's output. What the upstream shaped for its
+/// own revision is dropped (the wrapping marker, the text block repeating
+/// the structured JSON): this server shapes and mirrors for each client.
 fn output(result: ToolResult) -> ToolOutput {
     let meta = result.meta.and_then(|mut meta| {
         meta.remove(keys::WRAPPED_OUTPUT);
         (!meta.is_empty()).then_some(meta)
     });
+    let mut content = result.content;
+    if let Some(structured) = &result.structured {
+        content.retain(|block| !mirrors(block, structured));
+    }
     ToolOutput {
         structured: result.structured,
-        content: result.content,
+        content,
         meta,
+    }
+}
+
+/// Whether `block` is a text block repeating `structured` as JSON (bare, or
+/// wrapped as `{"result": value}`).
+fn mirrors(block: &ContentBlock, structured: &Value) -> bool {
+    let Some(text) = block.as_text() else {
+        return false;
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(wrapped))
+            if wrapped.len() == 1 && wrapped.get(WRAPPED_RESULT_KEY) == Some(structured) =>
+        {
+            true
+        }
+        Ok(value) => &value == structured,
+        Err(_) => false,
     }
 }
 

@@ -53,6 +53,9 @@ pub(crate) struct ProxyArgs {
     /// proxy stops reading that client until one ends.
     #[arg(long, value_name = "N", default_value_t = 128)]
     max_in_flight: usize,
+    /// Tools per `tools/list` page the proxy's clients get.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    page_size: usize,
     /// Upstream connections (child processes) to spread calls over.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstreams: u16,
@@ -125,6 +128,7 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     // The upstream call has its own limit; this one only catches the rest.
     server_options.call_timeout = Some(longest_call + Duration::from_secs(5));
     server_options.max_in_flight = args.max_in_flight.max(1);
+    server_options.page_size = args.page_size.max(1);
     let server = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
         .title("toolshape proxy")
         .options(server_options)
@@ -156,9 +160,10 @@ async fn serve(
             Err(code) => return code,
         };
         eprintln!(
-            "toolshape proxy: serving MCP on http://{bound}{} (metrics: /metrics)",
+            "toolshape proxy: serving MCP on http://{bound}{}",
             http.path
         );
+        eprintln!("toolshape proxy: metrics on http://{bound}/metrics");
         let metrics = Arc::clone(proxy);
         let wrap = move |router: axum::Router| {
             router.route(

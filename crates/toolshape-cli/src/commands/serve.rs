@@ -157,7 +157,8 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             args.fronts.http.map(|a| (a, options)),
             otc,
             &args.auth,
-        ).await;
+        )
+        .await;
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {

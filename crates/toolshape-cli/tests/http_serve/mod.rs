@@ -38,10 +38,17 @@ impl HttpServe {
 
     /// On the folder `root`.
     pub fn start_at(root: &Path, extra: &[&str]) -> HttpServe {
+        let mut args = vec!["serve", "--http", "127.0.0.1:0", "--root"];
+        let root = root.to_str().expect("a UTF-8 path");
+        args.push(root);
+        args.extend_from_slice(extra);
+        HttpServe::run(&args)
+    }
+
+    /// `toolshape <args>`, which must serve `--http 127.0.0.1:0` and announce it.
+    pub fn run(args: &[&str]) -> HttpServe {
         let mut child = Command::new(TOOLSHAPE)
-            .args(["serve", "--http", "127.0.0.1:0", "--root"])
-            .arg(root)
-            .args(extra)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -60,7 +67,7 @@ impl HttpServe {
         });
         let url = announced
             .recv_timeout(WAIT)
-            .expect("serve --http did not announce its address");
+            .expect("--http was not announced");
         let address = url
             .trim_start_matches("http://")
             .trim_end_matches("/mcp")

@@ -1,0 +1,264 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape proxy` as users run it: a child process in front of
+//! `toolshape serve` (another child), over stdio and over HTTP. Valid calls
+//! pass through unchanged in value on every revision; invalid arguments
+//! never reach the upstream; filters, the audit log and `/metrics` work.
+
+#[path = "../../toolshape-harness/tests/client_common/mod.rs"]
+mod client_common;
+mod http_serve;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use tempfile::TempDir;
+use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
+use toolshape::protocol::ProtocolVersion;
+
+use client_common::{connect, options, toolshape_bin};
+use http_serve::HttpServe;
+
+fn fixture() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(dir.path().join("data.csv"), "a,b\n1,2\n3,4\n").unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"demo\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/inner.txt"), "x").unwrap();
+    dir
+}
+
+fn serve_command(root: &Path) -> ServerCommand {
+    ServerCommand::new(toolshape_bin())
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .stderr(StderrMode::Capture)
+}
+
+fn proxy_command(root: &Path, flags: &[&str]) -> ServerCommand {
+    ServerCommand::new(toolshape_bin())
+        .arg("proxy")
+        .args(flags)
+        .arg("--")
+        .arg(toolshape_bin())
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .stderr(StderrMode::Capture)
+}
+
+fn arguments(value: Value) -> Option<Map<String, Value>> {
+    value.as_object().cloned()
+}
+
+/// One valid call of each tool.
+fn valid_calls() -> Vec<(&'static str, Value)> {
+    vec![
+        ("count_lines", json!({"path": "three.txt"})),
+        ("list_directory", json!({"path": "."})),
+        ("read_text", json!({"path": "three.txt"})),
+        ("file_info", json!({"path": "sub"})),
+        ("find", json!({"glob": "**/*.txt"})),
+        (
+            "analyze_dataset",
+            json!({"path": "data.csv", "analysisType": "correlation"}),
+        ),
+        ("analyze_project", json!({})),
+    ]
+}
+
+#[tokio::test]
+async fn valid_calls_pass_through_unchanged_on_every_revision() {
+    let root = fixture();
+    for version in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let negotiation = Negotiation::Pinned(version);
+        let direct = connect(serve_command(root.path()), negotiation, options()).await;
+        let proxied = connect(proxy_command(root.path(), &[]), negotiation, options()).await;
+        assert_eq!(proxied.protocol_version(), version);
+        let listed = |tools: Vec<toolshape::protocol::ToolDefinition>| {
+            tools
+                .into_iter()
+                .map(|t| (t.name, t.input_schema, t.output_schema, t.annotations))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            listed(proxied.list_tools().await.unwrap()),
+            listed(direct.list_tools().await.unwrap()),
+            "{version}: the listings differ"
+        );
+        for (tool, args) in valid_calls() {
+            let want = direct
+                .call_tool(tool, arguments(args.clone()))
+                .await
+                .unwrap();
+            let got = proxied.call_tool(tool, arguments(args)).await.unwrap();
+            assert!(!got.is_error, "{version} {tool}: {}", got.text());
+            assert_eq!(got.structured, want.structured, "{version} {tool}");
+            assert_eq!(got.text(), want.text(), "{version} {tool}");
+        }
+    }
+}
+
+/// Waits for `path` to hold at least `lines` lines.
+fn audit_lines(path: &Path, lines: usize) -> Vec<Value> {
+    let started = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let records: Vec<Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        if records.len() >= lines || started.elapsed() > Duration::from_secs(10) {
+            return records;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test]
+async fn invalid_arguments_never_reach_the_upstream_and_calls_are_audited() {
+    let root = fixture();
+    let audit = root.path().join("audit.jsonl");
+    let audit_flag = audit.to_str().unwrap();
+    let client = connect(
+        proxy_command(root.path(), &["--audit", audit_flag]),
+        Negotiation::Auto,
+        options(),
+    )
+    .await;
+    let refused = client
+        .call_tool("count_lines", arguments(json!({"path": 3})))
+        .await
+        .unwrap();
+    assert!(refused.is_error);
+    assert!(
+        refused.text().contains("Invalid arguments"),
+        "{}",
+        refused.text()
+    );
+    let counted = client
+        .call_tool("count_lines", arguments(json!({"path": "three.txt"})))
+        .await
+        .unwrap();
+    assert_eq!(counted.structured, Some(json!(3)));
+    let missing = client
+        .call_tool("count_lines", arguments(json!({"path": "nope.txt"})))
+        .await
+        .unwrap();
+    assert!(missing.is_error);
+    // Two calls were forwarded; the refused one never was.
+    let records = audit_lines(&audit, 2);
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0]["tool"], "count_lines");
+    assert_eq!(records[0]["outcome"], "ok");
+    assert_eq!(records[1]["outcome"], "tool_error");
+    assert!(
+        records[0].get("arguments").is_none(),
+        "arguments only when asked"
+    );
+    assert!(records[0]["arguments_bytes"].as_u64().unwrap() > 0);
+    assert!(records[0]["duration_ms"].as_f64().unwrap() >= 0.0);
+}
+
+#[tokio::test]
+async fn filters_hide_tools() {
+    let root = fixture();
+    let client = connect(
+        proxy_command(
+            root.path(),
+            &["--read-only", "--deny", "analyze_*", "--deny", "find"],
+        ),
+        Negotiation::Auto,
+        options(),
+    )
+    .await;
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(
+        names,
+        ["count_lines", "file_info", "list_directory", "read_text"]
+    );
+    let hidden = client
+        .call_tool("find", arguments(json!({"glob": "*"})))
+        .await;
+    assert!(hidden.is_err() || hidden.unwrap().is_error);
+}
+
+#[tokio::test]
+async fn the_http_front_serves_sessions_stateless_calls_and_metrics() {
+    let root = fixture();
+    let serve = toolshape_bin();
+    let (serve, root_path) = (serve.to_str().unwrap(), root.path().to_str().unwrap());
+    for stateless in [false, true] {
+        let mut args = vec!["proxy", "--http", "127.0.0.1:0"];
+        if stateless {
+            args.push("--stateless");
+        }
+        args.extend(["--", serve, "serve", "--root", root_path]);
+        let proxy = HttpServe::run(&args);
+        let eras: &[Negotiation] = if stateless {
+            &[Negotiation::Auto]
+        } else {
+            &[
+                Negotiation::Pinned(ProtocolVersion::V2025_06_18),
+                Negotiation::Auto,
+            ]
+        };
+        for era in eras {
+            let client = Client::builder()
+                .negotiation(*era)
+                .options(options())
+                .connect_http(&proxy.url)
+                .await
+                .unwrap();
+            let entries = client
+                .call_tool("list_directory", arguments(json!({"path": "."})))
+                .await
+                .unwrap();
+            let names: Vec<&str> = entries
+                .structured
+                .as_ref()
+                .and_then(Value::as_array)
+                .unwrap()
+                .iter()
+                .filter_map(|entry| entry["name"].as_str())
+                .collect();
+            assert_eq!(
+                names,
+                ["Cargo.toml", "data.csv", "sub", "three.txt"],
+                "{era:?}"
+            );
+        }
+        let metrics = reqwest::get(format!("http://{}/metrics", proxy.address))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let expected = format!(
+            "toolshape_proxy_calls_total{{tool=\"list_directory\",outcome=\"ok\"}} {}",
+            eras.len()
+        );
+        assert!(metrics.contains(&expected), "{metrics}");
+        assert!(
+            metrics
+                .contains("toolshape_proxy_call_duration_seconds_count{tool=\"list_directory\"}")
+        );
+    }
+}
