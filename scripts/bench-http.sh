@@ -52,30 +52,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
 fi
 bench=$root/target/release/toolshape
 
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
-  fi
-}
-trap stop_server EXIT
-trap 'exit 130' INT TERM
-
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-wait_port() { # port pid
-  for _ in $(seq 1 200); do
-    if python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$1" 2>/dev/null; then
-      return 0
-    fi
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
+# shellcheck source=lib/one-server.sh
+source "$root/scripts/lib/one-server.sh"
 
 results=$work/http-results.jsonl
 : > "$results"

@@ -262,3 +262,64 @@ async fn the_http_front_serves_sessions_stateless_calls_and_metrics() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_otc_front_serves_the_same_tools() {
+    let root = fixture();
+    let serve = toolshape_bin();
+    let (serve, root_path) = (serve.to_str().unwrap(), root.path().to_str().unwrap());
+    let proxy = HttpServe::run(&[
+        "proxy",
+        "--otc",
+        "127.0.0.1:0",
+        "--toolkit",
+        "Workspace",
+        "--",
+        serve,
+        "serve",
+        "--root",
+        root_path,
+    ]);
+    let base = format!("http://{}", proxy.address);
+    let tools = reqwest::get(format!("{base}/tools"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let tools: Value = serde_json::from_str(&tools).unwrap();
+    let ids: Vec<&str> = tools["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"Workspace.count_lines@1.0.0"), "{ids:?}");
+    let http = reqwest::Client::new();
+    let called = http
+        .post(format!("{base}/tools/call"))
+        .header("content-type", "application/json")
+        .body(
+            json!({"request": {"tool_id": "Workspace.count_lines", "input": {"path": "three.txt"}}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let called: Value = serde_json::from_str(&called).unwrap();
+    assert_eq!(called["result"]["value"], json!(3), "{called}");
+    let refused = http
+        .post(format!("{base}/tools/call"))
+        .header("content-type", "application/json")
+        .body(
+            json!({"request": {"tool_id": "Workspace.count_lines", "input": {"path": 7}}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 422);
+}

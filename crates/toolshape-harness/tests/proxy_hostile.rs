@@ -256,3 +256,38 @@ async fn a_crashed_upstream_is_started_again_and_a_silent_call_times_out() {
         "{metrics}"
     );
 }
+
+#[tokio::test]
+async fn progress_comes_back_and_a_flood_of_notifications_loses_nothing() {
+    let served = serve(ProxyOptions::default()).await;
+    let client = client(&served.url, ERAS[0]).await;
+    let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+    let options = toolshape::CallOptions::new().progress(progress);
+    // 200 notifications of every kind (progress for this call's token among
+    // them, `tools/list_changed`, unparsable lines) before the answer.
+    let flooded = client
+        .call_tool_with("flood", json!({"n": 200}).as_object().cloned(), options)
+        .await
+        .unwrap();
+    assert_eq!(flooded.structured, Some(json!({"value": "ok"})));
+    let mut received = 0;
+    while reports.try_recv().is_ok() {
+        received += 1;
+    }
+    assert!(
+        received > 0,
+        "no progress report came back through the proxy"
+    );
+    // The upstream said its list changed: the proxy listed it again, and
+    // still serves every tool.
+    let ok = call(&client, "ok", json!({})).await.unwrap();
+    assert_eq!(ok.structured, Some(json!({"value": "ok"})));
+    assert!(
+        client
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "mismatch")
+    );
+}

@@ -59,6 +59,13 @@ pub(crate) struct ProxyArgs {
     /// Upstream connections (child processes) to spread calls over.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstreams: u16,
+    /// With --otc: the toolkit the tools belong to (their OTC ids are
+    /// `TOOLKIT.name@VERSION`).
+    #[arg(long, value_name = "NAME", default_value = "Tools")]
+    toolkit: String,
+    /// With --otc: the version the tools have (`x.y.z`).
+    #[arg(long, value_name = "VERSION", default_value = "1.0.0")]
+    tools_version: String,
     /// Write an audit log (one JSON line per call) to this file, or `-` for stderr.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
@@ -106,6 +113,8 @@ impl ProxyArgs {
             }
         });
         options.audit_arguments = self.audit_arguments;
+        options.toolkit = Some(self.toolkit.clone());
+        options.version = Some(self.tools_version.clone());
         Ok(options)
     }
 }

@@ -60,7 +60,11 @@ impl HttpServe {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if let Some(url) = line.split("serving MCP on ").nth(1) {
+                let announced = line
+                    .split("serving MCP on ")
+                    .nth(1)
+                    .or_else(|| line.split("serving OTC on ").nth(1));
+                if let Some(url) = announced {
                     let _ = found.send(url.trim().to_owned());
                 }
             }
