@@ -10,6 +10,10 @@
 #
 #   scripts/scale-out.sh [CALLS] [CLIENTS] [CONCURRENCY]   (defaults: 20000 8 32)
 #
+# BACKEND=proxy puts a `toolshape proxy --http --stateless` in each instance's
+# place, each in front of its own `toolshape serve` over stdio: the gateway
+# scales out the same way (each proxy owns its child, nothing is shared).
+#
 # Installs nginx from Debian (nginx-light, else nginx) if `nginx` is missing.
 # Set SKIP_BUILD=1 to use the toolshape binary already built.
 set -euo pipefail
@@ -18,6 +22,7 @@ root=$PWD
 calls=${1:-20000}
 clients=${2:-8}
 concurrency=${3:-32}
+backend=${BACKEND:-serve}
 
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
   echo "installing nginx from Debian..." >&2
@@ -65,9 +70,14 @@ wait_port() { # port pid name
 
 p1=$(free_port); p2=$(free_port); p0=$(free_port)
 for port in "$p1" "$p2"; do
-  "$toolshape" serve --http "127.0.0.1:$port" --stateless --root . 2>"$tmp/serve-$port.log" &
+  case $backend in
+    serve) "$toolshape" serve --http "127.0.0.1:$port" --stateless --root . 2>"$tmp/serve-$port.log" & ;;
+    proxy) "$toolshape" proxy --http "127.0.0.1:$port" --stateless -- "$toolshape" serve --root . \
+             2>"$tmp/serve-$port.log" & ;;
+    *) echo "BACKEND is serve or proxy, not $backend" >&2; exit 2 ;;
+  esac
   pids+=($!)
-  wait_port "$port" "$!" "toolshape serve on $port" || { cat "$tmp/serve-$port.log" >&2; exit 1; }
+  wait_port "$port" "$!" "toolshape $backend on $port" || { cat "$tmp/serve-$port.log" >&2; exit 1; }
 done
 
 mkdir -p "$tmp/nginx"
@@ -115,7 +125,7 @@ EOF
 pids+=($!)
 wait_port "$p0" "$!" nginx || { cat "$tmp/nginx/error.log" >&2; exit 1; }
 
-echo "nginx on 127.0.0.1:$p0 -> toolshape serve --stateless on 127.0.0.1:$p1 and 127.0.0.1:$p2" >&2
+echo "nginx on 127.0.0.1:$p0 -> toolshape $backend --stateless on 127.0.0.1:$p1 and 127.0.0.1:$p2" >&2
 echo "benchmarking count_lines: $calls calls, $clients clients, concurrency $concurrency..." >&2
 rc=0
 report=$("$toolshape" bench --json --url "http://127.0.0.1:$p0/mcp" --clients "$clients" \
@@ -125,7 +135,7 @@ sleep 0.2 # let nginx write the last access-log lines
 direct=$("$toolshape" bench --json --url "http://127.0.0.1:$p1/mcp" --clients "$clients" \
   --concurrency "$concurrency" --calls "$calls" --tool count_lines --args '{"path":"Cargo.toml"}') || true
 
-python3 - "$tmp/nginx/access.log" "$calls" "$rc" "$report" "$p1" "$p2" "$direct" <<'PY'
+python3 - "$tmp/nginx/access.log" "$calls" "$rc" "$report" "$p1" "$p2" "$direct" "$backend" <<'PY'
 import collections, json, sys
 log, calls, rc, report, p1, p2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 direct = json.loads(sys.argv[7]) if sys.argv[7] else None
@@ -147,7 +157,7 @@ if not report:
     print(f"toolshape bench exited {rc} without a report")
     sys.exit(1)
 rep = json.loads(report)
-print(f"count_lines {{\"path\":\"Cargo.toml\"}} through nginx round-robin over 2 x toolshape serve --http --stateless\n")
+print(f"count_lines {{\"path\":\"Cargo.toml\"}} through nginx round-robin over 2 x toolshape {sys.argv[8]} --http --stateless\n")
 print("| path | calls | clients | concurrency | calls/s | p50 ms | p99 ms | max ms | failed | mismatched | protocol |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 lost = calls - rep["calls"]

@@ -291,3 +291,66 @@ async fn progress_comes_back_and_a_flood_of_notifications_loses_nothing() {
             .any(|t| t.name == "mismatch")
     );
 }
+
+/// Two `pair` calls at once: the hostile server holds the first until the
+/// second arrives on the same connection, then answers both.
+async fn two_pairs(client: &Client) -> (ToolResult, ToolResult) {
+    let first = call(client, "pair", json!({"n": 1}));
+    let second = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        call(client, "pair", json!({"n": 2})).await
+    };
+    let (first, second) = tokio::join!(first, second);
+    (first.unwrap(), second.unwrap())
+}
+
+#[tokio::test]
+async fn the_concurrency_limit_holds_calls_back_from_the_upstream() {
+    let mut options = ProxyOptions::default();
+    options
+        .tool_timeouts
+        .insert("pair".into(), Duration::from_secs(1));
+    // Unlimited: both calls reach the one child, which answers both.
+    let open = serve(options.clone()).await;
+    let client_a = client(&open.url, ERAS[1]).await;
+    let (first, second) = two_pairs(&client_a).await;
+    assert_eq!(first.structured, Some(json!({"n": 1})), "{}", first.text());
+    assert_eq!(
+        second.structured,
+        Some(json!({"n": 2})),
+        "{}",
+        second.text()
+    );
+
+    // One call at a time: the second waits for the first, which its partner
+    // never reaches, so the first times out; then the second reaches the
+    // child (which still holds the first) and is answered.
+    options.max_concurrent = Some(1);
+    let limited = serve(options.clone()).await;
+    let client_b = client(&limited.url, ERAS[1]).await;
+    let (first, second) = two_pairs(&client_b).await;
+    assert!(
+        first.is_error && first.text().contains("1000 ms"),
+        "{}",
+        first.text()
+    );
+    assert_eq!(second.structured, Some(json!({"n": 2})), "{}", second.text());
+
+    // Two children: the calls go to different ones, neither meets its partner.
+    options.max_concurrent = None;
+    options.upstreams = 2;
+    let spread = serve(options).await;
+    let client_c = client(&spread.url, ERAS[1]).await;
+    let (first, second) = two_pairs(&client_c).await;
+    assert!(
+        first.is_error && second.is_error,
+        "{} / {}",
+        first.text(),
+        second.text()
+    );
+    // And each child serves its own calls.
+    for _ in 0..4 {
+        let ok = call(&client_c, "ok", json!({})).await.unwrap();
+        assert_eq!(ok.structured, Some(json!({"value": "ok"})));
+    }
+}
