@@ -3,6 +3,8 @@
 #   python-legacy  mcp (Python SDK) Client, mode="legacy" (initialize, 2025-11-25)
 #   python-modern  mcp (Python SDK) Client, mode="auto" (server/discover -> 2026-07-28, stateless)
 #   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
+#   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
+#   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -24,6 +26,11 @@ if [[ -z ${TOOLSHAPE_BIN:-} ]]; then
   TOOLSHAPE_BIN=$repo/target/debug/toolshape
 fi
 [[ -x $TOOLSHAPE_BIN ]] || { echo "interop: no toolshape binary at $TOOLSHAPE_BIN" >&2; exit 1; }
+if [[ -z ${CONFORMANCE_SERVER_BIN:-} ]]; then
+  (cd "$repo" && cargo build --quiet -p toolshape-harness --bin conformance_server) \
+    || { echo "interop: cargo build --bin conformance_server failed" >&2; exit 1; }
+  CONFORMANCE_SERVER_BIN=$repo/target/debug/conformance_server
+fi
 
 status=0
 run_mode() { # label, command...
@@ -46,4 +53,12 @@ py=$home/.venv/bin/python
 run_mode python-legacy "$py" "$here/python/client.py" --mode legacy --server "$TOOLSHAPE_BIN" --page-size 3
 run_mode python-modern "$py" "$here/python/client.py" --mode modern --server "$TOOLSHAPE_BIN" --page-size 3
 run_mode typescript "$node_bin" "$here/ts/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3
+# The same checks through `toolshape proxy` in front of `toolshape serve`.
+run_mode python-legacy-proxy "$py" "$here/python/client.py" --mode legacy --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy
+run_mode python-modern-proxy "$py" "$here/python/client.py" --mode modern --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy
+run_mode typescript-proxy "$node_bin" "$here/ts/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy
+# Resources, templates, prompts, completion and elicitation, against `conformance_server --stdio`.
+run_mode python-surface-legacy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode legacy --server "$CONFORMANCE_SERVER_BIN"
+run_mode python-surface-modern "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN"
+run_mode typescript-surface "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN"
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drive `toolshape serve` with the official Python MCP SDK client (`mcp`, see requirements.txt).
 
-Usage: client.py --mode legacy|modern [--server PATH] [--page-size N]
+Usage: client.py --mode legacy|modern [--server PATH] [--page-size N] [--via-proxy]
 
 legacy  `Client(..., mode="legacy")`: the initialize handshake; the SDK proposes and gets 2025-11-25.
 modern  `Client(..., mode="auto")`: the SDK probes `server/discover` and, since toolshape lists
@@ -13,7 +13,11 @@ The client validates `structuredContent` against the listed `outputSchema` itsel
 is not `isError`); this script spies on that path to prove it ran for every tool that has an output
 schema, and checks once that a schema the result cannot satisfy makes it raise.
 
-Prints `python-legacy: N passed, M failed` (or `python-modern: ...`) and exits 1 on any failure.
+--via-proxy runs the same checks through `toolshape proxy` in front of `toolshape serve` (the
+gateway must change nothing a client sees but the server's name).
+
+Prints `python-legacy: N passed, M failed` (or `python-modern: ...`, with `-proxy` appended through
+the proxy) and exits 1 on any failure.
 """
 
 from __future__ import annotations
@@ -154,14 +158,20 @@ class Runner:
         return out
 
 
-async def run(r: Runner, mode: str, server: str, page_size: int) -> None:
+SERVER_NAME = {False: "toolshape", True: "toolshape-proxy"}
+
+
+async def run(r: Runner, mode: str, server: str, page_size: int, via_proxy: bool = False) -> None:
     modern = mode == "modern"
     with tempfile.TemporaryDirectory(prefix="toolshape-interop-py-") as tmp:
         root = Path(tmp)
         files = make_fixture(root)
-        params = StdioServerParameters(command=server, args=["serve", "--root", str(root), "--page-size", str(page_size)])
+        serve = ["serve", "--root", str(root), "--page-size", str(page_size)]
+        if via_proxy:
+            serve = ["proxy", "--page-size", str(page_size), "--", server, "serve", "--root", str(root)]
+        params = StdioServerParameters(command=server, args=serve)
         async with Client(params, mode="auto" if modern else "legacy", read_timeout_seconds=30) as client:
-            await exercise(r, client, root, files, modern)
+            await exercise(r, client, root, files, modern, SERVER_NAME[via_proxy])
         if modern:
             # The version pin adopts 2026-07-28 without a probe; every request still carries the _meta envelope.
             async def pinned():
@@ -189,7 +199,7 @@ async def list_all(client: Client, pages: list | None = None) -> list[str]:
         expect(len(names) <= 100, "pagination does not end")
 
 
-async def exercise(r: Runner, client: Client, root: Path, files: dict[str, str], modern: bool) -> None:
+async def exercise(r: Runner, client: Client, root: Path, files: dict[str, str], modern: bool, server_name: str) -> None:
     session = client.session
 
     async def era():
@@ -201,7 +211,7 @@ async def exercise(r: Runner, client: Client, root: Path, files: dict[str, str],
         else:
             expect(client.protocol_version == "2025-11-25", f"protocol_version {client.protocol_version!r}")
             expect(session.initialize_result is not None, "no InitializeResult")
-        expect(client.server_info is not None and client.server_info.name == "toolshape", f"server_info {client.server_info!r}")
+        expect(client.server_info is not None and client.server_info.name == server_name, f"server_info {client.server_info!r}")
         expect(client.server_capabilities.tools is not None, "no tools capability")
 
     await r.check(f"negotiated {'2026-07-28 via server/discover' if modern else '2025-11-25 via initialize'}", era)
@@ -441,11 +451,17 @@ def main() -> int:
     ap.add_argument("--mode", choices=["legacy", "modern"], required=True)
     ap.add_argument("--server", default=os.environ.get("TOOLSHAPE_BIN", str(INTEROP.parent / "target/debug/toolshape")))
     ap.add_argument("--page-size", type=int, default=3)
+    ap.add_argument("--via-proxy", action="store_true")
     args = ap.parse_args()
-    label = f"python-{args.mode}"
+    label = f"python-{args.mode}" + ("-proxy" if args.via_proxy else "")
+    return report(label, lambda r: run(r, args.mode, args.server, args.page_size, args.via_proxy))
+
+
+def report(label: str, checks) -> int:
+    """Runs `checks(runner)`, counts a crash as one failure, prints the summary, returns the exit code."""
     r = Runner(label)
     try:
-        asyncio.run(run(r, args.mode, args.server, args.page_size))
+        asyncio.run(checks(r))
     except BaseException:  # noqa: BLE001 - a crash (e.g. the connection failed) counts as one failure
         traceback.print_exc()
         r.failed += 1

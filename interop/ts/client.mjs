@@ -22,6 +22,8 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+import { Failed, J, check, expect, report } from './checks.mjs';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -29,14 +31,17 @@ const INTEROP = resolve(HERE, '..');
 const WRAP_KEY = 'dev.toolshape/wrappedOutput';
 const TOOLS = ['analyze_dataset', 'analyze_project', 'count_lines', 'file_info', 'find', 'list_directory', 'read_text'];
 const WRAPPED = new Set(['list_directory', 'count_lines']);
-const LABEL = 'typescript';
 
 const { values: opts } = parseArgs({
   options: {
     server: { type: 'string', default: process.env.TOOLSHAPE_BIN ?? join(INTEROP, '..', 'target', 'debug', 'toolshape') },
     'page-size': { type: 'string', default: '3' },
+    // Through `toolshape proxy` in front of `toolshape serve` (the gateway must change nothing).
+    'via-proxy': { type: 'boolean', default: false },
   },
 });
+const LABEL = opts['via-proxy'] ? 'typescript-proxy' : 'typescript';
+const SERVER_NAME = opts['via-proxy'] ? 'toolshape-proxy' : 'toolshape';
 
 // ----------------------------------------------------------------------------- fixture
 
@@ -109,34 +114,20 @@ function csvExpectations(text) {
 
 // ----------------------------------------------------------------------------- checks
 
-class Failed extends Error {}
-function expect(cond, what) {
-  if (!cond) throw new Failed(what);
-}
 function close(a, b, what) {
   expect(typeof a === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: got ${a}, want ${b}`);
 }
 const same = (a, b) => isDeepStrictEqual(a, b);
-const J = (v) => JSON.stringify(v);
 
-const results = { passed: 0, failed: 0 };
-async function check(name, fn) {
-  try {
-    await fn();
-    results.passed++;
-    console.error(`  ok   ${name}`);
-  } catch (e) {
-    results.failed++;
-    console.error(`  FAIL ${name}: ${e instanceof Failed ? e.message : e?.stack ?? e}`);
-  }
-}
 
 async function main() {
   const root = mkdtempSync(join(tmpdir(), 'toolshape-interop-ts-'));
   const files = makeFixture(root);
   const transport = new StdioClientTransport({
     command: opts.server,
-    args: ['serve', '--root', root, '--page-size', opts['page-size']],
+    args: opts['via-proxy']
+      ? ['proxy', '--page-size', opts['page-size'], '--', opts.server, 'serve', '--root', root]
+      : ['serve', '--root', root, '--page-size', opts['page-size']],
     stderr: 'inherit',
   });
   // Client.connect() hands the negotiated version to transport.setProtocolVersion when the
@@ -157,7 +148,7 @@ async function exercise(client, root, files, negotiated) {
   await check('negotiated 2025-11-25 via initialize', async () => {
     const v = client.getServerVersion();
     expect(LATEST_PROTOCOL_VERSION === '2025-11-25', `SDK LATEST_PROTOCOL_VERSION ${LATEST_PROTOCOL_VERSION}`);
-    expect(v?.name === 'toolshape', `serverInfo ${J(v)}`);
+    expect(v?.name === SERVER_NAME, `serverInfo ${J(v)}`);
     expect(client.getServerCapabilities()?.tools, 'no tools capability');
     expect(negotiated() === '2025-11-25', `negotiated protocol version ${negotiated()}`);
   });
@@ -384,11 +375,4 @@ async function exercise(client, root, files, negotiated) {
   });
 }
 
-try {
-  await main();
-} catch (e) {
-  console.error(e?.stack ?? e);
-  results.failed++;
-}
-console.log(`${LABEL}: ${results.passed} passed, ${results.failed} failed`);
-process.exitCode = results.failed === 0 && results.passed > 0 ? 0 : 1;
+await report(LABEL, main);

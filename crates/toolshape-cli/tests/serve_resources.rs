@@ -36,10 +36,16 @@ async fn serve(root: &Path, negotiation: Negotiation) -> Client {
     connect(command, negotiation, options()).await
 }
 
-fn not_found(error: &toolshape::client::ClientError, uri: &str) {
+/// Resource not found: -32602 on 2026-07-28 (SEP-2164), -32002 before it.
+fn not_found(client: &Client, error: &toolshape::client::ClientError, uri: &str) {
+    let code = if client.protocol_version().is_stateless() {
+        -32602
+    } else {
+        -32002
+    };
     match error.kind() {
         ClientErrorKind::Protocol(error) => {
-            assert_eq!(error.code, -32602, "{error:?}");
+            assert_eq!(error.code, code, "{error:?}");
             assert_eq!(error.data.as_ref().unwrap()["uri"], json!(uri));
         }
         other => panic!("{other:?}"),
@@ -95,7 +101,11 @@ async fn the_workspace_files_are_resources() {
             format!("{base}/src"),
             "file:///etc/passwd".to_owned(),
         ] {
-            not_found(&client.read_resource(&uri).await.unwrap_err(), &uri);
+            not_found(
+                &client,
+                &client.read_resource(&uri).await.unwrap_err(),
+                &uri,
+            );
         }
         let completed = client
             .complete(

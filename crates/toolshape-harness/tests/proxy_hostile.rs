@@ -334,7 +334,12 @@ async fn the_concurrency_limit_holds_calls_back_from_the_upstream() {
         "{}",
         first.text()
     );
-    assert_eq!(second.structured, Some(json!({"n": 2})), "{}", second.text());
+    assert_eq!(
+        second.structured,
+        Some(json!({"n": 2})),
+        "{}",
+        second.text()
+    );
 
     // Two children: the calls go to different ones, neither meets its partner.
     options.max_concurrent = None;

@@ -110,11 +110,17 @@ async fn exercise(client: &Client, label: &str) {
     assert_eq!(data["id"], "42", "{label}");
     assert_eq!(data["data"], "Data for ID: 42", "{label}");
 
-    // SEP-2164: an unknown resource is invalid params naming the URI.
+    // An unknown resource names the URI: invalid params on 2026-07-28
+    // (SEP-2164), -32002 on the revisions before it.
     let missing = client.read_resource("test://nowhere").await.unwrap_err();
+    let code = if client.protocol_version().is_stateless() {
+        -32602
+    } else {
+        -32002
+    };
     match missing.kind() {
         ClientErrorKind::Protocol(error) => {
-            assert_eq!(error.code, -32602, "{label}: {error:?}");
+            assert_eq!(error.code, code, "{label}: {error:?}");
             assert_eq!(
                 error.data.as_ref().and_then(|d| d.get("uri")),
                 Some(&json!("test://nowhere")),

@@ -187,10 +187,9 @@ fn read(
             "the URI is longer than {MAX_URI_BYTES} bytes"
         )));
     }
-    let resolved = shared
-        .resources
-        .resolve(&params.uri)
-        .ok_or_else(|| not_found(&params.uri))?;
+    let Some(resolved) = shared.resources.resolve(&params.uri) else {
+        return Err(not_found(&params.uri, session.revision(&meta)?));
+    };
     let uri = params.uri;
     let asks = Asks {
         identity: RequestIdentity {

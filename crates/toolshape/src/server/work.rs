@@ -88,7 +88,7 @@ pub(crate) struct Running<'a> {
 /// capability is -32021 (HTTP 400).
 fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
     if let Some(uri) = failure.resource_not_found() {
-        return Answer::error(running.id, &not_found(uri), false);
+        return Answer::error(running.id, &not_found(uri, running.version), false);
     }
     match failure.missing_capability() {
         Some(required) if running.version.is_stateless() => Answer::error(
@@ -230,7 +230,7 @@ async fn run_read(
     match drive(Arc::from(uri.as_str()), future, bounds).await {
         Ran::Done(contents) if contents.is_empty() => Some(Answer::error(
             running.id,
-            &not_found(&uri),
+            &not_found(&uri, running.version),
             running.version.is_stateless(),
         )),
         Ran::Done(contents) => {
@@ -255,14 +255,17 @@ async fn run_read(
     }
 }
 
-/// SEP-2164: a resource that does not exist is -32602 naming its URI.
-pub(crate) fn not_found(uri: &str) -> ErrorObject {
+/// A resource that does not exist, naming its URI: -32602 on 2026-07-28
+/// (SEP-2164), -32002 on 2025-11-25 and earlier, as each revision says.
+pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
     let shown = toolshape_protocol::text::excerpt(uri, 200);
-    ErrorObject::new(
-        toolshape_protocol::error_code::INVALID_PARAMS,
-        format!("Resource not found: {shown}"),
-    )
-    .with_data(json!({ "uri": shown }))
+    let code = if version.is_stateless() {
+        toolshape_protocol::error_code::INVALID_PARAMS
+    } else {
+        toolshape_protocol::error_code::LEGACY_RESOURCE_NOT_FOUND
+    };
+    ErrorObject::new(code, format!("Resource not found: {shown}"))
+        .with_data(json!({ "uri": shown }))
 }
 
 async fn list_resources(running: &Running<'_>, cursor: Option<String>) -> Answer {

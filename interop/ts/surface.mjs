@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// Drive a toolshape server's whole surface (resources, resource templates, prompts, completion,
+// a tool and a prompt that ask the user) with the official TypeScript MCP SDK client
+// (@modelcontextprotocol/sdk, pinned in package.json): `Client` + `StdioClientTransport`.
+//
+// Usage: node surface.mjs [--server PATH]
+//
+// The server is `conformance_server --stdio` (crates/toolshape-harness/src/bin/conformance_server.rs),
+// whose resources, template and prompts are those the official conformance suite reads. The TS SDK
+// 1.x speaks the initialize handshake (2025-11-25): the server asks the user with
+// `elicitation/create` requests, answered by the handler this client registers.
+//
+// Prints `typescript-surface: N passed, M failed` and exits 1 on any failure.
+
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import { Failed, J, check, expect, report } from './checks.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const INTEROP = resolve(HERE, '..');
+const LABEL = 'typescript-surface';
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+// 2025-11-25 and earlier: resource not found is -32002 (2026-07-28 moved it to -32602).
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
+
+const { values: opts } = parseArgs({
+  options: {
+    server: { type: 'string', default: join(INTEROP, '..', 'target', 'debug', 'conformance_server') },
+  },
+});
+
+const isPng = (base64) => {
+  const bytes = Buffer.from(base64, 'base64');
+  return PNG_SIGNATURE.every((b, i) => bytes[i] === b);
+};
+
+
+async function expectError(promise, code, what) {
+  try {
+    const got = await promise;
+    throw new Failed(`${what}: no error, got ${J(got)}`);
+  } catch (e) {
+    if (e instanceof Failed) throw e;
+    expect(e instanceof McpError, `${what}: not an McpError: ${e}`);
+    expect(e.code === code, `${what}: code ${e.code} (${e.message}), want ${code}`);
+    return e;
+  }
+}
+
+/** A client whose elicitation handler records each question and answers `action` with `content`. */
+async function connect(action, content, questions) {
+  const transport = new StdioClientTransport({ command: opts.server, args: ['--stdio'], stderr: 'inherit' });
+  const client = new Client({ name: 'toolshape-interop-ts-surface', version: '0.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    questions.push(request.params);
+    return content === undefined ? { action } : { action, content };
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function exercise(client, questions) {
+  await check('initialize: resources, prompts and completions offered', async () => {
+    const caps = client.getServerCapabilities();
+    expect(caps?.resources && caps?.prompts && caps?.completions, `capabilities ${J(caps)}`);
+  });
+
+  await check('resources/list: the three fixed resources with their MIME types', async () => {
+    const { resources } = await client.listResources();
+    const uris = new Set(resources.map((r) => r.uri));
+    for (const uri of ['test://static-text', 'test://static-binary', 'test://watched-resource']) {
+      expect(uris.has(uri), `missing ${uri} in ${J([...uris])}`);
+    }
+    expect(resources.find((r) => r.uri === 'test://static-binary').mimeType === 'image/png', 'mimeType of the PNG');
+  });
+
+  await check('resources/templates/list: the RFC 6570 template', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(isDeepStrictEqual(resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']), J(resourceTemplates));
+  });
+
+  await check('resources/read: text contents', async () => {
+    const { contents } = await client.readResource({ uri: 'test://static-text' });
+    expect(contents.length === 1 && contents[0].text === 'This is the content of the static text resource.', J(contents));
+    expect(contents[0].uri === 'test://static-text', `uri ${contents[0].uri}`);
+  });
+
+  await check('resources/read: a base64 blob (a PNG)', async () => {
+    const { contents } = await client.readResource({ uri: 'test://static-binary' });
+    expect(typeof contents[0].blob === 'string' && isPng(contents[0].blob), `not the PNG: ${J(contents).slice(0, 200)}`);
+  });
+
+  await check('resources/read through the template: its variable bound', async () => {
+    const { contents } = await client.readResource({ uri: 'test://template/123/data' });
+    const data = JSON.parse(contents[0].text);
+    expect(isDeepStrictEqual(data, { id: '123', templateTest: true, data: 'Data for ID: 123' }), J(data));
+  });
+
+  await check(`resources/read of a missing resource -> McpError ${RESOURCE_NOT_FOUND}`, async () => {
+    const e = await expectError(client.readResource({ uri: 'test://no-such-resource' }), RESOURCE_NOT_FOUND, 'missing resource');
+    expect(e.data?.uri === 'test://no-such-resource', `data ${J(e.data)}`);
+  });
+
+  await check('prompts/list: the five prompts, arguments declared', async () => {
+    const { prompts } = await client.listPrompts();
+    const names = new Set(prompts.map((p) => p.name));
+    for (const name of ['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource',
+      'test_prompt_with_image', 'test_input_required_result_prompt']) {
+      expect(names.has(name), `missing prompt ${name}`);
+    }
+    const args = prompts.find((p) => p.name === 'test_prompt_with_arguments').arguments.map((a) => [a.name, a.required]);
+    expect(isDeepStrictEqual(args, [['arg1', true], ['arg2', true]]), J(args));
+  });
+
+  await check('prompts/get with arguments', async () => {
+    const { messages } = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'left', arg2: 'right' } });
+    expect(messages.length === 1 && messages[0].role === 'user', J(messages));
+    expect(messages[0].content.text === "Prompt with arguments: arg1='left', arg2='right'", J(messages[0].content));
+  });
+
+  await check('prompts/get: an embedded resource and an image', async () => {
+    const embedded = await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://static-text' } });
+    const first = embedded.messages[0].content;
+    expect(first.type === 'resource' && first.resource.uri === 'test://static-text', J(first));
+    const image = await client.getPrompt({ name: 'test_prompt_with_image' });
+    const block = image.messages[0].content;
+    expect(block.type === 'image' && isPng(block.data), `not the PNG: ${block.type}`);
+  });
+
+  await check('prompts/get of an unknown prompt -> McpError -32602', async () => {
+    await expectError(client.getPrompt({ name: 'no_such_prompt' }), INVALID_PARAMS, 'unknown prompt');
+  });
+
+  await check('completion/complete: a prompt argument and a template variable', async () => {
+    const byPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+    expect(isDeepStrictEqual(byPrompt.completion.values, ['paris', 'park', 'party']), J(byPrompt.completion));
+    const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
+    expect(isDeepStrictEqual(byTemplate.completion.values, ['456']), J(byTemplate.completion));
+  });
+
+  await check('a tool that elicits: the handler\'s answer reaches the tool', async () => {
+    const before = questions.length;
+    const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(!result.isError, J(result));
+    const text = result.structuredContent?.text ?? '';
+    expect(text.includes('action=accept') && text.includes('"username":"ada"'), J(result.structuredContent));
+    expect(questions.length === before + 1, `${questions.length - before} questions`);
+    const question = questions.at(-1);
+    expect(question.message === 'Who are you?', J(question));
+    expect(isDeepStrictEqual(Object.keys(question.requestedSchema.properties).sort(), ['email', 'username']), J(question.requestedSchema));
+  });
+
+  await check('SEP-1034 defaults reach the client in the requested schema', async () => {
+    const result = await client.callTool({ name: 'test_elicitation_sep1034_defaults', arguments: {} });
+    expect(!result.isError, J(result));
+    const props = questions.at(-1).requestedSchema.properties;
+    expect(props.age.default === 30 && props.status.default === 'active', J(props));
+  });
+
+  await check('a prompt that asks the user: asked, answered, rendered', async () => {
+    const { messages } = await client.getPrompt({ name: 'test_input_required_result_prompt' });
+    expect(questions.at(-1).message === 'What context should the prompt use?', J(questions.at(-1)));
+    // The handler answers every question with the same content; this form wants `context`.
+    expect(messages[0].content.text === 'Prompt with context: ', J(messages));
+  });
+
+  await check('resources/subscribe is accepted', async () => {
+    const result = await client.subscribeResource({ uri: 'test://watched-resource' });
+    expect(result && typeof result === 'object', J(result));
+  });
+}
+
+async function main() {
+  const questions = [];
+  const client = await connect('accept', { username: 'ada', email: 'ada@example.com' }, questions);
+  try {
+    await exercise(client, questions);
+  } finally {
+    await client.close().catch(() => {});
+  }
+  const declined = [];
+  const declining = await connect('decline', undefined, declined);
+  try {
+    await check('a declined elicitation reaches the tool as declined', async () => {
+      const result = await declining.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+      expect(!result.isError, J(result));
+      expect((result.structuredContent?.text ?? '').includes('action=decline'), J(result.structuredContent));
+      expect(declined.length === 1, `${declined.length} questions`);
+    });
+  } finally {
+    await declining.close().catch(() => {});
+  }
+}
+
+await report(LABEL, main);
