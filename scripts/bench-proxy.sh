@@ -10,8 +10,10 @@
 #
 # Prints one table: calls/s, p50, p99, what the proxy adds to the direct
 # p50, and the CPU time per call of the process the client talks to (read
-# from /proc: for the proxy rows that is the proxy alone, not its rmcp
-# child), beside rmcp's own CPU per call on the same path.
+# from /proc: for the proxy rows that is the proxy alone), and for the proxy
+# rows the CPU per call of its rmcp child in the same run (sampled from
+# /proc every 50 ms until it exits): what the proxy costs beside what the
+# server itself spends serving the same calls.
 #
 #   scripts/bench-proxy.sh [CALLS] [CONCURRENCY]   (defaults: 20000 8)
 #   SKIP_BUILD=1 uses the binaries already built.
@@ -39,12 +41,34 @@ rmcp_http=$work/rmcp-target/release/mcp-peer-rmcp-http
 # shellcheck source=lib/one-server.sh
 source "$root/scripts/lib/one-server.sh"
 
+# Follows the first child of the process whose pid is in (or will be written
+# to) $1, writing its CPU ticks (user + system) to $2 until it exits.
+watch_child() { # pidfile ticksfile
+  local parent="" child="" ticks
+  for _ in $(seq 1 400); do
+    parent=$(cat "$1" 2>/dev/null || true)
+    [ -n "$parent" ] && child=$(cat /proc/"$parent"/task/*/children 2>/dev/null | awk '{print $1; exit}')
+    [ -n "$child" ] && break
+    sleep 0.05
+  done
+  [ -n "$child" ] || return 0
+  while ticks=$(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null); do
+    echo "$ticks" > "$2"
+    sleep 0.05
+  done
+}
+hz=$(getconf CLK_TCK)
+# The child's CPU per call, in µs, from the ticks file (empty when unknown).
+child_cpu() { # ticksfile
+  [ -s "$1" ] && python3 -c 'import sys; print(int(open(sys.argv[1]).read()) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]))' "$1" "$hz" "$calls"
+}
+
 results=$work/proxy-results.jsonl
 : > "$results"
 status=0
-record() { # name transport concurrency line
+record() { # name transport concurrency line [upstream CPU µs/call]
   if [ -n "$4" ]; then
-    echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":$4}" >> "$results"
+    echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":$4,\"upstream_cpu\":${5:-null}}" >> "$results"
   else
     echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":null}" >> "$results"
     status=1
@@ -54,10 +78,17 @@ record() { # name transport concurrency line
 stdio_run() { # name concurrency command...
   local name=$1 conc=$2; shift 2
   echo "benchmarking $name over stdio, concurrency $conc..." >&2
+  local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
+  rm -f "$pidfile" "$ticks"
+  if [ "$name" != rmcp ]; then
+    watch_child "$pidfile" "$ticks" & watcher=$!
+    set -- sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@"
+  fi
   local line=""
   line=$("$bench" bench --json --quiet-server --calls "$calls" --concurrency "$conc" \
     --tool "$tool" --args "$tool_args" -- "$@") || true
-  record "$name" stdio "$conc" "$line"
+  [ -z "$watcher" ] || wait "$watcher" 2>/dev/null || true
+  record "$name" stdio "$conc" "$line" "$(child_cpu "$ticks")"
 }
 
 http_run() { # name concurrency command... (ADDR is replaced by the address)
@@ -72,12 +103,16 @@ http_run() { # name concurrency command... (ADDR is replaced by the address)
     record "$name" http "$conc" ""; stop_server; return
   fi
   echo "benchmarking $name over HTTP, concurrency $conc..." >&2
+  local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
+  rm -f "$ticks"; echo "$server_pid" > "$pidfile"
+  if [ "$name" != rmcp ]; then watch_child "$pidfile" "$ticks" & watcher=$!; fi
   local line=""
   line=$("$bench" bench --json --url "http://127.0.0.1:$port/mcp" --clients "$conc" \
     --concurrency "$conc" --calls "$calls" --tool "$tool" --args "$tool_args" \
     --server-pid "$server_pid") || true
   stop_server
-  record "$name" http "$conc" "$line"
+  [ -z "$watcher" ] || wait "$watcher" 2>/dev/null || true
+  record "$name" http "$conc" "$line" "$(child_cpu "$ticks")"
 }
 
 for conc in 1 "$concurrency"; do
@@ -91,14 +126,14 @@ python3 - "$results" "$calls" <<'PY' || status=1
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 print(f"{sys.argv[2]} calls of get_weather_data per row, validated at the client; through the proxy also at the proxy\n")
-print("| path | transport | concurrency | calls/s | p50 ms | p99 ms | p50 added | CPU µs/call (process called) | proxy CPU / rmcp CPU |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| path | transport | concurrency | calls/s | p50 ms | p99 ms | p50 added | CPU µs/call, process called | its rmcp child, µs/call | proxy / its rmcp | proxy / rmcp direct |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 def find(name, transport, conc):
     return next((r["report"] for r in rows if r["name"] == name and r["transport"] == transport and r["concurrency"] == conc and r["report"]), None)
 for r in rows:
     rep = r["report"]
     if not rep:
-        print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | failed | | | | | |")
+        print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | failed | | | | | | | |")
         continue
     direct = find("rmcp", r["transport"], r["concurrency"])
     added = cpu_ratio = "-"
@@ -108,7 +143,10 @@ for r in rows:
         if cpu and direct.get("server_cpu_us_per_call"):
             cpu_ratio = f"{cpu / direct['server_cpu_us_per_call']:.2f}"
     cpu_text = f"{cpu:.1f}" if cpu is not None else "-"
-    print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {added} | {cpu_text} | {cpu_ratio} |")
+    upstream = r.get("upstream_cpu")
+    upstream_text = f"{upstream:.1f}" if upstream else "-"
+    own_ratio = f"{cpu / upstream:.2f}" if cpu and upstream else "-"
+    print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {added} | {cpu_text} | {upstream_text} | {own_ratio} | {cpu_ratio} |")
     if rep.get("failures"):
         print(f"\n{r['name']} ({r['transport']}, {r['concurrency']}): {rep['failures']} failed calls", file=sys.stderr)
         sys.exit(1)
