@@ -16,6 +16,7 @@ use toolshape::{Tool, ToolError};
 use crate::audit::{Audit, Record};
 use crate::metrics::{Metrics, Outcome};
 use crate::options::{OnInvalid, ProxyOptions};
+use crate::same_json;
 use crate::upstream::Upstream;
 
 /// The longest violation list an `isError` result carries, in characters.
@@ -235,22 +236,14 @@ fn output(result: ToolResult) -> ToolOutput {
 }
 
 /// Whether `block` is a text block repeating `structured` as JSON (bare, or
-/// wrapped as `{"result": value}`).
+/// wrapped as `{"result": value}`), told without parsing it into values.
 fn mirrors(block: &ContentBlock, structured: &Value) -> bool {
     let Some(text) = block.as_text() else {
         return false;
     };
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(wrapped))
-            if wrapped.len() == 1 && wrapped.get(WRAPPED_RESULT_KEY) == Some(structured) =>
-        {
-            true
-        }
-        Ok(value) => &value == structured,
-        Err(_) => false,
-    }
+    same_json::is_json_of(text, structured)
+        || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
 }
-
 /// The upstream could not be asked, or did not answer well.
 fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolError>, Ended) {
     let (outcome, retryable) = match error.kind() {

@@ -38,6 +38,7 @@ mod forward;
 mod metrics;
 mod mirror;
 mod options;
+mod same_json;
 mod upstream;
 
 use std::sync::Arc;
