@@ -323,3 +323,25 @@ async fn the_otc_front_serves_the_same_tools() {
         .unwrap();
     assert_eq!(refused.status().as_u16(), 422);
 }
+
+#[tokio::test]
+async fn an_http_upstream_is_proxied_too() {
+    let root = fixture();
+    let upstream = HttpServe::start_at(root.path(), &[]);
+    for version in [ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28] {
+        let command = ServerCommand::new(toolshape_bin())
+            .args(["proxy", "--url", upstream.url.as_str()])
+            .stderr(StderrMode::Capture);
+        let client = connect(command, Negotiation::Pinned(version), options()).await;
+        let lines = client
+            .call_tool("count_lines", arguments(json!({"path": "three.txt"})))
+            .await
+            .unwrap();
+        assert_eq!(lines.structured, Some(json!(3)), "{version}");
+        let refused = client
+            .call_tool("count_lines", arguments(json!({"path": ["x"]})))
+            .await
+            .unwrap();
+        assert!(refused.is_error, "{version}");
+    }
+}
