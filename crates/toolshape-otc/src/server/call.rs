@@ -4,12 +4,14 @@
 //! refuses, 422 for input that fails the tool's schema, 200 for the rest
 //! (`success: false` when the tool failed).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
+use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
@@ -30,6 +32,7 @@ const MAX_CLAIMS: usize = 4;
 
 pub(crate) async fn post(
     State(state): State<Arc<OtcState>>,
+    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -64,9 +67,10 @@ pub(crate) async fn post(
         Ok(tool) => tool,
         Err(refused) => return refused,
     };
+    let address = connection.map(|Extension(ConnectInfo(address))| address);
     let Some(call_id) = parsed.request.call_id.clone() else {
         let call_id = new_call_id();
-        return match run(&state, &tool, &parsed, call_id).await {
+        return match run(&state, &tool, &parsed, call_id, address).await {
             Ok(bare) => answer(&parsed, &bare),
             Err(refused) => refused,
         };
@@ -107,7 +111,7 @@ pub(crate) async fn post(
                 // The other call was abandoned: claim again.
             }
             Claim::Run(running) => {
-                return match run(&state, &tool, &parsed, call_id).await {
+                return match run(&state, &tool, &parsed, call_id, address).await {
                     Ok(bare) => {
                         running.finish(Stored { body: bare.clone() });
                         answer(&parsed, &bare)
@@ -172,9 +176,13 @@ async fn run(
     tool: &RegisteredTool,
     parsed: &ParsedCall,
     call_id: String,
+    address: Option<SocketAddr>,
 ) -> Result<Bytes, Response> {
     let request = &parsed.request;
     let mut options = CallOptions::new();
+    if let Some(address) = address {
+        options = options.caller_address(address);
+    }
     options.timeout = state.options.call_timeout;
     if !request.context.is_empty() {
         options = options.credentials(request.context.credentials());

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, methods};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
@@ -179,6 +179,13 @@ impl Client {
         }
         let mut route = self.route();
         route.name = Some(name.to_owned());
+        if let Some(log) = options.log {
+            // 2026-07-28: each request asks for its own log messages.
+            if let Some(meta) = meta.as_mut() {
+                meta.insert(keys::LOG_LEVEL.into(), json!(log.0));
+            }
+            route.log = Some(log);
+        }
         if let Some(entry) = &entry {
             route.param_headers = entry
                 .param_headers

@@ -5,7 +5,10 @@
 // Only the HTTP transport reads the routing facts; stdio writes the body.
 #![cfg_attr(not(feature = "client-http"), allow(dead_code))]
 
-use toolshape_protocol::{ProtocolVersion, RequestId};
+use tokio::sync::mpsc;
+use toolshape_protocol::{LoggingLevel, ProtocolVersion, RequestId};
+
+use crate::tool::LogMessage;
 
 /// What goes to the server's writer.
 #[derive(Debug)]
@@ -28,6 +31,18 @@ pub(crate) struct Outgoing {
     pub(crate) route: Route,
 }
 
+impl Outgoing {
+    /// The channel the answer to this message arrives on over HTTP: the
+    /// response to its POST.
+    #[cfg(feature = "client-http")]
+    pub(crate) fn channel(&self) -> super::peer::Channel<'_> {
+        match &self.id {
+            Some(id) => super::peer::Channel::RequestStream(id),
+            None => super::peer::Channel::Standalone,
+        }
+    }
+}
+
 /// What an HTTP transport adds to a message.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Route {
@@ -39,6 +54,9 @@ pub(crate) struct Route {
     pub(crate) param_headers: Vec<(String, String)>,
     /// For `notifications/cancelled`: the request it cancels.
     pub(crate) cancels: Option<RequestId>,
+    /// For a request: where the server's log messages about it go, and the
+    /// least severe level wanted.
+    pub(crate) log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
 }
 
 impl Route {

@@ -12,15 +12,15 @@ use serde_json::value::RawValue;
 use tokio::io::AsyncBufRead;
 use tokio::sync::{mpsc, oneshot, watch};
 use toolshape_protocol::{
-    CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, Notification, RequestId,
-    Response, methods,
+    CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, LoggingLevel,
+    Notification, RequestId, Response, methods,
 };
 
 use super::MessageObserver;
 use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
-use crate::tool::Progress;
+use crate::tool::{LogMessage, Progress};
 use crate::transport::lines::{Line, LineReader, leading_id};
 
 type Reply = Result<Response, ClientError>;
@@ -39,13 +39,36 @@ pub(crate) enum Received {
     Other,
 }
 
+/// Where a message from the server arrived, which says what a request-scoped
+/// notification (a log message) belongs to.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "client-http"), allow(dead_code))]
+pub(crate) enum Channel<'a> {
+    /// The one channel every message shares (stdio): a log message belongs
+    /// to a request only when that request is the only one in flight.
+    Shared,
+    /// The response stream of this request (Streamable HTTP POST).
+    RequestStream(&'a RequestId),
+    /// A stream no request owns (the HTTP GET stream).
+    Standalone,
+}
+
+/// A request waiting for its answer.
+#[derive(Debug)]
+struct Waiter {
+    reply: oneshot::Sender<Reply>,
+    /// Where the server's log messages about this request go, and the least
+    /// severe level wanted.
+    log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+}
+
 /// The shared state of one connection to a server.
 #[derive(Debug)]
 pub(crate) struct Peer {
     outgoing: mpsc::Sender<Outbound>,
     /// What this client answers when the server asks.
     pub(crate) handlers: Handlers,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>,
+    pending: Mutex<HashMap<RequestId, Waiter>>,
     progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Progress>>>,
     next_id: AtomicI64,
     closed: AtomicBool,
@@ -119,7 +142,11 @@ impl Peer {
         toolshape_protocol::write_request(&mut body, &id, method, params)
             .map_err(TransportError::Serialize)?;
         let (sender, receiver) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), sender);
+        let waiter = Waiter {
+            reply: sender,
+            log: route.log.clone(),
+        };
+        lock(&self.pending).insert(id.clone(), waiter);
         let mut guard = PendingGuard {
             peer: Arc::clone(self),
             id: id.clone(),
@@ -201,8 +228,9 @@ impl Peer {
         lock(&self.progress).remove(id);
     }
 
-    /// Handles one message from the server, and says what it was.
-    pub(crate) fn receive(&self, bytes: &[u8]) -> Received {
+    /// Handles one message from the server, arrived on `channel`, and says
+    /// what it was.
+    pub(crate) fn receive(&self, bytes: &[u8], channel: Channel<'_>) -> Received {
         if let Some(observe) = &self.observer.0 {
             observe(bytes);
         }
@@ -220,7 +248,7 @@ impl Peer {
                 };
                 match lock(&self.pending).remove(&id) {
                     Some(waiter) => {
-                        let _ = waiter.send(Ok(response));
+                        let _ = waiter.reply.send(Ok(response));
                     }
                     None if self.issued(&id) => tracing::debug!(
                         %id,
@@ -234,7 +262,7 @@ impl Peer {
                 Received::Answer(id)
             }
             Incoming::Notification(notification) => {
-                self.notification(&notification);
+                self.notification(&notification, channel);
                 Received::Other
             }
             Incoming::Request(request) => {
@@ -305,7 +333,7 @@ impl Peer {
         });
     }
 
-    fn notification(&self, notification: &Notification) {
+    fn notification(&self, notification: &Notification, channel: Channel<'_>) {
         match KnownNotification::from_notification(notification) {
             Ok(KnownNotification::ToolListChanged(_)) => {
                 self.tools_changed.store(true, Ordering::Release);
@@ -320,19 +348,44 @@ impl Peer {
                     });
                 }
             }
-            Ok(KnownNotification::LoggingMessage(params)) => {
-                let data = toolshape_protocol::text::excerpt(&params.data.to_string(), 1000);
-                tracing::info!(target: "toolshape::server_log", level = ?params.level, logger = ?params.logger, message = %data);
-            }
+            Ok(KnownNotification::LoggingMessage(params)) => match self.log_route(channel) {
+                Some((level, _)) if params.level < level => {}
+                Some((_, route)) => {
+                    let _ = route.send(LogMessage {
+                        level: params.level,
+                        logger: params.logger,
+                        data: params.data,
+                    });
+                }
+                None => {
+                    let data = toolshape_protocol::text::excerpt(&params.data.to_string(), 1000);
+                    tracing::info!(target: "toolshape::server_log", level = ?params.level, logger = ?params.logger, message = %data);
+                }
+            },
             Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
             Err(error) => tracing::debug!(%error, "ignored a notification"),
         }
     }
 
+    /// Where a log message that arrived on `channel` goes: to the request it
+    /// is about, when that can be told and the request asked for them.
+    fn log_route(
+        &self,
+        channel: Channel<'_>,
+    ) -> Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)> {
+        let pending = lock(&self.pending);
+        let waiter = match channel {
+            Channel::RequestStream(id) => pending.get(id),
+            Channel::Shared if pending.len() == 1 => pending.values().next(),
+            Channel::Shared | Channel::Standalone => None,
+        };
+        waiter.and_then(|waiter| waiter.log.clone())
+    }
+
     /// Fails a pending request whose response could not be read.
     pub(crate) fn fail(&self, id: &RequestId, error: ClientError) {
         if let Some(waiter) = lock(&self.pending).remove(id) {
-            let _ = waiter.send(Err(error));
+            let _ = waiter.reply.send(Err(error));
         }
     }
 
@@ -340,7 +393,7 @@ impl Peer {
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
         for (_, waiter) in lock(&self.pending).drain() {
-            let _ = waiter.send(Err(TransportError::Closed.into()));
+            let _ = waiter.reply.send(Err(TransportError::Closed.into()));
         }
         self.closed_signal.send_replace(true);
     }
@@ -395,7 +448,7 @@ pub(crate) async fn read_loop<R: AsyncBufRead + Unpin>(
     loop {
         match lines.next().await {
             Ok(Line::Message(bytes)) => {
-                peer.receive(bytes);
+                peer.receive(bytes, Channel::Shared);
             }
             Ok(Line::TooLong(prefix)) => {
                 tracing::warn!(

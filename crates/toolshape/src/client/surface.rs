@@ -15,7 +15,7 @@ use toolshape_protocol::prompts::{GetPromptParams, GetPromptResult, Prompt};
 use toolshape_protocol::resources::{
     ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
 };
-use toolshape_protocol::{Meta, methods};
+use toolshape_protocol::{LoggingLevel, Meta, methods};
 
 use super::Client;
 use super::error::ClientError;
@@ -42,6 +42,23 @@ impl Client {
             .await?;
         serde_json::from_str(raw.get())
             .map_err(|e| ClientError::invalid(format!("bad {method} result: {e}")))
+    }
+
+    /// Asks the server for its log messages at `level` and above
+    /// (`logging/setLevel`, on the handshake revisions; the server should
+    /// declare the `logging` capability). Messages about a call made with
+    /// [`CallOptions::log`](crate::tool::CallOptions::log) go to that call;
+    /// the others are logged through `tracing` (target
+    /// `toolshape::server_log`). On 2026-07-28 there is no such request: each
+    /// call asks for its own messages, and this does nothing.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if self.protocol_version().is_stateless() {
+            return Ok(());
+        }
+        let _: Value = self
+            .simple(methods::LOGGING_SET_LEVEL, &json!({"level": level}))
+            .await?;
+        Ok(())
     }
 
     fn params(&self, mut params: Map<String, Value>) -> Map<String, Value> {

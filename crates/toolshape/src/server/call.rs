@@ -24,6 +24,7 @@ pub(crate) struct PreparedCall {
     pub(crate) version: ProtocolVersion,
     progress_token: Option<ProgressToken>,
     log_level: Option<LoggingLevel>,
+    caller: Option<Arc<str>>,
     /// How the handler asks the client, if it does.
     plan: AskPlan,
     work: Work,
@@ -67,6 +68,7 @@ impl PreparedCall {
             version,
             progress_token: meta.progress_token,
             log_level,
+            caller: session.caller().cloned(),
             plan,
             work,
         })
@@ -126,10 +128,12 @@ impl PreparedCall {
             version,
             progress_token,
             log_level,
+            caller,
             plan,
             work,
         } = self;
         let mut options = CallOptions::new().cancel_on(cancel);
+        options.caller = caller;
         options.timeout = shared.options.call_timeout;
         let asking = plan.asking(shared, notifications);
         let running = Running {

@@ -28,7 +28,12 @@ struct Connection {
     calls: JoinSet<()>,
 }
 
-pub(crate) async fn serve<R, W>(shared: Arc<Shared>, reader: R, writer: W) -> io::Result<()>
+pub(crate) async fn serve<R, W>(
+    shared: Arc<Shared>,
+    reader: R,
+    writer: W,
+    caller: Option<Arc<str>>,
+) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -38,7 +43,7 @@ where
     // then, what waits for it is bounded (this queue, then reading pauses).
     let writer = StallGuard::new(writer, shared.options.write_stall_timeout);
     let mut writer: JoinHandle<io::Result<()>> = tokio::spawn(write_loop(writer, receiver));
-    let session = Arc::new(Session::default());
+    let session = Arc::new(Session::of_caller(caller));
     let outbox = Outbox(sender);
     let watcher = tokio::spawn(announce_list_changes(
         shared.registry.watch_changes(),

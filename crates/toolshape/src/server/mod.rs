@@ -118,7 +118,8 @@ impl Server {
     pub async fn serve_stdio(&self) -> io::Result<()> {
         let input = crate::transport::stdio::input();
         let output = crate::transport::stdio::output();
-        self.serve(input, output).await
+        let caller = Some(Arc::from("stdio"));
+        connection::serve(Arc::clone(&self.shared), input, output, caller).await
     }
 
     /// Serves one peer over any byte streams of newline-delimited JSON.
@@ -127,6 +128,6 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        connection::serve(Arc::clone(&self.shared), reader, writer).await
+        connection::serve(Arc::clone(&self.shared), reader, writer, None).await
     }
 }

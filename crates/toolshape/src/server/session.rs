@@ -29,12 +29,27 @@ pub(crate) struct Session {
     pub(crate) requests: Arc<ServerRequests>,
     /// The resources the peer subscribed to (`resources/subscribe`).
     subscriptions: Mutex<std::collections::BTreeSet<String>>,
+    /// Who the peer is, as the transport tells it (`ToolContext::caller`).
+    caller: Option<Arc<str>>,
 }
 
 /// Most resources one peer may subscribe to.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Session {
+    /// A session with the peer `caller`.
+    pub(crate) fn of_caller(caller: Option<Arc<str>>) -> Session {
+        Session {
+            caller,
+            ..Session::default()
+        }
+    }
+
+    /// Who the peer is, as the transport tells it.
+    pub(crate) fn caller(&self) -> Option<&Arc<str>> {
+        self.caller.as_ref()
+    }
+
     pub(crate) fn set_handshake(&self, version: ProtocolVersion) {
         *self
             .handshake

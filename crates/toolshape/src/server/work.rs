@@ -184,7 +184,8 @@ fn context(name: &str, running: &Running<'_>, options: &mut CallOptions) -> (Too
         options.log.take(),
         None,
     )
-    .with_asking(Some(running.asking.context.clone()));
+    .with_asking(Some(running.asking.context.clone()))
+    .with_caller(options.caller.take());
     let bounds = Bounds {
         cancel: options.cancel.take(),
         timeout: options.timeout,

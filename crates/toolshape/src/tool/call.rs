@@ -189,7 +189,9 @@ impl RegisteredTool {
             credentials,
         );
         let round = asking.as_ref().and_then(|asking| asking.round.clone());
-        let context = context.with_asking(asking.map(|asking| asking.context));
+        let context = context
+            .with_asking(asking.map(|asking| asking.context))
+            .with_caller(options.caller);
         let bounds = Bounds {
             cancel: options.cancel,
             timeout: options.timeout,

@@ -51,6 +51,7 @@ pub struct ToolContext {
     credentials: Option<Arc<Credentials>>,
     tool: Arc<str>,
     asking: Option<AskContext>,
+    caller: Option<Arc<str>>,
 }
 
 impl ToolContext {
@@ -66,7 +67,14 @@ impl ToolContext {
             credentials,
             tool,
             asking: None,
+            caller: None,
         }
+    }
+
+    /// The same context, naming who calls.
+    pub(crate) fn with_caller(mut self, caller: Option<Arc<str>>) -> Self {
+        self.caller = caller;
+        self
     }
 
     /// The same context, able to ask the client.
@@ -102,6 +110,14 @@ impl ToolContext {
             .map(String::as_str)
     }
 
+    /// Who is calling, as the transport tells it: `stdio` for the peer on
+    /// a server's stdio, the client's IP address over HTTP (MCP and OTC),
+    /// `None` in process. Not authenticated: for limits and logs, not for
+    /// access decisions.
+    pub fn caller(&self) -> Option<&str> {
+        self.caller.as_deref()
+    }
+
     /// The caller's user id, if it gave one.
     pub fn user_id(&self) -> Option<&str> {
         self.credentials.as_ref()?.user_id.as_deref()
@@ -111,6 +127,12 @@ impl ToolContext {
     /// its upstream for them).
     pub fn wants_progress(&self) -> bool {
         self.progress.is_some()
+    }
+
+    /// The least severe level of log message the caller asked for, if it
+    /// asked for any (a gateway then asks its upstream for them).
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.log.as_ref().map(|sink| sink.min_level)
     }
 
     /// Reports progress to the caller, when the caller asked for progress.

@@ -11,7 +11,7 @@ mod definition;
 mod error;
 mod handler;
 pub mod identity;
-mod options;
+pub(crate) mod options;
 mod panic;
 mod registered;
 mod registry;

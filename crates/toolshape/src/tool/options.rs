@@ -1,5 +1,7 @@
 //! [`CallOptions`]: how one call runs, on either side of the wire.
 
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
@@ -32,12 +34,18 @@ pub struct CallOptions {
     pub cancel: Option<oneshot::Receiver<()>>,
     /// Where the call's progress reports go (a client then asks the server for them).
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
-    /// Where the handler's log messages go, with the least severe level wanted
-    /// (in process; a client logs the server's messages through `tracing`).
+    /// Where the handler's log messages go, with the least severe level
+    /// wanted. A client passes on the server's messages about this call (on
+    /// 2026-07-28 it asks for them in the request's `_meta`; before, see
+    /// `Client::set_log_level`). Over stdio a message is known to be about a
+    /// call only while that call is the only request in flight; over HTTP,
+    /// by the stream it arrives on.
     pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
     /// What the caller hands the tool: tokens, secrets, its user id (in
     /// process and over OTC; MCP carries none).
     pub credentials: Option<Credentials>,
+    /// Who is calling, as the transport tells it (see `ToolContext::caller`).
+    pub caller: Option<Arc<str>>,
 }
 
 impl CallOptions {
@@ -67,6 +75,21 @@ impl CallOptions {
         self
     }
 
+    /// Names who is calling (see `ToolContext::caller`).
+    #[must_use]
+    pub fn caller(mut self, caller: impl Into<Arc<str>>) -> Self {
+        self.caller = Some(caller.into());
+        self
+    }
+
+    /// Names the caller by its network address: its IP address, as every
+    /// HTTP binding names it.
+    #[must_use]
+    pub fn caller_address(mut self, address: SocketAddr) -> Self {
+        self.caller = Some(address_caller(address));
+        self
+    }
+
     /// Hands the tool these credentials.
     #[must_use]
     pub fn credentials(mut self, credentials: Credentials) -> Self {
@@ -80,4 +103,10 @@ impl CallOptions {
         self.log = Some((level, sender));
         self
     }
+}
+
+/// How a caller at `address` is named: its IP address (an IPv4 address
+/// mapped into IPv6 as plain IPv4).
+pub(crate) fn address_caller(address: SocketAddr) -> Arc<str> {
+    Arc::from(address.ip().to_canonical().to_string())
 }

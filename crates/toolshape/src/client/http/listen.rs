@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use reqwest::header::CONTENT_TYPE;
 
+use super::super::peer::Channel;
 use super::{Exchange, lock};
 use crate::transport::sse::EventReader;
 
@@ -115,7 +116,8 @@ impl Exchange {
                     last_id = event.id.clone();
                 }
                 if !event.data.trim().is_empty() {
-                    self.peer.receive(event.data.as_bytes());
+                    self.peer
+                        .receive(event.data.as_bytes(), Channel::Standalone);
                 }
             }
         }

@@ -258,7 +258,7 @@ impl Exchange {
 
     /// Hands one message to the peer; says whether it answers `message`.
     fn deliver(&self, message: &Outgoing, received: &[u8]) -> bool {
-        match self.peer.receive(received) {
+        match self.peer.receive(received, message.channel()) {
             Received::Answer(id) => message.id.as_ref() == Some(&id),
             _ => false,
         }

@@ -213,7 +213,7 @@ impl Exchange {
         // An error about the HTTP request itself carries no id (a refused
         // Origin, a missing or unknown session...): it fails this request,
         // in the server's words, rather than being dropped for want of an id.
-        match self.peer.receive(&body) {
+        match self.peer.receive(&body, message.channel()) {
             Received::UnaddressedError(error) => {
                 self.fail(message, ClientErrorKind::Protocol(error));
             }

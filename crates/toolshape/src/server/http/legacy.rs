@@ -26,12 +26,17 @@ fn stateless_only(id: &toolshape_protocol::RequestId) -> Response {
 }
 
 /// A request without a protocol version in `_meta`.
-pub(crate) async fn serve(app: &Arc<App>, headers: &HeaderMap, request: ParsedRequest) -> Response {
+pub(crate) async fn serve(
+    app: &Arc<App>,
+    headers: &HeaderMap,
+    request: ParsedRequest,
+    caller: Option<Arc<str>>,
+) -> Response {
     if !app.options.sessions {
         return stateless_only(&request.id);
     }
     if matches!(request.body, KnownRequest::Initialize(_)) {
-        return initialize(app, request);
+        return initialize(app, request, caller);
     }
     let session = match session_of(app, headers) {
         Ok(session) => session,
@@ -86,9 +91,11 @@ fn check_version_header(
     }
 }
 
-fn initialize(app: &Arc<App>, request: ParsedRequest) -> Response {
+/// Opens a session for the client `caller` (who it is, for every call of
+/// the session).
+fn initialize(app: &Arc<App>, request: ParsedRequest, caller: Option<Arc<str>>) -> Response {
     let id = request.id.clone();
-    let (session_id, session) = match app.sessions.create() {
+    let (session_id, session) = match app.sessions.create(caller) {
         Ok(created) => created,
         Err(_) => {
             let error = ErrorObject::new(-32000, "Server busy: too many sessions; try again later");

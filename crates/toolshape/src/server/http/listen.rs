@@ -13,12 +13,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower::ServiceExt;
 
 use crate::transport::stall::StallGuard;
 
@@ -67,8 +69,8 @@ where
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, address) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 // Out of descriptors or memory, or a connection reset before
                 // it was accepted: wait a little, never spin.
@@ -78,7 +80,14 @@ where
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        // Handlers see who connected (`ConnectInfo`, as axum's own serve gives it).
+        let service = router.clone().map_request(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(address));
+                request
+            },
+        );
+        let service = TowerToHyperService::new(service);
         let stream = TokioIo::new(StallGuard::new(stream, write_stall_timeout));
         let connection = graceful.watch(http.serve_connection(stream, service));
         tokio::spawn(async move {

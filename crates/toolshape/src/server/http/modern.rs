@@ -42,6 +42,7 @@ pub(crate) async fn serve(
     headers: &HeaderMap,
     request: ParsedRequest,
     version: &str,
+    caller: Option<Arc<str>>,
 ) -> Response {
     let refuse =
         |status: StatusCode, error: &ErrorObject| response::error(status, Some(&request.id), error);
@@ -63,7 +64,7 @@ pub(crate) async fn serve(
     match &request.body {
         KnownRequest::Listen(params) => listen(app, &request.id, params),
         // A feature the server does not offer answers -32601: 404 too.
-        _ => run::run(app, &Session::default(), None, request, true).await,
+        _ => run::run(app, &Session::of_caller(caller), None, request, true).await,
     }
 }
 

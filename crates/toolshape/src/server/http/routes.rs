@@ -3,10 +3,12 @@
 //! parsed once; its era (stateless 2026-07-28, or a handshake session) is
 //! decided from that.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use toolshape_protocol::http::names;
@@ -18,6 +20,7 @@ use super::super::request::ParsedRequest;
 use super::app::{App, header};
 use super::streams::{StreamPlan, notification_stream};
 use super::{legacy, modern, response};
+use crate::tool::options::address_caller;
 
 /// Whether the `MCP-Protocol-Version` header names a stateless revision.
 fn header_says_stateless(headers: &HeaderMap) -> bool {
@@ -26,10 +29,17 @@ fn header_says_stateless(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_stateless)
 }
 
-pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn post(
+    State(app): State<Arc<App>>,
+    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
+    // Who calls: the client's address, when the server was told it.
+    let caller = connection.map(|Extension(ConnectInfo(address))| address_caller(address));
     match toolshape_protocol::classify(&body) {
         Incoming::Invalid { id, error } => {
             response::error(StatusCode::BAD_REQUEST, id.as_ref(), &error)
@@ -38,7 +48,7 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
         Incoming::Notification(notification) => notify(&app, &headers, &notification),
         Incoming::Request(request) => match ParsedRequest::parse(request, &app.shared.registry) {
             Ok(request) => match request.meta.protocol_version.clone() {
-                Some(version) => modern::serve(&app, &headers, request, &version).await,
+                Some(version) => modern::serve(&app, &headers, request, &version, caller).await,
                 // A 2026-07-28 request (by its header) without the version in
                 // `_meta`: invalid params, not a handshake request.
                 None if header_says_stateless(&headers) => {
@@ -49,7 +59,7 @@ pub(crate) async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: 
                         &error.to_error_object(),
                     )
                 }
-                None => legacy::serve(&app, &headers, request).await,
+                None => legacy::serve(&app, &headers, request, caller).await,
             },
             Err(unparsable) => {
                 if unparsable.meta_version.is_some() || header_says_stateless(&headers) {

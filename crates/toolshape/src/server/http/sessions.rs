@@ -30,9 +30,9 @@ pub(crate) struct HttpSession {
 }
 
 impl HttpSession {
-    fn new() -> Self {
+    fn new(caller: Option<Arc<str>>) -> Self {
         HttpSession {
-            session: Session::default(),
+            session: Session::of_caller(caller),
             in_flight: InFlight::default(),
             last_used: Mutex::new(Instant::now()),
             ended: AtomicBool::new(false),
@@ -161,7 +161,10 @@ impl Sessions {
     }
 
     /// Opens a session under a fresh, unguessable id, making room when full.
-    pub(crate) fn create(&self) -> Result<(String, Arc<HttpSession>), SessionError> {
+    pub(crate) fn create(
+        &self,
+        caller: Option<Arc<str>>,
+    ) -> Result<(String, Arc<HttpSession>), SessionError> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|_| SessionError::NoRandomness)?;
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -183,7 +186,7 @@ impl Sessions {
                 session.end();
             }
         }
-        let session = Arc::new(HttpSession::new());
+        let session = Arc::new(HttpSession::new(caller));
         open.insert(id.clone(), Arc::clone(&session));
         Ok((id, session))
     }
@@ -235,13 +238,13 @@ mod tests {
     #[test]
     fn sessions_expire_and_the_least_recently_used_idle_one_makes_room() {
         let sessions = Sessions::new(2, Duration::from_millis(50));
-        let (a, _) = sessions.create().unwrap();
+        let (a, _) = sessions.create(None).unwrap();
         std::thread::sleep(Duration::from_millis(2));
-        let (b, _) = sessions.create().unwrap();
+        let (b, _) = sessions.create(None).unwrap();
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
         // Full: `a` is the least recently used idle session.
-        let (c, _) = sessions.create().unwrap();
+        let (c, _) = sessions.create(None).unwrap();
         assert!(matches!(sessions.get(&a), Err(SessionError::Unknown)));
         assert!(sessions.get(&b).is_ok() && sessions.get(&c).is_ok());
         std::thread::sleep(Duration::from_millis(60));
@@ -252,8 +255,8 @@ mod tests {
     #[test]
     fn busy_sessions_are_never_evicted() {
         let sessions = Sessions::new(1, Duration::from_secs(60));
-        let (_, busy) = sessions.create().unwrap();
+        let (_, busy) = sessions.create(None).unwrap();
         let _stream = busy.open_stream();
-        assert!(matches!(sessions.create(), Err(SessionError::Full)));
+        assert!(matches!(sessions.create(None), Err(SessionError::Full)));
     }
 }
