@@ -172,6 +172,42 @@ async fn invalid_arguments_never_reach_the_upstream_and_calls_are_audited() {
 }
 
 #[tokio::test]
+async fn the_stdio_client_is_rate_limited_and_named_in_the_audit_log() {
+    let root = fixture();
+    let audit = root.path().join("audit.jsonl");
+    let audit_flag = audit.to_str().unwrap();
+    let flags = ["--rate-limit", "1", "--audit", audit_flag];
+    let client = connect(
+        proxy_command(root.path(), &flags),
+        Negotiation::Auto,
+        options(),
+    )
+    .await;
+    let call = || client.call_tool("count_lines", arguments(json!({"path": "three.txt"})));
+    let first = call().await.unwrap();
+    assert_eq!(first.structured, Some(json!(3)));
+    let second = call().await.unwrap();
+    assert!(second.is_error);
+    assert!(
+        second.text().contains("Too many calls from this client"),
+        "{}",
+        second.text()
+    );
+    let records = audit_lines(&audit, 2);
+    let seen: Vec<(&Value, &Value)> = records
+        .iter()
+        .map(|record| (&record["client"], &record["outcome"]))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (&json!("stdio"), &json!("ok")),
+            (&json!("stdio"), &json!("rate_limited"))
+        ]
+    );
+}
+
+#[tokio::test]
 async fn filters_hide_tools() {
     let root = fixture();
     let client = connect(

@@ -21,6 +21,8 @@ const MAX_SUMMARY: usize = 1000;
 #[derive(Debug)]
 pub(crate) struct Record<'a> {
     pub(crate) tool: &'a str,
+    /// Who called, as the front names it (`ToolContext::caller`).
+    pub(crate) client: Option<&'a str>,
     pub(crate) user: Option<&'a str>,
     pub(crate) took: Duration,
     pub(crate) outcome: Outcome,
@@ -84,6 +86,9 @@ impl Audit {
             "duration_ms": (record.took.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
             "outcome": record.outcome.label(),
         });
+        if let Some(client) = record.client {
+            line["client"] = json!(client);
+        }
         if let Some(user) = record.user {
             line["user"] = json!(user);
         }

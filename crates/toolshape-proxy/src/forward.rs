@@ -10,12 +10,13 @@ use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
 use toolshape::protocol::meta::keys;
 use toolshape::protocol::{ContentBlock, ToolDefinition};
 use toolshape::schema::mcp::WRAPPED_RESULT_KEY;
-use toolshape::tool::{CallOptions, ToolContext, ToolOutput};
+use toolshape::tool::{CallOptions, LogMessage, Progress, ToolContext, ToolOutput};
 use toolshape::{Tool, ToolError};
 
 use crate::audit::{Audit, Record};
 use crate::metrics::{Metrics, Outcome};
 use crate::options::{OnInvalid, ProxyOptions};
+use crate::rate::CallerLimits;
 use crate::same_json;
 use crate::upstream::Upstream;
 
@@ -30,6 +31,8 @@ pub(crate) struct Forwarder {
     pub(crate) metrics: Metrics,
     pub(crate) audit: Option<Audit>,
     pub(crate) limit: Option<Semaphore>,
+    /// Each client's allowance of calls, when limited.
+    pub(crate) rates: Option<CallerLimits>,
     /// The toolkit and version of the tools over OTC.
     pub(crate) identity: (String, String),
 }
@@ -112,16 +115,22 @@ impl Forwarder {
         arguments: Value,
     ) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
-        let _permit = match &self.limit {
-            Some(limit) => limit.acquire().await.ok(),
-            None => None,
+        let (result, ended) = match self.over_rate(&context) {
+            Some(refused) => refused,
+            None => {
+                let _permit = match &self.limit {
+                    Some(limit) => limit.acquire().await.ok(),
+                    None => None,
+                };
+                self.forward(tool, &context, &arguments).await
+            }
         };
-        let (result, ended) = self.forward(tool, &context, &arguments).await;
         let took = started.elapsed();
         self.metrics.record(tool, ended.outcome, took);
         if let Some(audit) = &self.audit {
             audit.record(&Record {
                 tool,
+                client: context.caller(),
                 user: context.user_id(),
                 took,
                 outcome: ended.outcome,
@@ -150,19 +159,23 @@ impl Forwarder {
             _ => None,
         };
         let mut options = CallOptions::new().timeout(self.options.timeout_for(tool));
-        let answer = if context.wants_progress() {
-            let (progress, mut reports) = mpsc::unbounded_channel();
-            options = options.progress(progress);
-            let call = client.call_tool_with(tool, arguments, options);
-            // The reports end when the call does (its route is dropped).
-            let relay = async {
-                while let Some(report) = reports.recv().await {
-                    context.report_progress(report.progress, report.total, report.message);
-                }
-            };
-            tokio::join!(call, relay).0
+        let mut reports = None;
+        if context.wants_progress() {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            options = options.progress(sender);
+            reports = Some(receiver);
+        }
+        let mut logs = None;
+        if let Some(level) = context.log_level() {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            options = options.log(level, sender);
+            logs = Some(receiver);
+        }
+        let call = client.call_tool_with(tool, arguments, options);
+        let answer = if reports.is_none() && logs.is_none() {
+            call.await
         } else {
-            client.call_tool_with(tool, arguments, options).await
+            tokio::join!(call, relay(context, reports, logs)).0
         };
         match answer {
             Ok(result) if result.is_error => (
@@ -184,6 +197,27 @@ impl Forwarder {
                 None => upstream_failed(tool, error),
             },
         }
+    }
+
+    /// The refusal of a call over its client's rate limit, if it is.
+    fn over_rate(&self, context: &ToolContext) -> Option<(Result<ToolOutput, ToolError>, Ended)> {
+        let wait = self.rates.as_ref()?.take(context.caller()).err()?;
+        let error = ToolError::new(format!(
+            "Too many calls from this client: the proxy allows {} per second; try again in {} ms",
+            self.options
+                .rate_limit
+                .map_or(0, |limit| limit.per_second.get()),
+            wait.as_millis().max(1)
+        ))
+        .retryable(true)
+        .retry_after(wait);
+        Some((
+            Err(error),
+            Ended {
+                outcome: Outcome::RateLimited,
+                violations: None,
+            },
+        ))
     }
 
     /// An output that failed its schema, as `--on-invalid` says.
@@ -213,6 +247,34 @@ impl Forwarder {
                 violations: Some(violations),
             },
         )
+    }
+}
+
+/// Passes the upstream's progress reports and log messages about a call on
+/// to its caller, until the call ends (its routes are dropped).
+async fn relay(
+    context: &ToolContext,
+    mut reports: Option<mpsc::UnboundedReceiver<Progress>>,
+    mut logs: Option<mpsc::UnboundedReceiver<LogMessage>>,
+) {
+    loop {
+        tokio::select! {
+            Some(report) = next(&mut reports) => {
+                context.report_progress(report.progress, report.total, report.message);
+            }
+            Some(message) = next(&mut logs) => {
+                context.log(message.level, message.logger.as_deref(), message.data);
+            }
+            else => break,
+        }
+    }
+}
+
+/// The next item of a channel that may not be there.
+async fn next<T>(receiver: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match receiver {
+        Some(receiver) => receiver.recv().await,
+        None => None,
     }
 }
 

@@ -38,6 +38,7 @@ mod forward;
 mod metrics;
 mod mirror;
 mod options;
+mod rate;
 mod same_json;
 mod upstream;
 
@@ -52,6 +53,7 @@ use toolshape::schema::SchemaEngine;
 pub use filter::{ToolFilter, glob_matches};
 pub use metrics::Outcome;
 pub use options::{AuditTarget, BrokenTools, OnInvalid, ProxyOptions};
+pub use rate::RateLimit;
 pub use upstream::UpstreamSpec;
 
 use forward::Forwarder;
@@ -89,9 +91,14 @@ impl Proxy {
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
         let builder = builder.request_timeout(options.longest_call());
-        let upstream = upstream::Upstream::connect(upstream, builder, options.upstreams)
-            .await
-            .map_err(ProxyError::Upstream)?;
+        let upstream = upstream::Upstream::connect(
+            upstream,
+            builder,
+            options.upstreams,
+            options.upstream_log_level,
+        )
+        .await
+        .map_err(ProxyError::Upstream)?;
         let audit = match &options.audit {
             Some(target) => Some(
                 audit::Audit::start(target, options.audit_arguments).map_err(ProxyError::Audit)?,
@@ -111,6 +118,7 @@ impl Proxy {
         let forwarder = Arc::new(Forwarder {
             upstream,
             limit: options.max_concurrent.map(Semaphore::new),
+            rates: options.rate_limit.map(rate::CallerLimits::new),
             options,
             metrics: metrics::Metrics::default(),
             audit,

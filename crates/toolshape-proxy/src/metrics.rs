@@ -19,15 +19,18 @@ pub enum Outcome {
     Timeout,
     /// The upstream could not be reached, or answered with a protocol error.
     UpstreamError,
+    /// The caller was over its rate limit: the upstream never saw the call.
+    RateLimited,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 5] = [
+    const ALL: [Outcome; 6] = [
         Outcome::Ok,
         Outcome::ToolError,
         Outcome::InvalidOutput,
         Outcome::Timeout,
         Outcome::UpstreamError,
+        Outcome::RateLimited,
     ];
 
     /// The label in metrics and audit records.
@@ -38,6 +41,7 @@ impl Outcome {
             Outcome::InvalidOutput => "invalid_output",
             Outcome::Timeout => "timeout",
             Outcome::UpstreamError => "upstream_error",
+            Outcome::RateLimited => "rate_limited",
         }
     }
 }

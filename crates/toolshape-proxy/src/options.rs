@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use toolshape::protocol::LoggingLevel;
+
 use crate::filter::ToolFilter;
+use crate::rate::RateLimit;
 
 /// What the client gets when an upstream tool's `structuredContent` fails
 /// (or is missing from) the tool's `outputSchema`.
@@ -83,6 +86,11 @@ pub struct ProxyOptions {
     /// Most upstream calls running at once, over all clients (`None`: no limit
     /// besides each connection's own).
     pub max_concurrent: Option<usize>,
+    /// How many calls each client may make (`None`: no limit). A client is
+    /// who the front says calls: its IP address over HTTP and OTC; the stdio
+    /// front has one. A call over the limit is an error with a retry hint;
+    /// the upstream never sees it.
+    pub rate_limit: Option<RateLimit>,
     /// Upstream connections (child processes, or HTTP clients) calls are spread over.
     pub upstreams: usize,
     /// Where the audit log goes (`None`: no audit log).
@@ -93,6 +101,11 @@ pub struct ProxyOptions {
     pub toolkit: Option<String>,
     /// The version the tools have over OTC.
     pub version: Option<String>,
+    /// The level the proxy asks a handshake-revision upstream to log at
+    /// (`logging/setLevel`, when it declares `logging`); `None` asks nothing.
+    /// Messages about a call go to its caller (at the caller's own level);
+    /// the others to the proxy's log. 2026-07-28 upstreams are asked per call.
+    pub upstream_log_level: Option<LoggingLevel>,
 }
 
 impl Default for ProxyOptions {
@@ -104,11 +117,13 @@ impl Default for ProxyOptions {
             call_timeout: Duration::from_secs(60),
             tool_timeouts: HashMap::new(),
             max_concurrent: None,
+            rate_limit: None,
             upstreams: 1,
             audit: None,
             audit_arguments: false,
             toolkit: None,
             version: None,
+            upstream_log_level: Some(LoggingLevel::Info),
         }
     }
 }

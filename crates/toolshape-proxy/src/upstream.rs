@@ -7,6 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use toolshape::client::{Client, ClientBuilder, ClientError, ServerCommand};
+use toolshape::protocol::LoggingLevel;
 
 /// The first pause before reconnecting after a quick failure.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -30,6 +31,7 @@ pub(crate) struct Upstream {
     spec: UpstreamSpec,
     builder: ClientBuilder,
     slots: Vec<Slot>,
+    log_level: Option<LoggingLevel>,
     next: AtomicUsize,
     restarts: AtomicU64,
 }
@@ -84,6 +86,7 @@ impl Upstream {
         spec: UpstreamSpec,
         builder: ClientBuilder,
         connections: usize,
+        log_level: Option<LoggingLevel>,
     ) -> Result<Upstream, ClientError> {
         let slots = (0..connections.max(1))
             .map(|_| Slot {
@@ -95,6 +98,7 @@ impl Upstream {
             spec,
             builder,
             slots,
+            log_level,
             next: AtomicUsize::new(0),
             restarts: AtomicU64::new(0),
         };
@@ -158,6 +162,7 @@ impl Upstream {
         };
         match connected {
             Ok(client) => {
+                self.ask_for_logs(&client, index).await;
                 backoff.connected_at = Some(Instant::now());
                 backoff.not_before = None;
                 *slot.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(client.clone());
@@ -168,6 +173,17 @@ impl Upstream {
                 tracing::warn!(connection = index, %error, "cannot connect to the upstream server");
                 Err(error)
             }
+        }
+    }
+
+    /// Asks a handshake-revision upstream that logs for its messages.
+    async fn ask_for_logs(&self, client: &Client, index: usize) {
+        let Some(level) = self.log_level else { return };
+        if client.negotiated().capabilities.logging.is_none() {
+            return;
+        }
+        if let Err(error) = client.set_log_level(level).await {
+            tracing::warn!(connection = index, %error, "the upstream refused logging/setLevel");
         }
     }
 

@@ -3,14 +3,18 @@
 //! and fronts.
 
 use std::io::IsTerminal;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use toolshape::protocol::LoggingLevel;
 use toolshape::{Server, ServerOptions};
-use toolshape_proxy::{AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyOptions, ToolFilter};
+use toolshape_proxy::{
+    AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyOptions, RateLimit, ToolFilter,
+};
 
 use super::connect::McpServerArgs;
 use super::fronts;
@@ -56,6 +60,20 @@ pub(crate) struct ProxyArgs {
     /// Tools per `tools/list` page the proxy's clients get.
     #[arg(long, value_name = "N", default_value_t = 100)]
     page_size: usize,
+    /// Calls per second each client may make on average (a client: its IP
+    /// address over HTTP and OTC; the stdio front has one). Past it a call
+    /// is an error with a retry hint, never forwarded.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    rate_limit: Option<u32>,
+    /// With --rate-limit: calls a client may make at once after a pause
+    /// [default: the rate].
+    #[arg(long, value_name = "N", requires = "rate_limit", value_parser = clap::value_parser!(u32).range(1..))]
+    rate_burst: Option<u32>,
+    /// The level a handshake-revision upstream is asked to log at
+    /// (`logging/setLevel`), or `none`. Messages about a call go to its
+    /// caller, at the level the caller asked for; the others to this log.
+    #[arg(long, value_name = "LEVEL", default_value = "info", value_parser = log_level)]
+    upstream_log_level: LogLevelArg,
     /// Upstream connections (child processes) to spread calls over.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstreams: u16,
@@ -74,6 +92,22 @@ pub(crate) struct ProxyArgs {
     audit_arguments: bool,
     #[command(flatten)]
     upstream: McpServerArgs,
+}
+
+/// `--upstream-log-level`: a level, or `none`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LogLevelArg(Option<LoggingLevel>);
+
+fn log_level(text: &str) -> Result<LogLevelArg, String> {
+    if text == "none" {
+        return Ok(LogLevelArg(None));
+    }
+    serde_json::from_value(serde_json::Value::String(text.to_owned()))
+        .map(|level| LogLevelArg(Some(level)))
+        .map_err(|_| {
+            "one of debug, info, notice, warning, error, critical, alert, emergency, none"
+                .to_owned()
+        })
 }
 
 impl ProxyArgs {
@@ -105,6 +139,13 @@ impl ProxyArgs {
         }
         options.max_concurrent = self.max_concurrent.map(|n| n.max(1));
         options.upstreams = usize::from(self.upstreams);
+        options.rate_limit = self.rate_limit.and_then(|rate| {
+            Some(RateLimit {
+                per_second: NonZeroU32::new(rate)?,
+                burst: NonZeroU32::new(self.rate_burst.unwrap_or(rate))?,
+            })
+        });
+        options.upstream_log_level = self.upstream_log_level.0;
         options.audit = self.audit.as_ref().map(|path| {
             if path.as_os_str() == "-" {
                 AuditTarget::Stderr

@@ -45,6 +45,17 @@ pub fn hostile_server_bin() -> PathBuf {
     }
 }
 
+/// Connects to the Streamable HTTP endpoint `url` with `negotiation` and
+/// the test's timeouts.
+pub async fn connect_http(url: &str, negotiation: Negotiation) -> Client {
+    Client::builder()
+        .negotiation(negotiation)
+        .options(options())
+        .connect_http(url)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {url} on {negotiation:?}: {e}"))
+}
+
 /// Connects with `negotiation` and the test's timeouts.
 pub async fn connect(
     command: ServerCommand,
@@ -158,4 +169,33 @@ pub fn peer_command(peer: PeerKind, installed: &Path) -> ServerCommand {
         }
     };
     command.stderr(StderrMode::Capture)
+}
+
+/// Serves a proxy's tools over Streamable HTTP on loopback until the test
+/// ends; the endpoint's URL.
+pub async fn serve_proxy_over_http(registry: toolshape::ToolRegistry) -> String {
+    let server = toolshape::Server::builder("proxy", "1.0.0")
+        .registry(registry)
+        .build()
+        .expect("the server builds");
+    serve_over_http(server).await
+}
+
+/// Serves `server` over Streamable HTTP on loopback until the test ends;
+/// the endpoint's URL.
+pub async fn serve_over_http(server: toolshape::Server) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("its address"));
+    tokio::spawn(async move {
+        server
+            .serve_http(
+                listener,
+                toolshape::HttpOptions::default(),
+                std::future::pending(),
+            )
+            .await
+    });
+    url
 }
