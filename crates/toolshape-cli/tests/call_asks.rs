@@ -4,6 +4,9 @@
 //! and on 2026-07-28 (an input_required round); with stdin a pipe it offers
 //! no answers, and the tool's question fails cleanly.
 
+#[path = "../../toolshape-harness/tests/client_common/mod.rs"]
+mod client_common;
+
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -36,18 +39,7 @@ async fn serve() -> String {
         })
     });
     let server = Server::builder("asks", "1").tool(ask).build().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_http(
-                listener,
-                toolshape::HttpOptions::default(),
-                std::future::pending(),
-            )
-            .await
-    });
-    url
+    client_common::serve_over_http(server).await
 }
 
 /// The terminal side of a new pseudo-terminal, and its controller.

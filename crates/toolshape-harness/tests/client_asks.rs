@@ -4,6 +4,7 @@
 //! the same tool code, the same answers, and clear errors when the client
 //! cannot answer.
 
+mod client_common;
 mod common;
 
 use std::sync::Arc;
@@ -308,23 +309,7 @@ async fn serve_http() -> String {
         .tools(toolshape_harness::asking::tools())
         .build()
         .unwrap();
-    serve_over_http(server).await
-}
-
-/// `server` over Streamable HTTP on loopback; its URL.
-async fn serve_over_http(server: toolshape::Server) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_http(
-                listener,
-                toolshape::HttpOptions::default(),
-                std::future::pending(),
-            )
-            .await
-    });
-    url
+    client_common::serve_over_http(server).await
 }
 
 #[tokio::test]
@@ -385,7 +370,7 @@ async fn a_client_that_answers_listens_on_its_sessions_standalone_stream() {
         .registry(registry.clone())
         .build()
         .unwrap();
-    let url = serve_over_http(server).await;
+    let url = client_common::serve_over_http(server).await;
     for (answers, expect_change) in [(true, true), (false, false)] {
         let changes = Arc::new(AtomicUsize::new(0));
         let seen = Arc::clone(&changes);

@@ -14,7 +14,6 @@ use toolshape::client::{
     Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode, ToolResult,
 };
 use toolshape::protocol::ProtocolVersion;
-use toolshape::{HttpOptions, Server};
 use toolshape_proxy::{BrokenTools, OnInvalid, Proxy, ProxyOptions, ToolFilter, UpstreamSpec};
 
 use client_common::hostile_server_bin;
@@ -30,17 +29,7 @@ async fn serve(options: ProxyOptions) -> Served {
     let proxy = Proxy::start(UpstreamSpec::Command(command), Client::builder(), options)
         .await
         .expect("the proxy starts");
-    let server = Server::builder("proxy", "1.0.0")
-        .registry(proxy.registry().clone())
-        .build()
-        .expect("the server builds");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_http(listener, HttpOptions::default(), std::future::pending())
-            .await
-    });
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
     Served { proxy, url }
 }
 
@@ -51,12 +40,7 @@ const ERAS: [Negotiation; 2] = [
 ];
 
 async fn client(url: &str, era: Negotiation) -> Client {
-    Client::builder()
-        .negotiation(era)
-        .options(client_common::options())
-        .connect_http(url)
-        .await
-        .unwrap_or_else(|e| panic!("connecting to the proxy on {era:?}: {e}"))
+    client_common::connect_http(url, era).await
 }
 
 async fn call(

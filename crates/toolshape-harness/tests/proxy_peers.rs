@@ -13,7 +13,6 @@ mod client_common;
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, Negotiation};
 use toolshape::protocol::ProtocolVersion;
-use toolshape::{HttpOptions, Server};
 use toolshape_proxy::{Proxy, ProxyOptions, UpstreamSpec};
 
 use client_common::{PEERS_SKIPPED, PeerKind, connect, installed_peers, options, peer_command};
@@ -27,17 +26,7 @@ async fn through_proxy(peer: PeerKind, installed: &std::path::Path) -> (Proxy, S
     let proxy = Proxy::start(upstream, Client::builder(), ProxyOptions::default())
         .await
         .unwrap_or_else(|e| panic!("{}: the proxy does not start: {e}", peer.name()));
-    let server = Server::builder("proxy", "1.0.0")
-        .registry(proxy.registry().clone())
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_http(listener, HttpOptions::default(), std::future::pending())
-            .await
-    });
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
     (proxy, url)
 }
 

@@ -3,6 +3,8 @@
 //! the conformance fixtures served over stdio (a child process), Streamable
 //! HTTP sessions (2025-11-25) and stateless HTTP (2026-07-28).
 
+mod client_common;
+
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -41,21 +43,6 @@ fn server() -> toolshape::Server {
         .resource_templates(conformance::resource_templates())
         .build()
         .unwrap()
-}
-
-async fn over_http(server: toolshape::Server) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_http(
-                listener,
-                toolshape::HttpOptions::default(),
-                std::future::pending(),
-            )
-            .await
-    });
-    url
 }
 
 fn text_of(contents: &ResourceContents) -> &str {
@@ -204,7 +191,7 @@ async fn resources_prompts_and_completions_over_stdio() {
 
 #[tokio::test]
 async fn resources_prompts_and_completions_over_http() {
-    let url = over_http(server()).await;
+    let url = client_common::serve_over_http(server()).await;
     for (label, negotiation) in MODES {
         let client = builder(negotiation).connect_http(&url).await.unwrap();
         exercise(&client, &format!("http {label}")).await;
@@ -235,7 +222,7 @@ async fn a_tools_only_server_offers_no_resources_or_prompts() {
 #[tokio::test]
 async fn a_subscribed_session_hears_of_resource_updates() {
     let server = server();
-    let url = over_http(server.clone()).await;
+    let url = client_common::serve_over_http(server.clone()).await;
     let (sender, mut updates) = tokio::sync::mpsc::unbounded_channel();
     let client = builder(MODES[0].1)
         .on_message(move |message| {
