@@ -245,7 +245,7 @@ async fn a_crashed_upstream_is_started_again_and_a_silent_call_times_out() {
 async fn progress_comes_back_and_a_flood_of_notifications_loses_nothing() {
     let served = serve(ProxyOptions::default()).await;
     let client = client(&served.url, ERAS[0]).await;
-    let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+    let (progress, mut reports) = tokio::sync::mpsc::channel(1024);
     let options = toolshape::CallOptions::new().progress(progress);
     // 200 notifications of every kind (progress for this call's token among
     // them, `tools/list_changed`, unparsable lines) before the answer.

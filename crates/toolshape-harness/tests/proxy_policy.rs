@@ -46,7 +46,7 @@ async fn serve(upstream_era: Negotiation, options: ProxyOptions) -> (Proxy, Stri
 /// `level`; what came back, as (logger, text).
 async fn logged(client: &Client, level: LoggingLevel) -> Vec<(Option<String>, Value)> {
     client.set_log_level(level).await.expect("logging/setLevel");
-    let (sender, mut receiver) = mpsc::unbounded_channel::<LogMessage>();
+    let (sender, mut receiver) = mpsc::channel::<LogMessage>(64);
     let options = CallOptions::new().log(level, sender);
     let result = client
         .call_tool_with("test_tool_with_logging", None, options)

@@ -20,6 +20,11 @@ use crate::rate::CallerLimits;
 use crate::same_json;
 use crate::upstream::Upstream;
 
+/// Progress reports and log messages of one call waiting to be relayed to
+/// its caller; past it (the caller reads slower than the upstream sends)
+/// new ones are dropped, never buffered without bound.
+const RELAY_QUEUE: usize = 256;
+
 /// The longest violation list an `isError` result carries, in characters.
 const MAX_VIOLATION_TEXT: usize = 2000;
 
@@ -161,13 +166,13 @@ impl Forwarder {
         let mut options = CallOptions::new().timeout(self.options.timeout_for(tool));
         let mut reports = None;
         if context.wants_progress() {
-            let (sender, receiver) = mpsc::unbounded_channel();
+            let (sender, receiver) = mpsc::channel(RELAY_QUEUE);
             options = options.progress(sender);
             reports = Some(receiver);
         }
         let mut logs = None;
         if let Some(level) = context.log_level() {
-            let (sender, receiver) = mpsc::unbounded_channel();
+            let (sender, receiver) = mpsc::channel(RELAY_QUEUE);
             options = options.log(level, sender);
             logs = Some(receiver);
         }
@@ -254,8 +259,8 @@ impl Forwarder {
 /// to its caller, until the call ends (its routes are dropped).
 async fn relay(
     context: &ToolContext,
-    mut reports: Option<mpsc::UnboundedReceiver<Progress>>,
-    mut logs: Option<mpsc::UnboundedReceiver<LogMessage>>,
+    mut reports: Option<mpsc::Receiver<Progress>>,
+    mut logs: Option<mpsc::Receiver<LogMessage>>,
 ) {
     loop {
         tokio::select! {
@@ -271,7 +276,7 @@ async fn relay(
 }
 
 /// The next item of a channel that may not be there.
-async fn next<T>(receiver: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+async fn next<T>(receiver: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
     match receiver {
         Some(receiver) => receiver.recv().await,
         None => None,

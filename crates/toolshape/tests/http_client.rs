@@ -258,7 +258,7 @@ async fn progress_arrives_over_the_event_stream() {
     for negotiation in [Negotiation::Auto, PINNED] {
         let serving = Serving::start(HttpOptions::default()).await;
         let client = connect(&serving.url, negotiation).await;
-        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let (sender, mut reports) = tokio::sync::mpsc::channel(64);
         let settings = CallOptions::new().progress(sender);
         let result = client
             .call_tool_with("sleep", arguments(json!({"ms": 60, "steps": 3})), settings)
@@ -323,7 +323,7 @@ async fn a_request_timeout_cancels_the_call_at_the_server() {
     ] {
         let serving = Serving::start(HttpOptions::default()).await;
         let client = connect(&serving.url, negotiation).await;
-        let (sender, _reports) = tokio::sync::mpsc::unbounded_channel();
+        let (sender, _reports) = tokio::sync::mpsc::channel(64);
         let mut settings = CallOptions::new().timeout(Duration::from_millis(150));
         settings.progress = progress.then_some(sender);
         let error = client

@@ -116,7 +116,7 @@ impl Session {
         idle: Duration,
         longest: Duration,
     ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>) {
-        let (progress, mut reports) = mpsc::unbounded_channel();
+        let (progress, mut reports) = mpsc::channel(64);
         let (cancel, cancelled) = oneshot::channel::<()>();
         let options = CallOptions::new()
             .timeout(longest.max(idle))

@@ -56,7 +56,7 @@ pub(crate) struct Route {
     pub(crate) cancels: Option<RequestId>,
     /// For a request: where the server's log messages about it go, and the
     /// least severe level wanted.
-    pub(crate) log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+    pub(crate) log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
 }
 
 impl Route {

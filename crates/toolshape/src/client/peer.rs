@@ -59,7 +59,7 @@ struct Waiter {
     reply: oneshot::Sender<Reply>,
     /// Where the server's log messages about this request go, and the least
     /// severe level wanted.
-    log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+    log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
 }
 
 /// The shared state of one connection to a server.
@@ -69,7 +69,7 @@ pub(crate) struct Peer {
     /// What this client answers when the server asks.
     pub(crate) handlers: Handlers,
     pending: Mutex<HashMap<RequestId, Waiter>>,
-    progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<Progress>>>,
+    progress: Mutex<HashMap<RequestId, mpsc::Sender<Progress>>>,
     next_id: AtomicI64,
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
@@ -220,7 +220,7 @@ impl Peer {
     }
 
     /// Routes progress for the request `id` to `sender` until [`Peer::unroute_progress`].
-    pub(crate) fn route_progress(&self, id: RequestId, sender: mpsc::UnboundedSender<Progress>) {
+    pub(crate) fn route_progress(&self, id: RequestId, sender: mpsc::Sender<Progress>) {
         lock(&self.progress).insert(id, sender);
     }
 
@@ -341,7 +341,7 @@ impl Peer {
             }
             Ok(KnownNotification::Progress(params)) => {
                 if let Some(route) = lock(&self.progress).get(&params.progress_token) {
-                    let _ = route.send(Progress {
+                    let _ = route.try_send(Progress {
                         progress: params.progress,
                         total: params.total,
                         message: params.message,
@@ -351,7 +351,7 @@ impl Peer {
             Ok(KnownNotification::LoggingMessage(params)) => match self.log_route(channel) {
                 Some((level, _)) if params.level < level => {}
                 Some((_, route)) => {
-                    let _ = route.send(LogMessage {
+                    let _ = route.try_send(LogMessage {
                         level: params.level,
                         logger: params.logger,
                         data: params.data,
@@ -369,10 +369,7 @@ impl Peer {
 
     /// Where a log message that arrived on `channel` goes: to the request it
     /// is about, when that can be told and the request asked for them.
-    fn log_route(
-        &self,
-        channel: Channel<'_>,
-    ) -> Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)> {
+    fn log_route(&self, channel: Channel<'_>) -> Option<(LoggingLevel, mpsc::Sender<LogMessage>)> {
         let pending = lock(&self.pending);
         let waiter = match channel {
             Channel::RequestStream(id) => pending.get(id),

@@ -18,6 +18,11 @@ use super::session::Session;
 use super::work::{Answer, Running, Work};
 use crate::tool::{CallOptions, LogMessage, Progress, RegisteredTool, UnknownTool};
 
+/// Progress reports and log messages one call may have waiting for its peer;
+/// past it (the peer reads slower than the handler reports) new ones are
+/// dropped.
+const NOTIFICATION_QUEUE: usize = 1024;
+
 /// A request ready to run.
 pub(crate) struct PreparedCall {
     pub(crate) id: RequestId,
@@ -147,8 +152,8 @@ impl PreparedCall {
         let Some(outbox) = outbox else {
             return work.run(running, options).await;
         };
-        let (progress, mut reports) = mpsc::unbounded_channel::<Progress>();
-        let (log, mut logs) = mpsc::unbounded_channel::<LogMessage>();
+        let (progress, mut reports) = mpsc::channel::<Progress>(NOTIFICATION_QUEUE);
+        let (log, mut logs) = mpsc::channel::<LogMessage>(NOTIFICATION_QUEUE);
         if progress_token.is_some() {
             options = options.progress(progress);
         }

@@ -37,7 +37,7 @@ pub struct LogMessage {
 #[derive(Debug, Clone)]
 struct LogSink {
     min_level: LoggingLevel,
-    sender: mpsc::UnboundedSender<LogMessage>,
+    sender: mpsc::Sender<LogMessage>,
 }
 
 /// What a running tool (or prompt, or resource reader) is handed besides
@@ -46,7 +46,7 @@ struct LogSink {
 /// a way to ask the client.
 #[derive(Debug, Clone, Default)]
 pub struct ToolContext {
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::Sender<Progress>>,
     log: Option<LogSink>,
     credentials: Option<Arc<Credentials>>,
     tool: Arc<str>,
@@ -57,8 +57,8 @@ pub struct ToolContext {
 impl ToolContext {
     pub(crate) fn new(
         tool: Arc<str>,
-        progress: Option<mpsc::UnboundedSender<Progress>>,
-        log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+        progress: Option<mpsc::Sender<Progress>>,
+        log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
         credentials: Option<Arc<Credentials>>,
     ) -> Self {
         ToolContext {
@@ -136,9 +136,11 @@ impl ToolContext {
     }
 
     /// Reports progress to the caller, when the caller asked for progress.
+    /// Reports are advisory: while the caller's queue is full (it reads
+    /// slower than they come), new ones are dropped rather than buffered.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         if let Some(sender) = &self.progress {
-            let _ = sender.send(Progress {
+            let _ = sender.try_send(Progress {
                 progress,
                 total,
                 message,
@@ -156,12 +158,13 @@ impl ToolContext {
     }
 
     /// Sends a log message to the caller (`notifications/message`) when it
-    /// asked for messages at `level`; otherwise drops it.
+    /// asked for messages at `level`; otherwise drops it. Like progress, a
+    /// message that finds the caller's queue full is dropped.
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
         if let Some(sink) = &self.log
             && level >= sink.min_level
         {
-            let _ = sink.sender.send(LogMessage {
+            let _ = sink.sender.try_send(LogMessage {
                 level,
                 logger: logger.map(str::to_owned),
                 data: data.into(),

@@ -19,7 +19,7 @@ use super::requirements::Credentials;
 ///
 /// ```
 /// use std::time::Duration;
-/// let (progress, _reports) = tokio::sync::mpsc::unbounded_channel();
+/// let (progress, _reports) = tokio::sync::mpsc::channel(64);
 /// let options = toolshape::CallOptions::new()
 ///     .timeout(Duration::from_secs(5))
 ///     .progress(progress);
@@ -32,15 +32,17 @@ pub struct CallOptions {
     pub timeout: Option<Duration>,
     /// Resolves (or is dropped) when the caller cancels the call.
     pub cancel: Option<oneshot::Receiver<()>>,
-    /// Where the call's progress reports go (a client then asks the server for them).
-    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Where the call's progress reports go (a client then asks the server
+    /// for them). Bounded: a report that finds the channel full is dropped,
+    /// so a peer that reports faster than this side reads costs no memory.
+    pub progress: Option<mpsc::Sender<Progress>>,
     /// Where the handler's log messages go, with the least severe level
     /// wanted. A client passes on the server's messages about this call (on
     /// 2026-07-28 it asks for them in the request's `_meta`; before, see
     /// `Client::set_log_level`). Over stdio a message is known to be about a
     /// call only while that call is the only request in flight; over HTTP,
-    /// by the stream it arrives on.
-    pub log: Option<(LoggingLevel, mpsc::UnboundedSender<LogMessage>)>,
+    /// by the stream it arrives on. Bounded like `progress`.
+    pub log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
     /// What the caller hands the tool: tokens, secrets, its user id (in
     /// process and over OTC; MCP carries none).
     pub credentials: Option<Credentials>,
@@ -70,7 +72,7 @@ impl CallOptions {
 
     /// Sends the call's progress reports to `sender`.
     #[must_use]
-    pub fn progress(mut self, sender: mpsc::UnboundedSender<Progress>) -> Self {
+    pub fn progress(mut self, sender: mpsc::Sender<Progress>) -> Self {
         self.progress = Some(sender);
         self
     }
@@ -99,7 +101,7 @@ impl CallOptions {
 
     /// Sends the handler's log messages at `level` and above to `sender`.
     #[must_use]
-    pub fn log(mut self, level: LoggingLevel, sender: mpsc::UnboundedSender<LogMessage>) -> Self {
+    pub fn log(mut self, level: LoggingLevel, sender: mpsc::Sender<LogMessage>) -> Self {
         self.log = Some((level, sender));
         self
     }
