@@ -358,6 +358,18 @@ async fn the_otc_front_serves_the_same_tools() {
         .await
         .unwrap();
     assert_eq!(refused.status().as_u16(), 422);
+    // The OTC front is an HTTP front: it serves the proxy's metrics too. The
+    // refused call never became a call (the OTC layer checked its input).
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("toolshape_proxy_calls_total{tool=\"count_lines\",outcome=\"ok\"} 1\n"),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]

@@ -26,4 +26,4 @@ pub use auth::OtcAuth;
 pub use client::{
     ListedTool, OtcCallOptions, OtcClient, OtcClientBuilder, OtcError, OtcErrorKind, RetryPolicy,
 };
-pub use server::{OtcExt, OtcOptions, OtcServer, new_call_id, router, serve};
+pub use server::{OtcExt, OtcOptions, OtcServer, new_call_id, router, serve, serve_with};

@@ -26,7 +26,7 @@ pub(crate) struct ProxyArgs {
     /// proxy exits when its input ends.
     #[arg(long)]
     stdio: bool,
-    /// HTTP fronts (`--http` also serves `GET /metrics`).
+    /// HTTP fronts (`--http` and `--otc` also serve `GET /metrics`).
     #[command(flatten)]
     fronts: fronts::HttpFrontArgs,
     /// What the client gets when an upstream output fails its outputSchema:
@@ -214,24 +214,7 @@ async fn serve(
             http.path
         );
         eprintln!("toolshape proxy: metrics on http://{bound}/metrics");
-        let metrics = Arc::clone(proxy);
-        let wrap = move |router: axum::Router| {
-            router.route(
-                "/metrics",
-                axum::routing::get(move || {
-                    let text = metrics.metrics_text();
-                    async move {
-                        (
-                            [(
-                                axum::http::header::CONTENT_TYPE,
-                                "text/plain; version=0.0.4",
-                            )],
-                            text,
-                        )
-                    }
-                }),
-            )
-        };
+        let wrap = with_metrics(proxy);
         let (server, options, shutdown) = (server.clone(), http.clone(), stop.signal());
         serving.spawn(async move {
             server
@@ -245,12 +228,15 @@ async fn serve(
             Err(code) => return code,
         };
         eprintln!("toolshape proxy: serving OTC on http://{bound}");
+        eprintln!("toolshape proxy: metrics on http://{bound}/metrics");
         let mut otc = toolshape_otc::OtcOptions::default();
         otc.http = http.clone();
         otc.call_timeout = Some(longest_call + Duration::from_secs(5));
         let (registry, shutdown) = (server.registry().clone(), stop.signal());
-        serving
-            .spawn(async move { toolshape_otc::serve(&registry, listener, otc, shutdown).await });
+        let wrap = with_metrics(proxy);
+        serving.spawn(async move {
+            toolshape_otc::serve_with(&registry, listener, otc, wrap, shutdown).await
+        });
     }
     if stdio {
         if std::io::stdin().is_terminal() {
@@ -262,4 +248,27 @@ async fn serve(
         serving.spawn(async move { server.serve_stdio().await });
     }
     fronts::join(serving, stdio).await
+}
+
+/// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP
+/// front's router.
+fn with_metrics(proxy: &Arc<Proxy>) -> impl FnOnce(axum::Router) -> axum::Router + use<> {
+    let metrics = Arc::clone(proxy);
+    move |router: axum::Router| {
+        router.route(
+            "/metrics",
+            axum::routing::get(move || {
+                let text = metrics.metrics_text();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4",
+                        )],
+                        text,
+                    )
+                }
+            }),
+        )
+    }
 }

@@ -96,11 +96,27 @@ pub fn router(registry: &ToolRegistry, options: OtcOptions) -> Router {
 pub async fn serve<F>(
     registry: &ToolRegistry,
     listener: TcpListener,
-    mut options: OtcOptions,
+    options: OtcOptions,
     shutdown: F,
 ) -> io::Result<()>
 where
     F: Future<Output = ()> + Send + 'static,
+{
+    serve_with(registry, listener, options, |router| router, shutdown).await
+}
+
+/// [`serve`], with the endpoint's router passed through `wrap` first: to
+/// add routes of your own (say `/metrics`) served with the same hardening.
+pub async fn serve_with<F, W>(
+    registry: &ToolRegistry,
+    listener: TcpListener,
+    mut options: OtcOptions,
+    wrap: W,
+    shutdown: F,
+) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+    W: FnOnce(Router) -> Router,
 {
     if let Ok(address) = listener.local_addr()
         && !address.ip().is_unspecified()
@@ -110,7 +126,7 @@ where
     let drain = options.drain;
     let http = options.http.clone();
     let server = OtcServer::new(registry.clone(), options);
-    let router = server.router();
+    let router = wrap(server.router());
     let shutdown = async move {
         shutdown.await;
         server.begin_shutdown();
