@@ -155,3 +155,83 @@ async fn find_links_to_what_it_found_in_the_shape_each_revision_allows() {
         client.close(std::time::Duration::from_secs(2)).await;
     }
 }
+
+/// Serves `root` with `flags`, telling each `resources/updated` URI.
+async fn serve_telling_updates(
+    root: &Path,
+    flags: &[&str],
+) -> (Client, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    let command = ServerCommand::new(toolshape_bin())
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .args(flags.iter().copied())
+        .stderr(StderrMode::Capture);
+    let (sender, updates) = tokio::sync::mpsc::unbounded_channel();
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .options(options())
+        .on_message(move |message| {
+            let message: serde_json::Value = serde_json::from_slice(message).unwrap_or_default();
+            if message["method"] == "notifications/resources/updated"
+                && let Some(uri) = message["params"]["uri"].as_str()
+            {
+                let _ = sender.send(uri.to_owned());
+            }
+        })
+        .connect_stdio(command)
+        .await
+        .unwrap();
+    (client, updates)
+}
+
+/// Writes `notes.md` (subscribed) and `blob.bin` (not) every 100 ms until
+/// an update arrives or `wait` passes; the URIs told in that time.
+async fn write_until_told(
+    root: &Path,
+    updates: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    wait: std::time::Duration,
+) -> Vec<String> {
+    let until = tokio::time::Instant::now() + wait;
+    let mut told = Vec::new();
+    let mut round = 0;
+    while tokio::time::Instant::now() < until && told.is_empty() {
+        round += 1;
+        std::fs::write(root.join("blob.bin"), [round as u8]).unwrap();
+        std::fs::write(root.join("notes.md"), format!("# notes, round {round}\n")).unwrap();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(100);
+        while let Ok(Some(uri)) = tokio::time::timeout_at(deadline, updates.recv()).await {
+            told.push(uri);
+        }
+    }
+    // Whatever else the last writes caused.
+    while let Ok(Some(uri)) =
+        tokio::time::timeout(std::time::Duration::from_millis(300), updates.recv()).await
+    {
+        told.push(uri);
+    }
+    told
+}
+
+#[tokio::test]
+async fn a_subscriber_is_told_when_its_file_changes() {
+    let dir = fixture();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let notes = format!("file://{}/notes.md", root.display());
+    let (client, mut updates) = serve_telling_updates(&root, &[]).await;
+    client.subscribe(&notes).await.unwrap();
+    let told = write_until_told(&root, &mut updates, std::time::Duration::from_secs(10)).await;
+    assert!(!told.is_empty(), "no resources/updated within 10 s");
+    // Only the subscribed file, and each change period told once (writes
+    // were 100 ms apart: a few, never one per write event).
+    assert!(told.iter().all(|uri| *uri == notes), "{told:?}");
+    assert!(told.len() <= 3, "{told:?}");
+    client.close(std::time::Duration::from_secs(2)).await;
+
+    // --no-watch: subscribing works, nothing is ever told.
+    let (client, mut updates) = serve_telling_updates(&root, &["--no-watch"]).await;
+    client.subscribe(&notes).await.unwrap();
+    let told = write_until_told(&root, &mut updates, std::time::Duration::from_secs(1)).await;
+    assert!(told.is_empty(), "{told:?}");
+    client.close(std::time::Duration::from_secs(2)).await;
+}

@@ -6,10 +6,12 @@ mod auth;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
 use toolshape::{HttpOptions, Server, ServerOptions};
+use toolshape_workspace::mcp::FileWatcher;
 use toolshape_workspace::{MemoryBudget, Workspace};
 
 const MIB: u64 = 1024 * 1024;
@@ -40,6 +42,10 @@ pub(crate) struct ServeArgs {
         value_parser = clap::value_parser!(u64).range(1..=1_048_576)
     )]
     memory_budget: u64,
+    /// Do not watch the workspace's files for changes (subscribers to a
+    /// file's resource are then never told it changed).
+    #[arg(long)]
+    no_watch: bool,
     #[command(flatten)]
     fronts: super::fronts::HttpFrontArgs,
     #[command(flatten)]
@@ -140,6 +146,8 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Peers that subscribed to a file's resource are told when it changes.
+    let _watching = (!args.no_watch).then(|| watch(&workspace, &server));
     if args.serves_http() {
         let options = args.fronts.options();
         let otc = match args.fronts.otc {
@@ -171,6 +179,30 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Starts telling `server` which of the workspace's files change, on a
+/// blocking thread (setting up the watches walks the tree): subscriptions
+/// work once it is done. A watcher that cannot start is logged, not fatal.
+/// Watching lasts while the returned holder lives.
+fn watch(workspace: &Workspace, server: &Server) -> Arc<Mutex<Option<FileWatcher>>> {
+    let holder = Arc::new(Mutex::new(None));
+    let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
+    tokio::task::spawn_blocking(move || {
+        let watcher = toolshape_workspace::mcp::watch_files(&workspace, move |uri| {
+            server.resource_updated(uri);
+        });
+        match watcher {
+            Ok(watcher) => {
+                tracing::debug!("watching the workspace's files for changes");
+                if let Ok(mut slot) = held.lock() {
+                    *slot = Some(watcher);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "file changes will not be told to subscribers"),
+        }
+    });
+    holder
 }
 
 /// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT).

@@ -2,8 +2,10 @@
 //! read-only) and its files as resources.
 
 mod resources;
+mod watch;
 
 pub use resources::{MAX_LISTED_FILES, file_lister, file_template, file_uri};
+pub use watch::{FileWatcher, QUIET_PERIOD, WatchError, watch_files};
 
 use std::future::Future;
 
