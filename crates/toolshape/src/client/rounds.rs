@@ -52,6 +52,9 @@ impl Client {
         F: FnMut(RoundInput) -> P,
     {
         let peer = &self.inner.peer;
+        // Only 2026-07-28 has interim results: on the handshake revisions a
+        // result is final without looking.
+        let rounds = self.protocol_version().is_stateless();
         let mut input = RoundInput::default();
         for _ in 0..MAX_ROUNDS {
             let params = build(std::mem::take(&mut input));
@@ -65,7 +68,7 @@ impl Client {
                     true,
                 )
                 .await?;
-            if !is_input_required(&raw) {
+            if !rounds || !is_input_required(&raw) {
                 return Ok(raw);
             }
             let interim: InputRequiredResult = serde_json::from_str(raw.get())
