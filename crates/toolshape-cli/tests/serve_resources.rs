@@ -228,10 +228,17 @@ async fn a_subscriber_is_told_when_its_file_changes() {
     assert!(told.len() <= 3, "{told:?}");
     client.close(std::time::Duration::from_secs(2)).await;
 
-    // --no-watch: subscribing works, nothing is ever told.
-    let (client, mut updates) = serve_telling_updates(&root, &["--no-watch"]).await;
-    client.subscribe(&notes).await.unwrap();
-    let told = write_until_told(&root, &mut updates, std::time::Duration::from_secs(1)).await;
-    assert!(told.is_empty(), "{told:?}");
-    client.close(std::time::Duration::from_secs(2)).await;
+    // --no-watch, or a root with more folders than may be watched (the
+    // root and src: two): subscribing works, nothing is ever told.
+    for flags in [&["--no-watch"][..], &["--watch-max-folders", "1"]] {
+        let (client, mut updates) = serve_telling_updates(&root, flags).await;
+        client.subscribe(&notes).await.unwrap();
+        let told = write_until_told(&root, &mut updates, std::time::Duration::from_secs(1)).await;
+        assert!(told.is_empty(), "{flags:?}: {told:?}");
+        if flags[0] == "--watch-max-folders" {
+            let stderr = client.stderr_tail().join("\n");
+            assert!(stderr.contains("holds more than 1 folders"), "{stderr}");
+        }
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
 }

@@ -46,6 +46,11 @@ pub(crate) struct ServeArgs {
     /// file's resource are then never told it changed).
     #[arg(long)]
     no_watch: bool,
+    /// The most folders watched for changes (links not followed); a root
+    /// holding more is not watched. Each folder costs one of the operating
+    /// system's watches, shared with the user's other programs.
+    #[arg(long, value_name = "N", default_value_t = toolshape_workspace::mcp::DEFAULT_MAX_WATCHED_FOLDERS)]
+    watch_max_folders: usize,
     #[command(flatten)]
     fronts: super::fronts::HttpFrontArgs,
     #[command(flatten)]
@@ -147,7 +152,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
         }
     };
     // Peers that subscribed to a file's resource are told when it changes.
-    let _watching = (!args.no_watch).then(|| watch(&workspace, &server));
+    let _watching = (!args.no_watch).then(|| watch(&workspace, &server, args.watch_max_folders));
     if args.serves_http() {
         let options = args.fronts.options();
         let otc = match args.fronts.otc {
@@ -185,11 +190,15 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
 /// blocking thread (setting up the watches walks the tree): subscriptions
 /// work once it is done. A watcher that cannot start is logged, not fatal.
 /// Watching lasts while the returned holder lives.
-fn watch(workspace: &Workspace, server: &Server) -> Arc<Mutex<Option<FileWatcher>>> {
+fn watch(
+    workspace: &Workspace,
+    server: &Server,
+    max_folders: usize,
+) -> Arc<Mutex<Option<FileWatcher>>> {
     let holder = Arc::new(Mutex::new(None));
     let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
     tokio::task::spawn_blocking(move || {
-        let watcher = toolshape_workspace::mcp::watch_files(&workspace, move |uri| {
+        let watcher = toolshape_workspace::mcp::watch_files(&workspace, max_folders, move |uri| {
             server.resource_updated(uri);
         });
         match watcher {

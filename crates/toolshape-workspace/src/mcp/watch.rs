@@ -27,6 +27,10 @@ pub const QUIET_PERIOD: Duration = Duration::from_millis(100);
 const MAX_QUEUED_CHANGES: usize = 4096;
 /// Most distinct files told per period; past it, the rest are dropped.
 const MAX_FILES_PER_PERIOD: usize = 10_000;
+/// The default of the most folders watched: each costs one of the
+/// operating system's watches (on Linux `fs.inotify.max_user_watches`, which
+/// other programs of the same user, editors among them, share).
+pub const DEFAULT_MAX_WATCHED_FOLDERS: usize = 10_000;
 
 /// Why the workspace's files cannot be watched.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +44,16 @@ pub enum WatchError {
         /// What the watcher said.
         #[source]
         source: notify::Error,
+    },
+    /// The root holds more folders than may be watched.
+    #[error(
+        "{root} holds more than {limit} folders: file changes are not watched (raise the limit, or pass --no-watch)"
+    )]
+    TooManyFolders {
+        /// The root.
+        root: PathBuf,
+        /// The most folders that may be watched.
+        limit: usize,
     },
     /// The thread that tells the changes could not be started.
     #[error("cannot start the thread that tells file changes: {0}")]
@@ -55,13 +69,24 @@ pub struct FileWatcher {
 /// Starts watching `workspace`'s files: `changed` is called with the URI
 /// (as [`file_uri`] makes it) of each file created, written, renamed or
 /// removed, at most once per file per [`QUIET_PERIOD`], on a thread of its
-/// own. Setting up the watches walks every folder under the root, so on a
-/// large tree this takes a while: call it off the async runtime.
-pub fn watch_files<F>(workspace: &Workspace, changed: F) -> Result<FileWatcher, WatchError>
+/// own. A root with more than `max_folders` folders (links not followed) is
+/// not watched. Setting up the watches walks every folder under the root,
+/// so on a large tree this takes a while: call it off the async runtime.
+pub fn watch_files<F>(
+    workspace: &Workspace,
+    max_folders: usize,
+    changed: F,
+) -> Result<FileWatcher, WatchError>
 where
     F: Fn(String) + Send + 'static,
 {
     let root = workspace.root().to_path_buf();
+    if !has_at_most_folders(&root, max_folders) {
+        return Err(WatchError::TooManyFolders {
+            root,
+            limit: max_folders,
+        });
+    }
     let (sender, receiver) = sync_channel(MAX_QUEUED_CHANGES);
     let config = Config::default().with_follow_symlinks(false);
     let mut watcher =
@@ -81,6 +106,33 @@ where
         .spawn(move || tell(&workspace, &receiver, &changed))
         .map_err(WatchError::Thread)?;
     Ok(FileWatcher { _watcher: watcher })
+}
+
+/// Whether `root` and the folders beneath it (links not followed, folders
+/// that cannot be read not counted) are at most `limit`; stops counting
+/// past it.
+fn has_at_most_folders(root: &Path, limit: usize) -> bool {
+    let mut pending = vec![root.to_path_buf()];
+    let mut counted = 0usize;
+    while let Some(folder) = pending.pop() {
+        counted += 1;
+        if counted > limit {
+            return false;
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            // The entry's own type: a link to a folder is not a folder.
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                pending.push(entry.path());
+                if pending.len() + counted > limit {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }
 
 /// Passes the watcher's events on, never blocking its thread.
@@ -140,5 +192,25 @@ fn gather(gathered: &mut BTreeSet<String>, root: &Path, path: PathBuf) {
             gathered.insert(relative.to_owned());
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_at_most_folders;
+
+    #[test]
+    fn folders_are_counted_up_to_the_limit_without_following_links() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["a", "a/b", "c"] {
+            std::fs::create_dir(dir.path().join(path)).unwrap();
+        }
+        std::fs::write(dir.path().join("a/file"), "x").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("c/loop")).unwrap();
+        // The root, a, a/b and c: four.
+        assert!(has_at_most_folders(dir.path(), 4));
+        assert!(!has_at_most_folders(dir.path(), 3));
+        assert!(!has_at_most_folders(dir.path(), 0));
     }
 }
