@@ -7,14 +7,17 @@
 //! it, without following symbolic links out of it. Changes are gathered
 //! for [`QUIET_PERIOD`] and each changed file is told once per period, so a
 //! file written a thousand times a second costs its subscribers a few
-//! notifications, not a thousand.
+//! notifications, not a thousand. Folders are counted when watching starts
+//! and as they are created: past the bound, watching stops (and says so).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use notify::event::EventKind;
+use notify::event::{CreateKind, EventKind};
 use notify::{Config, Event, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::resources::file_uri;
@@ -63,15 +66,19 @@ pub enum WatchError {
 /// Watches the workspace's files while it lives; dropping it stops.
 #[derive(Debug)]
 pub struct FileWatcher {
-    _watcher: RecommendedWatcher,
+    /// The watcher; the telling thread holds it weakly, to drop it when the
+    /// folders outgrow their bound.
+    _watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
 }
 
 /// Starts watching `workspace`'s files: `changed` is called with the URI
 /// (as [`file_uri`] makes it) of each file created, written, renamed or
 /// removed, at most once per file per [`QUIET_PERIOD`], on a thread of its
 /// own. A root with more than `max_folders` folders (links not followed) is
-/// not watched. Setting up the watches walks every folder under the root,
-/// so on a large tree this takes a while: call it off the async runtime.
+/// not watched; when folders created later take it past the bound, watching
+/// stops with a warning. Setting up the watches walks every folder under
+/// the root, so on a large tree this takes a while: call it off the async
+/// runtime.
 pub fn watch_files<F>(
     workspace: &Workspace,
     max_folders: usize,
@@ -81,16 +88,21 @@ where
     F: Fn(String) + Send + 'static,
 {
     let root = workspace.root().to_path_buf();
-    if !has_at_most_folders(&root, max_folders) {
+    let Some(folders) = count_folders(&root, max_folders) else {
         return Err(WatchError::TooManyFolders {
             root,
             limit: max_folders,
         });
-    }
+    };
     let (sender, receiver) = sync_channel(MAX_QUEUED_CHANGES);
+    let created = Arc::new(AtomicUsize::new(0));
+    let forward = Forward {
+        changes: sender,
+        created_folders: Arc::clone(&created),
+    };
     let config = Config::default().with_follow_symlinks(false);
     let mut watcher =
-        RecommendedWatcher::new(Forward(sender), config).map_err(|source| WatchError::Watcher {
+        RecommendedWatcher::new(forward, config).map_err(|source| WatchError::Watcher {
             root: root.clone(),
             source,
         })?;
@@ -100,24 +112,110 @@ where
             root: root.clone(),
             source,
         })?;
-    let workspace = workspace.clone();
+    let watcher = Arc::new(Mutex::new(Some(watcher)));
+    let telling = Telling {
+        workspace: workspace.clone(),
+        watcher: Arc::downgrade(&watcher),
+        folders: Folders {
+            counted: folders,
+            created,
+            seen: 0,
+            limit: max_folders,
+        },
+    };
     std::thread::Builder::new()
         .name("toolshape-watch".into())
-        .spawn(move || tell(&workspace, &receiver, &changed))
+        .spawn(move || telling.run(&receiver, &changed))
         .map_err(WatchError::Thread)?;
     Ok(FileWatcher { _watcher: watcher })
 }
 
-/// Whether `root` and the folders beneath it (links not followed, folders
-/// that cannot be read not counted) are at most `limit`; stops counting
-/// past it.
-fn has_at_most_folders(root: &Path, limit: usize) -> bool {
+/// How many folders are watched, as far as is known.
+struct Folders {
+    /// The last count.
+    counted: usize,
+    /// Folders created since watching started (the watcher counts them,
+    /// even when their events are dropped).
+    created: Arc<AtomicUsize>,
+    /// Of those, how many the last count saw.
+    seen: usize,
+    limit: usize,
+}
+
+impl Folders {
+    /// Whether the folders are still within the bound: counted again when
+    /// the created ones may have taken them past it.
+    fn within_bound(&mut self, root: &Path) -> bool {
+        let created = self.created.load(Ordering::Relaxed);
+        if self.counted + (created - self.seen) <= self.limit {
+            return true;
+        }
+        self.seen = created;
+        match count_folders(root, self.limit) {
+            Some(counted) => {
+                self.counted = counted;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The telling thread's state.
+struct Telling {
+    workspace: Workspace,
+    watcher: Weak<Mutex<Option<RecommendedWatcher>>>,
+    folders: Folders,
+}
+
+impl Telling {
+    /// Gathers changed paths for a quiet period, then tells each file
+    /// once; ends when the watcher is dropped, or stops it when the
+    /// folders outgrow their bound.
+    fn run(mut self, changes: &Receiver<PathBuf>, changed: &dyn Fn(String)) {
+        let root = self.workspace.root().to_path_buf();
+        while let Ok(first) = changes.recv() {
+            let mut gathered = BTreeSet::new();
+            gather(&mut gathered, &root, first);
+            let until = Instant::now() + QUIET_PERIOD;
+            loop {
+                let left = until.saturating_duration_since(Instant::now());
+                match changes.recv_timeout(left) {
+                    Ok(path) => gather(&mut gathered, &root, path),
+                    Err(RecvTimeoutError::Timeout) => break,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+            for relative in gathered {
+                changed(file_uri(&self.workspace, &relative));
+            }
+            if !self.folders.within_bound(&root) {
+                tracing::warn!(
+                    root = %root.display(),
+                    limit = self.folders.limit,
+                    "the workspace now holds more folders than may be watched: file changes are no longer told (raise --watch-max-folders)"
+                );
+                if let Some(watcher) = self.watcher.upgrade()
+                    && let Ok(mut watcher) = watcher.lock()
+                {
+                    watcher.take();
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// How many folders `root` and those beneath it are (links not followed,
+/// folders that cannot be read counted but not entered), or `None` past
+/// `limit` (counting stops there).
+fn count_folders(root: &Path, limit: usize) -> Option<usize> {
     let mut pending = vec![root.to_path_buf()];
     let mut counted = 0usize;
     while let Some(folder) = pending.pop() {
         counted += 1;
         if counted > limit {
-            return false;
+            return None;
         }
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
@@ -127,53 +225,36 @@ fn has_at_most_folders(root: &Path, limit: usize) -> bool {
             if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
                 pending.push(entry.path());
                 if pending.len() + counted > limit {
-                    return false;
+                    return None;
                 }
             }
         }
     }
-    true
+    Some(counted)
 }
 
-/// Passes the watcher's events on, never blocking its thread.
-struct Forward(SyncSender<PathBuf>);
+/// Passes the watcher's events on, never blocking its thread, and counts
+/// the folders created.
+struct Forward {
+    changes: SyncSender<PathBuf>,
+    created_folders: Arc<AtomicUsize>,
+}
 
 impl notify::EventHandler for Forward {
     fn handle_event(&mut self, event: notify::Result<Event>) {
         let Ok(event) = event else { return };
-        if !matches!(
-            event.kind,
-            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-        ) {
-            return;
+        match event.kind {
+            EventKind::Create(CreateKind::Folder) => {
+                self.created_folders.fetch_add(1, Ordering::Relaxed);
+            }
+            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {}
+            _ => return,
         }
         for path in event.paths {
-            match self.0.try_send(path) {
+            match self.changes.try_send(path) {
                 Ok(()) | Err(TrySendError::Full(_)) => {}
                 Err(TrySendError::Disconnected(_)) => return,
             }
-        }
-    }
-}
-
-/// Gathers changed paths for a quiet period, then tells each file once;
-/// ends when the watcher is dropped.
-fn tell(workspace: &Workspace, changes: &Receiver<PathBuf>, changed: &dyn Fn(String)) {
-    let root = workspace.root();
-    while let Ok(first) = changes.recv() {
-        let mut gathered = BTreeSet::new();
-        gather(&mut gathered, root, first);
-        let until = Instant::now() + QUIET_PERIOD;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match changes.recv_timeout(left) {
-                Ok(path) => gather(&mut gathered, root, path),
-                Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-        }
-        for relative in gathered {
-            changed(file_uri(workspace, &relative));
         }
     }
 }
@@ -197,7 +278,11 @@ fn gather(gathered: &mut BTreeSet<String>, root: &Path, path: PathBuf) {
 
 #[cfg(test)]
 mod tests {
-    use super::has_at_most_folders;
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+
+    use super::{count_folders, watch_files};
+    use crate::Workspace;
 
     #[test]
     fn folders_are_counted_up_to_the_limit_without_following_links() {
@@ -209,8 +294,45 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path(), dir.path().join("c/loop")).unwrap();
         // The root, a, a/b and c: four.
-        assert!(has_at_most_folders(dir.path(), 4));
-        assert!(!has_at_most_folders(dir.path(), 3));
-        assert!(!has_at_most_folders(dir.path(), 0));
+        assert_eq!(count_folders(dir.path(), 4), Some(4));
+        assert_eq!(count_folders(dir.path(), 3), None);
+        assert_eq!(count_folders(dir.path(), 0), None);
+    }
+
+    /// Writes `name` until a change is told (or 10 s pass): whether one was.
+    fn told_after_writing(
+        root: &std::path::Path,
+        name: &str,
+        told: &std::sync::mpsc::Receiver<String>,
+    ) -> bool {
+        for round in 0..50u8 {
+            std::fs::write(root.join(name), [round]).unwrap();
+            if told.recv_timeout(Duration::from_millis(200)).is_ok() {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn watching_stops_when_created_folders_pass_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(dir.path()).unwrap();
+        let (sender, told) = channel();
+        let _watcher = watch_files(&workspace, 3, move |uri| {
+            let _ = sender.send(uri);
+        })
+        .unwrap();
+        assert!(told_after_writing(workspace.root(), "x.txt", &told));
+        // The root and two folders: within the bound; a third passes it.
+        for folder in ["a", "b"] {
+            std::fs::create_dir(workspace.root().join(folder)).unwrap();
+        }
+        assert!(told_after_writing(workspace.root(), "y.txt", &told));
+        std::fs::create_dir(workspace.root().join("c")).unwrap();
+        // Told of c (or of writes before the count), then nothing more.
+        std::thread::sleep(Duration::from_millis(500));
+        while told.try_recv().is_ok() {}
+        assert!(!told_after_writing(workspace.root(), "z.txt", &told));
     }
 }
