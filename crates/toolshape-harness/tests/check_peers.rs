@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `toolshape check` (the library) against the four SDK peers of
-//! `../shared/peers` (rmcp, TypeScript SDK, Python `mcp`, FastMCP), each
+//! `peers/` (rmcp, TypeScript SDK, Python `mcp`, FastMCP), each
 //! checked on every revision it speaks with both tools called. What it finds
 //! in each, and why each finding is right by the spec, is in
 //! `docs/check.md` ("The SDK peers"); this test pins those findings, so a

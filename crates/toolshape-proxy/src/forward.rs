@@ -206,12 +206,11 @@ impl Forwarder {
 
     /// The refusal of a call over its client's rate limit, if it is.
     fn over_rate(&self, context: &ToolContext) -> Option<(Result<ToolOutput, ToolError>, Ended)> {
-        let wait = self.rates.as_ref()?.take(context.caller()).err()?;
+        let rates = self.rates.as_ref()?;
+        let wait = rates.take(context.caller()).err()?;
         let error = ToolError::new(format!(
             "Too many calls from this client: the proxy allows {} per second; try again in {} ms",
-            self.options
-                .rate_limit
-                .map_or(0, |limit| limit.per_second.get()),
+            rates.limit().per_second,
             wait.as_millis().max(1)
         ))
         .retryable(true)

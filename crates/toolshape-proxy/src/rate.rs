@@ -29,6 +29,7 @@ pub struct RateLimit {
 
 /// The allowance of every caller.
 pub(crate) struct CallerLimits {
+    limit: RateLimit,
     limiter: RateLimiter<Arc<str>, DefaultKeyedStateStore<Arc<str>>, DefaultClock>,
     clock: DefaultClock,
     /// One key for callers without a name, and for any past `MAX_CALLERS`.
@@ -50,12 +51,18 @@ impl CallerLimits {
     pub(crate) fn new(limit: RateLimit) -> Self {
         let quota = Quota::per_second(limit.per_second).allow_burst(limit.burst);
         CallerLimits {
+            limit,
             limiter: RateLimiter::keyed(quota),
             clock: DefaultClock::default(),
             shared: Arc::from(""),
             started: Instant::now(),
             swept_at_ms: AtomicU64::new(0),
         }
+    }
+
+    /// The limit each caller has.
+    pub(crate) fn limit(&self) -> RateLimit {
+        self.limit
     }
 
     /// Takes one call from `caller`'s allowance, or says how long it must

@@ -6,7 +6,7 @@ mod auth;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use clap::Args;
@@ -190,12 +190,8 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
 /// blocking thread (setting up the watches walks the tree): subscriptions
 /// work once it is done. A watcher that cannot start is logged, not fatal.
 /// Watching lasts while the returned holder lives.
-fn watch(
-    workspace: &Workspace,
-    server: &Server,
-    max_folders: usize,
-) -> Arc<Mutex<Option<FileWatcher>>> {
-    let holder = Arc::new(Mutex::new(None));
+fn watch(workspace: &Workspace, server: &Server, max_folders: usize) -> Arc<OnceLock<FileWatcher>> {
+    let holder = Arc::new(OnceLock::new());
     let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
     tokio::task::spawn_blocking(move || {
         let watcher = toolshape_workspace::mcp::watch_files(&workspace, max_folders, move |uri| {
@@ -204,9 +200,7 @@ fn watch(
         match watcher {
             Ok(watcher) => {
                 tracing::debug!("watching the workspace's files for changes");
-                if let Ok(mut slot) = held.lock() {
-                    *slot = Some(watcher);
-                }
+                let _ = held.set(watcher);
             }
             Err(error) => tracing::warn!(%error, "file changes will not be told to subscribers"),
         }
