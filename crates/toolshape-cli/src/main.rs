@@ -1,6 +1,8 @@
 //! `toolshape`: serve the built-in workspace toolset over MCP, and call,
 //! inspect, load and audit any MCP server's tools.
 
+#[macro_use]
+mod output;
 mod commands;
 mod logging;
 

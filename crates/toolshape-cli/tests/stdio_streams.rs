@@ -2,7 +2,8 @@
 //! `toolshape serve` over every kind of stdin and stdout a user may give it:
 //! pipe, file, terminal and socket, in every combination. Each serves until
 //! its input ends, answers what arrived late (after the first read found
-//! nothing), and exits cleanly.
+//! nothing), and exits cleanly. The client commands survive a reader that
+//! leaves before their output.
 
 #![cfg(unix)]
 
@@ -270,4 +271,39 @@ fn a_newcomer_at_a_terminal_is_told_what_the_server_waits_for() {
         !stderr.contains("toolshape tools -- toolshape serve"),
         "the hint is for terminals only: {stderr}"
     );
+}
+
+/// The client commands write their output to a reader that may leave early
+/// (`toolshape tools -- ... | head -1`): a closed stdout ends the output,
+/// never in a panic, and the command still closes its server and exits 0.
+#[test]
+fn a_client_command_whose_reader_left_exits_cleanly() {
+    let root = tempfile::tempdir().expect("a folder");
+    let bin = env!("CARGO_BIN_EXE_toolshape");
+    for command in [
+        &["tools"][..],
+        &["call", "list_directory", "--args", r#"{"path":"."}"#],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let output = Command::new(bin)
+            .args(command)
+            .arg("--")
+            .arg(bin)
+            .arg("serve")
+            .arg("--root")
+            .arg(root.path())
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("the command runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{command:?}: {stderr}");
+        assert!(
+            output.status.success(),
+            "{command:?}: {:?} {stderr}",
+            output.status
+        );
+    }
 }

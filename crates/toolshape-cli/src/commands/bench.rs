@@ -274,9 +274,9 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        outln!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
-        println!(
+        outln!(
             "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
              {} failed, {} mismatched",
             report.calls,
@@ -288,12 +288,16 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             report.failures,
             report.mismatches,
         );
-        println!(
+        outln!(
             "{:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
-            report.calls_per_second, report.p50_ms, report.p90_ms, report.p99_ms, report.max_ms
+            report.calls_per_second,
+            report.p50_ms,
+            report.p90_ms,
+            report.p99_ms,
+            report.max_ms
         );
         if let Some(cpu) = report.server_cpu_us_per_call {
-            println!("server CPU {cpu:.1} µs per call");
+            outln!("server CPU {cpu:.1} µs per call");
         }
     }
     if report.failures + report.mismatches > 0 {

@@ -64,17 +64,17 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
             "structuredContent": result.structured,
             "isError": result.is_error,
         });
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&whole).unwrap_or_default()
         );
     } else if let (Some(structured), false) = (&result.structured, result.is_error) {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(structured).unwrap_or_default()
         );
     } else {
-        println!("{}", result.text());
+        outln!("{}", result.text());
     }
     if result.is_error {
         eprintln!("toolshape call: the tool reported an error");

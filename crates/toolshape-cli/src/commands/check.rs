@@ -2,7 +2,7 @@
 //! structured outputs. The checks live in `toolshape-check`; this parses the
 //! flags, shows progress, prints the report and sets the exit code.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -197,8 +197,6 @@ pub(crate) async fn run(args: CheckArgs) -> ExitCode {
         let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         toolshape_check::to_text(&report, colour)
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", text.trim_end());
-    let _ = stdout.flush();
+    outln!("{}", text.trim_end());
     ExitCode::from(report.exit_code(args.strict))
 }

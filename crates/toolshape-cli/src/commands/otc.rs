@@ -139,17 +139,19 @@ pub(crate) async fn tools(url: &str, json: bool, timeout: u64) -> ExitCode {
         Err(error) => return fail("tools", (exit_code(&error), error.to_string())),
     };
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&tools).unwrap_or_default()
         );
         return ExitCode::SUCCESS;
     }
-    println!("{} (OTC): {} tools\n", client.base_url(), tools.len());
+    outln!("{} (OTC): {} tools\n", client.base_url(), tools.len());
     let width = tools.iter().map(|t| t.id.len()).max().unwrap_or(2).max(2);
-    println!(
+    outln!(
         "{:width$}  {:8}  {:8}  DESCRIPTION",
-        "ID", "INPUT", "OUTPUT"
+        "ID",
+        "INPUT",
+        "OUTPUT"
     );
     for tool in &tools {
         let description: String = tool
@@ -158,7 +160,7 @@ pub(crate) async fn tools(url: &str, json: bool, timeout: u64) -> ExitCode {
             .collect::<Vec<_>>()
             .join(" ");
         let description: String = description.chars().take(80).collect();
-        println!(
+        outln!(
             "{:width$}  {:8}  {:8}  {description}",
             tool.id,
             root_kind(Some(tool.input())),
@@ -185,17 +187,17 @@ pub(crate) async fn call(
         Err(error) => return fail("call", (exit_code(&error), error.to_string())),
     };
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&response.to_json()).unwrap_or_default()
         );
     } else if let Some(error) = response.error() {
-        println!("{}", error.message);
+        outln!("{}", error.message);
         if let Some(extra) = &error.additional_prompt_content {
-            println!("\n{extra}");
+            outln!("\n{extra}");
         }
     } else if let Some(value) = response.value() {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(value).unwrap_or_default()
         );

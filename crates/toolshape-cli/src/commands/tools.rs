@@ -80,7 +80,7 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
     };
     if args.json {
         match serde_json::to_string_pretty(&tools) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => outln!("{text}"),
             Err(error) => return fail("tools", (4, error.to_string())),
         }
     } else {
@@ -89,8 +89,8 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
             .server_info()
             .map(|i| format!("{} {}", i.name, i.version))
             .unwrap_or_default();
-        println!("{server} (protocol {version}): {} tools\n", tools.len());
-        print!("{}", table(&tools));
+        outln!("{server} (protocol {version}): {} tools\n", tools.len());
+        out!("{}", table(&tools));
     }
     ExitCode::SUCCESS
 }
