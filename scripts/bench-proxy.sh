@@ -1,45 +1,83 @@
 #!/usr/bin/env bash
-# What `toolshape proxy` costs, measured against a direct connection in the
-# same run: the rmcp peer (peers/rmcp) called directly and through the proxy,
-# over stdio (the proxy's stdio front, rmcp its child) and over Streamable
-# HTTP (rmcp's own stateless HTTP server, against the proxy's stateless
-# --http front with rmcp as its stdio child). Every call is validated by
-# `toolshape bench` at the client end; through the proxy the input and the
-# output are validated once more. Each path runs at concurrency 1 (latency:
-# what one call costs) and at concurrency CONCURRENCY (throughput).
+# What `toolshape proxy` costs, measured against a direct connection and
+# against the floor for any process in the same place, in the same run: the
+# rmcp peer (peers/rmcp) called directly, through a relay that does nothing
+# but copy bytes, and through the proxy.
 #
-# Prints one table: calls/s, p50, p99, what the proxy adds to the direct
-# p50, and the CPU time per call of the process the client talks to (read
-# from /proc: for the proxy rows that is the proxy alone), and for the proxy
-# rows the CPU per call of its rmcp child in the same run (sampled from
-# /proc every 50 ms until it exits): what the proxy costs beside what the
+# Over stdio: rmcp direct; `relay_baseline` (copies bytes between the pipes,
+# one blocking thread per direction, no parsing); the proxy's stdio front
+# with rmcp as its child. Over Streamable HTTP: rmcp's own stateless HTTP
+# server direct; nginx in front of it (proxy_pass, keepalive: a relay for
+# HTTP); the proxy's stateless --http front with rmcp's HTTP server as its
+# upstream (--url); and the proxy's --http front with rmcp as its stdio child.
+# Every call is validated by `toolshape bench` at the client end; through
+# the proxy the input and the output are validated once more. Each path runs
+# at concurrency 1 (latency: what one call costs) and at CONCURRENCY.
+#
+# The machine is shared and noisy: every row runs ROUNDS times (default 3),
+# the rounds interleaved (each round runs every row once), and the table
+# gives each figure's median over the rounds.
+#
+# Prints one table: calls/s, p50, p99, what each path adds to the direct
+# p50, the CPU time per call of the process the client talks to (read from
+# /proc: for a relay or the proxy that process alone), and the CPU per call
+# of the rmcp behind it in the same run: what a relay costs beside what the
 # server itself spends serving the same calls.
 #
 #   scripts/bench-proxy.sh [CALLS] [CONCURRENCY]   (defaults: 20000 8)
-#   SKIP_BUILD=1 uses the binaries already built.
+#   SKIP_BUILD=1 uses the binaries already built; ROUNDS=N sets the rounds.
+#   nginx is installed from Debian when missing (as scripts/scale-out.sh does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 work=$root/target/peers
 calls=${1:-20000}
 concurrency=${2:-8}
+rounds=${ROUNDS:-3}
 tool=get_weather_data
 tool_args='{"location":"Paris"}'
 mkdir -p "$work"
 
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  echo "installing nginx from Debian..." >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -q nginx-light >/dev/null 2>&1 || {
+    $sudo apt-get update -q >/dev/null
+    $sudo apt-get install -y -q nginx-light >/dev/null || $sudo apt-get install -y -q nginx >/dev/null
+  }
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
 if [ -z "${SKIP_BUILD:-}" ]; then
-  echo "building toolshape and the rmcp peers (release)..." >&2
+  echo "building toolshape, the relay baseline and the rmcp peers (release)..." >&2
   cargo build --release --locked -q -p toolshape-cli
+  cargo build --release --locked -q -p toolshape-harness --bin relay_baseline
   bash scripts/setup-peers.sh rmcp >/dev/null
   cargo build --release --locked -q --manifest-path "$root/peers/rmcp/Cargo.toml" \
     --target-dir "$work/rmcp-target" --features http --bin mcp-peer-rmcp-http
 fi
 bench=$root/target/release/toolshape
+relay=$root/target/release/relay_baseline
 rmcp=$work/rmcp-target/release/mcp-peer-rmcp
 rmcp_http=$work/rmcp-target/release/mcp-peer-rmcp-http
 
 # shellcheck source=lib/one-server.sh
 source "$root/scripts/lib/one-server.sh"
+# The upstream of an HTTP row (rmcp's HTTP server), beside $server_pid.
+upstream_pid=""
+stop_upstream() {
+  if [ -n "$upstream_pid" ]; then
+    kill "$upstream_pid" 2>/dev/null || true
+    wait "$upstream_pid" 2>/dev/null || true
+    upstream_pid=""
+  fi
+}
+trap 'stop_server; stop_upstream' EXIT
+
+hz=$(getconf CLK_TCK)
+# A process's CPU ticks so far (user + system), empty once it is gone.
+ticks_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || true; }
 
 # Follows the first child of the process whose pid is in (or will be written
 # to) $1, writing its CPU ticks (user + system) to $2 until it exits.
@@ -57,10 +95,9 @@ watch_child() { # pidfile ticksfile
     sleep 0.05
   done
 }
-hz=$(getconf CLK_TCK)
-# The child's CPU per call, in µs, from the ticks file (empty when unknown).
-child_cpu() { # ticksfile
-  [ -s "$1" ] && python3 -c 'import sys; print(int(open(sys.argv[1]).read()) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]))' "$1" "$hz" "$calls"
+# Ticks as CPU µs per call (empty when unknown).
+per_call() { # ticks
+  [ -n "$1" ] && python3 -c 'import sys; print(int(sys.argv[1]) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]))' "$1" "$hz" "$calls"
 }
 
 results=$work/proxy-results.jsonl
@@ -75,9 +112,10 @@ record() { # name transport concurrency line [upstream CPU µs/call]
   fi
 }
 
+# A stdio row: the client starts the command; a relay's rmcp child is followed.
 stdio_run() { # name concurrency command...
   local name=$1 conc=$2; shift 2
-  echo "benchmarking $name over stdio, concurrency $conc..." >&2
+  echo "round $round: $name over stdio, concurrency $conc..." >&2
   local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
   rm -f "$pidfile" "$ticks"
   if [ "$name" != rmcp ]; then
@@ -88,67 +126,155 @@ stdio_run() { # name concurrency command...
   line=$("$bench" bench --json --quiet-server --calls "$calls" --concurrency "$conc" \
     --tool "$tool" --args "$tool_args" -- "$@") || true
   [ -z "$watcher" ] || wait "$watcher" 2>/dev/null || true
-  record "$name" stdio "$conc" "$line" "$(child_cpu "$ticks")"
+  local used=""; [ -s "$ticks" ] && used=$(cat "$ticks")
+  record "$name" stdio "$conc" "$line" "$(per_call "$used")"
 }
 
-http_run() { # name concurrency command... (ADDR is replaced by the address)
-  local name=$1 conc=$2; shift 2
+# Starts rmcp's HTTP server as the upstream, on port $upstream_port.
+upstream_port=""
+start_upstream() {
+  upstream_port=$(free_port)
+  "$rmcp_http" "127.0.0.1:$upstream_port" >/dev/null 2>"$work/proxy-bench-upstream.stderr" &
+  upstream_pid=$!
+  wait_port "$upstream_port" "$upstream_pid" || { cat "$work/proxy-bench-upstream.stderr" >&2; return 1; }
+}
+
+# An nginx configuration relaying 127.0.0.1:$1 to 127.0.0.1:$2, in folder $3.
+nginx_conf() { # listen upstream folder
+  mkdir -p "$3"
+  cat > "$3/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $3/nginx.pid;
+error_log $3/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $3/client_body;
+    proxy_temp_path $3/proxy;
+    fastcgi_temp_path $3/fastcgi;
+    uwsgi_temp_path $3/uwsgi;
+    scgi_temp_path $3/scgi;
+    upstream rmcp { server 127.0.0.1:$2; keepalive 32; }
+    server {
+        listen 127.0.0.1:$1;
+        location /mcp {
+            proxy_pass http://rmcp;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host \$host;
+            proxy_buffering off;
+            proxy_request_buffering off;
+        }
+    }
+}
+CONF
+}
+
+# An HTTP row. KIND: direct (rmcp's HTTP server), nginx (nginx in front of
+# it), proxy-url (the proxy in front of it), proxy-child (the proxy with
+# rmcp as its stdio child).
+http_run() { # name kind concurrency
+  local name=$1 kind=$2 conc=$3
   local port; port=$(free_port)
   local argv=()
-  for arg in "$@"; do argv+=("${arg//ADDR/127.0.0.1:$port}"); done
-  "${argv[@]}" >/dev/null 2>"$work/proxy-bench-$name.stderr" &
+  case $kind in
+    direct) argv=("$rmcp_http" "127.0.0.1:$port") ;;
+    nginx) start_upstream || { record "$name" http "$conc" ""; stop_upstream; return; }
+      nginx_conf "$port" "$upstream_port" "$work/proxy-bench-nginx"
+      argv=("$nginx_bin" -e "$work/proxy-bench-nginx/error.log" -p "$work/proxy-bench-nginx" -c "$work/proxy-bench-nginx/nginx.conf") ;;
+    proxy-url) start_upstream || { record "$name" http "$conc" ""; stop_upstream; return; }
+      argv=("$bench" proxy --http "127.0.0.1:$port" --stateless --url "http://127.0.0.1:$upstream_port/mcp") ;;
+    proxy-child) argv=("$bench" proxy --http "127.0.0.1:$port" --stateless --quiet-server -- "$rmcp") ;;
+  esac
+  "${argv[@]}" >/dev/null 2>"$work/proxy-bench-http.stderr" &
   server_pid=$!
   if ! wait_port "$port" "$server_pid"; then
-    echo "$name did not listen; its stderr:" >&2; cat "$work/proxy-bench-$name.stderr" >&2
-    record "$name" http "$conc" ""; stop_server; return
+    echo "$name did not listen; its stderr:" >&2; cat "$work/proxy-bench-http.stderr" >&2
+    record "$name" http "$conc" ""; stop_server; stop_upstream; return
   fi
-  echo "benchmarking $name over HTTP, concurrency $conc..." >&2
+  echo "round $round: $name over HTTP, concurrency $conc..." >&2
   local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
-  rm -f "$ticks"; echo "$server_pid" > "$pidfile"
-  if [ "$name" != rmcp ]; then watch_child "$pidfile" "$ticks" & watcher=$!; fi
+  rm -f "$ticks"
+  if [ "$kind" = proxy-child ]; then
+    echo "$server_pid" > "$pidfile"; watch_child "$pidfile" "$ticks" & watcher=$!
+  fi
+  local before=""; [ -n "$upstream_pid" ] && before=$(ticks_of "$upstream_pid")
   local line=""
   line=$("$bench" bench --json --url "http://127.0.0.1:$port/mcp" --clients "$conc" \
     --concurrency "$conc" --calls "$calls" --tool "$tool" --args "$tool_args" \
     --server-pid "$server_pid") || true
+  local used=""
+  if [ -n "$upstream_pid" ]; then
+    local after; after=$(ticks_of "$upstream_pid")
+    [ -n "$before" ] && [ -n "$after" ] && used=$((after - before))
+  fi
   stop_server
-  [ -z "$watcher" ] || wait "$watcher" 2>/dev/null || true
-  record "$name" http "$conc" "$line" "$(child_cpu "$ticks")"
+  stop_upstream
+  [ -z "$watcher" ] || { wait "$watcher" 2>/dev/null || true; [ -s "$ticks" ] && used=$(cat "$ticks"); }
+  record "$name" http "$conc" "$line" "$(per_call "$used")"
 }
 
-for conc in 1 "$concurrency"; do
-  stdio_run rmcp "$conc" "$rmcp"
-  stdio_run "proxy → rmcp" "$conc" "$bench" proxy --quiet-server -- "$rmcp"
-  http_run rmcp "$conc" "$rmcp_http" ADDR
-  http_run "proxy → rmcp" "$conc" "$bench" proxy --http ADDR --stateless --quiet-server -- "$rmcp"
+for round in $(seq 1 "$rounds"); do
+  for conc in 1 "$concurrency"; do
+    stdio_run rmcp "$conc" "$rmcp"
+    stdio_run "relay → rmcp" "$conc" "$relay" "$rmcp"
+    stdio_run "proxy → rmcp" "$conc" "$bench" proxy --quiet-server -- "$rmcp"
+    http_run rmcp direct "$conc"
+    http_run "nginx → rmcp" nginx "$conc"
+    http_run "proxy → rmcp" proxy-url "$conc"
+    http_run "proxy → rmcp (stdio child)" proxy-child "$conc"
+  done
 done
 
-python3 - "$results" "$calls" <<'PY' || status=1
-import json, sys
+python3 - "$results" "$calls" "$rounds" <<'PY' || status=1
+import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print(f"{sys.argv[2]} calls of get_weather_data per row, validated at the client; through the proxy also at the proxy\n")
-print("| path | transport | concurrency | calls/s | p50 ms | p99 ms | p50 added | CPU µs/call, process called | its rmcp child, µs/call | proxy / its rmcp | proxy / rmcp direct |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-def find(name, transport, conc):
-    return next((r["report"] for r in rows if r["name"] == name and r["transport"] == transport and r["concurrency"] == conc and r["report"]), None)
-for r in rows:
-    rep = r["report"]
-    if not rep:
-        print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | failed | | | | | | | |")
+calls, rounds = sys.argv[2], sys.argv[3]
+failed = [r for r in rows if not r["report"] or r["report"].get("failures")]
+# Each (path, transport, concurrency) in first-seen order, its rounds' medians.
+keys = list(dict.fromkeys((r["name"], r["transport"], r["concurrency"]) for r in rows))
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+table = {}
+for key in keys:
+    reports = [r for r in rows if (r["name"], r["transport"], r["concurrency"]) == key and r["report"]]
+    if not reports:
+        table[key] = None
         continue
-    direct = find("rmcp", r["transport"], r["concurrency"])
-    added = cpu_ratio = "-"
-    cpu = rep.get("server_cpu_us_per_call")
-    if r["name"] != "rmcp" and direct:
-        added = f"{(rep['p50_ms'] / direct['p50_ms'] - 1) * 100:+.0f}%"
-        if cpu and direct.get("server_cpu_us_per_call"):
-            cpu_ratio = f"{cpu / direct['server_cpu_us_per_call']:.2f}"
-    cpu_text = f"{cpu:.1f}" if cpu is not None else "-"
-    upstream = r.get("upstream_cpu")
-    upstream_text = f"{upstream:.1f}" if upstream else "-"
-    own_ratio = f"{cpu / upstream:.2f}" if cpu and upstream else "-"
-    print(f"| {r['name']} | {r['transport']} | {r['concurrency']} | {rep['calls_per_second']:.0f} | {rep['p50_ms']:.3f} | {rep['p99_ms']:.3f} | {added} | {cpu_text} | {upstream_text} | {own_ratio} | {cpu_ratio} |")
-    if rep.get("failures"):
-        print(f"\n{r['name']} ({r['transport']}, {r['concurrency']}): {rep['failures']} failed calls", file=sys.stderr)
-        sys.exit(1)
+    table[key] = {
+        "calls_per_second": median([r["report"]["calls_per_second"] for r in reports]),
+        "p50_ms": median([r["report"]["p50_ms"] for r in reports]),
+        "p99_ms": median([r["report"]["p99_ms"] for r in reports]),
+        "cpu": median([r["report"].get("server_cpu_us_per_call") for r in reports]),
+        "upstream": median([r.get("upstream_cpu") for r in reports]),
+        "rounds": len(reports),
+    }
+print(f"{calls} calls of get_weather_data per row, validated at the client (through the proxy, also at the proxy); median of {rounds} interleaved rounds\n")
+print("| path | transport | concurrency | calls/s | p50 ms | p99 ms | p50 added | CPU µs/call, process called | rmcp behind it, µs/call | relay / rmcp behind it | relay / rmcp direct |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for key in keys:
+    name, transport, conc = key
+    m = table[key]
+    if not m:
+        print(f"| {name} | {transport} | {conc} | failed | | | | | | | |")
+        continue
+    direct = table.get(("rmcp", transport, conc))
+    added = direct_ratio = own_ratio = "-"
+    if name != "rmcp" and direct:
+        added = f"{(m['p50_ms'] / direct['p50_ms'] - 1) * 100:+.0f}%"
+        if m["cpu"] and direct["cpu"]:
+            direct_ratio = f"{m['cpu'] / direct['cpu']:.2f}"
+    if name != "rmcp" and m["cpu"] and m["upstream"]:
+        own_ratio = f"{m['cpu'] / m['upstream']:.2f}"
+    cpu = f"{m['cpu']:.1f}" if m["cpu"] is not None else "-"
+    upstream = f"{m['upstream']:.1f}" if m["upstream"] else "-"
+    print(f"| {name} | {transport} | {conc} | {m['calls_per_second']:.0f} | {m['p50_ms']:.3f} | {m['p99_ms']:.3f} | {added} | {cpu} | {upstream} | {own_ratio} | {direct_ratio} |")
+for r in failed:
+    what = "did not run" if not r["report"] else f"{r['report']['failures']} failed calls"
+    print(f"\n{r['name']} ({r['transport']}, {r['concurrency']}): {what}", file=sys.stderr)
+sys.exit(1 if failed else 0)
 PY
 exit $status
