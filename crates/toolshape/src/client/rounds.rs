@@ -26,8 +26,14 @@ pub(crate) struct RoundInput {
 }
 
 /// Whether a result is an interim `input_required` one (read without
-/// parsing the rest).
+/// parsing the rest). Most results are final and say so by not holding the
+/// word at all: letters can only be escaped as `\uXXXX`, so a result with
+/// neither the word nor such an escape is final without a read.
 fn is_input_required(raw: &RawValue) -> bool {
+    let text = raw.get();
+    if !text.contains("input_required") && !text.contains("\\u") {
+        return false;
+    }
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Probe {
@@ -100,5 +106,33 @@ impl Client {
         Err(ClientError::invalid(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_input_required;
+    use serde_json::value::RawValue;
+
+    fn probe(text: &str) -> bool {
+        is_input_required(&RawValue::from_string(text.to_owned()).expect("JSON"))
+    }
+
+    #[test]
+    fn only_a_result_type_of_input_required_is_interim() {
+        assert!(probe(
+            r#"{"resultType":"input_required","inputRequests":{}}"#
+        ));
+        // Spelled with an escape, as a hostile or unusual server may.
+        assert!(probe(r#"{"resultType":"input\u005frequired"}"#));
+        assert!(!probe(r#"{"resultType":"complete","content":[]}"#));
+        // The word elsewhere is not the result's type.
+        assert!(!probe(
+            r#"{"content":[{"type":"text","text":"input_required"}]}"#
+        ));
+        assert!(!probe(
+            r#"{"content":[{"type":"text","text":"caf\u00e9"}]}"#
+        ));
+        assert!(!probe(r#"{"isError":false}"#));
     }
 }
