@@ -9,7 +9,8 @@
 # with rmcp as its child. Over Streamable HTTP: rmcp's own stateless HTTP
 # server direct; nginx in front of it (proxy_pass, keepalive: a relay for
 # HTTP); the proxy's stateless --http front with rmcp's HTTP server as its
-# upstream (--url); and the proxy's --http front with rmcp as its stdio child.
+# upstream (--url); and the proxy's --http front with rmcp as its stdio child,
+# on a worker per core (the default) and on one thread (--threads 1).
 # Every call is validated by `toolshape bench` at the client end; through
 # the proxy the input and the output are validated once more. Each path runs
 # at concurrency 1 (latency: what one call costs) and at CONCURRENCY.
@@ -174,7 +175,7 @@ CONF
 
 # An HTTP row. KIND: direct (rmcp's HTTP server), nginx (nginx in front of
 # it), proxy-url (the proxy in front of it), proxy-child (the proxy with
-# rmcp as its stdio child).
+# rmcp as its stdio child), proxy-child-1 (the same on one thread).
 http_run() { # name kind concurrency
   local name=$1 kind=$2 conc=$3
   local port; port=$(free_port)
@@ -187,6 +188,7 @@ http_run() { # name kind concurrency
     proxy-url) start_upstream || { record "$name" http "$conc" ""; stop_upstream; return; }
       argv=("$bench" proxy --http "127.0.0.1:$port" --stateless --url "http://127.0.0.1:$upstream_port/mcp") ;;
     proxy-child) argv=("$bench" proxy --http "127.0.0.1:$port" --stateless --quiet-server -- "$rmcp") ;;
+    proxy-child-1) argv=("$bench" --threads 1 proxy --http "127.0.0.1:$port" --stateless --quiet-server -- "$rmcp") ;;
   esac
   "${argv[@]}" >/dev/null 2>"$work/proxy-bench-http.stderr" &
   server_pid=$!
@@ -197,7 +199,7 @@ http_run() { # name kind concurrency
   echo "round $round: $name over HTTP, concurrency $conc..." >&2
   local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
   rm -f "$ticks"
-  if [ "$kind" = proxy-child ]; then
+  if [ "$kind" = proxy-child ] || [ "$kind" = proxy-child-1 ]; then
     echo "$server_pid" > "$pidfile"; watch_child "$pidfile" "$ticks" & watcher=$!
   fi
   local before=""; [ -n "$upstream_pid" ] && before=$(ticks_of "$upstream_pid")
@@ -225,6 +227,7 @@ for round in $(seq 1 "$rounds"); do
     http_run "nginx → rmcp" nginx "$conc"
     http_run "proxy → rmcp" proxy-url "$conc"
     http_run "proxy → rmcp (stdio child)" proxy-child "$conc"
+    http_run "proxy --threads 1 → rmcp (stdio child)" proxy-child-1 "$conc"
   done
 done
 

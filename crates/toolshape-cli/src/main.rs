@@ -17,6 +17,13 @@ struct Cli {
     /// More logging on stderr (-v, -vv). `RUST_LOG` overrides it.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Threads that run the async work. 1 runs everything on one thread: the
+    /// least CPU per call where cores are few or shared. More spread HTTP
+    /// connections over cores. Default: 1 for a stdio peer, one per core when
+    /// serving HTTP or running a client command.
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -48,16 +55,22 @@ fn main() -> ExitCode {
     logging::init(cli.verbose, matches!(cli.command, Command::Check(_)));
     // One stdio peer is served best on one thread: no hand-offs between
     // workers (file work still runs on the blocking pool). Everything else
-    // (HTTP serving, the client commands) uses the multi-threaded runtime.
+    // (HTTP serving, the client commands) uses the multi-threaded runtime,
+    // unless --threads says otherwise.
     let one_peer = match &cli.command {
         Command::Serve(args) => !args.serves_http(),
         Command::Proxy(args) => args.stdio_only(),
         _ => false,
     };
-    let mut builder = if one_peer {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
+    let mut builder = match cli.threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread(),
+        None if one_peer => tokio::runtime::Builder::new_current_thread(),
+        Some(threads) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(usize::from(threads));
+            builder
+        }
+        None => tokio::runtime::Builder::new_multi_thread(),
     };
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,

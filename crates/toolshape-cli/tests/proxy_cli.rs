@@ -393,3 +393,45 @@ async fn an_http_upstream_is_proxied_too() {
         assert!(refused.is_error, "{version}");
     }
 }
+
+/// Names of a process's threads that tokio started (its workers and its
+/// blocking pool), from `/proc`.
+#[cfg(target_os = "linux")]
+fn runtime_threads(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.trim() == "tokio-rt-worker")
+        .count()
+}
+
+/// `--threads 1` runs an HTTP front on one thread, `--threads 3` on three
+/// workers; both serve the same calls.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn threads_sets_the_runtime_an_http_front_runs_on() {
+    let root = fixture();
+    let serve = toolshape_bin();
+    let (serve, root_path) = (serve.to_str().unwrap(), root.path().to_str().unwrap());
+    let mut counts = Vec::new();
+    for threads in ["1", "3"] {
+        let proxy = HttpServe::run(&[
+            "--threads", threads, "proxy", "--http", "127.0.0.1:0", "--stateless", "--", serve,
+            "serve", "--root", root_path,
+        ]);
+        let client = Client::builder()
+            .options(options())
+            .connect_http(&proxy.url)
+            .await
+            .unwrap();
+        let lines = client
+            .call_tool("count_lines", arguments(json!({"path": "three.txt"})))
+            .await
+            .unwrap();
+        assert_eq!(lines.structured, Some(json!(3)), "--threads {threads}");
+        counts.push(runtime_threads(proxy.child.id()));
+    }
+    // One thread: at most a blocking-pool thread beside the main one; three
+    // workers: at least three.
+    assert!(counts[0] <= 1 && counts[1] >= 3, "{counts:?}");
+}
