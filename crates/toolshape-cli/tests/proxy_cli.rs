@@ -416,8 +416,17 @@ async fn threads_sets_the_runtime_an_http_front_runs_on() {
     let mut counts = Vec::new();
     for threads in ["1", "3"] {
         let proxy = HttpServe::run(&[
-            "--threads", threads, "proxy", "--http", "127.0.0.1:0", "--stateless", "--", serve,
-            "serve", "--root", root_path,
+            "--threads",
+            threads,
+            "proxy",
+            "--http",
+            "127.0.0.1:0",
+            "--stateless",
+            "--",
+            serve,
+            "serve",
+            "--root",
+            root_path,
         ]);
         let client = Client::builder()
             .options(options())
