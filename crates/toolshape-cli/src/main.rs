@@ -75,7 +75,7 @@ fn main() -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("toolshape: cannot start the async runtime: {error}");
+            errln!("toolshape: cannot start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };

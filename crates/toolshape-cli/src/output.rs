@@ -1,11 +1,13 @@
-//! Writing to stdout without `println!`'s panic.
+//! Writing to stdout and stderr without `println!`'s and `eprintln!`'s panic.
 //!
 //! `println!` panics when stdout is closed, as when a reader such as
-//! `head` has taken what it wanted. A command's output is written through
-//! [`write`] instead: a closed stdout ends the output quietly (the reader
-//! chose to stop), any other failure is said once on stderr, and the
-//! command goes on to finish and clean up (close its server, reap
-//! children) either way.
+//! `head` has taken what it wanted; `eprintln!` does the same when whoever
+//! read stderr went away. A command's output is written through [`write`]
+//! instead: a closed stdout ends the output quietly (the reader chose to
+//! stop), any other failure is said once on stderr, and the command goes on
+//! to finish and clean up (close its server, reap children) either way.
+//! Messages for the user go through [`say`]: if stderr cannot take them,
+//! they are dropped (there is nowhere left to say anything).
 
 use std::fmt;
 use std::io::{self, Write};
@@ -23,9 +25,21 @@ pub(crate) fn write(text: fmt::Arguments<'_>) {
     if let Err(error) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
         FAILED.store(true, Ordering::Relaxed);
         if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("toolshape: cannot write the output: {error}");
+            say(format_args!(
+                "toolshape: cannot write the output: {error}\n"
+            ));
         }
     }
+}
+
+/// Writes `text` to stderr; a failure drops it.
+pub(crate) fn say(text: fmt::Arguments<'_>) {
+    let _ = io::stderr().lock().write_fmt(text);
+}
+
+/// `eprintln!` through [`say`].
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::output::say(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
 /// `print!` through [`write`].

@@ -2,8 +2,8 @@
 //! `toolshape serve` over every kind of stdin and stdout a user may give it:
 //! pipe, file, terminal and socket, in every combination. Each serves until
 //! its input ends, answers what arrived late (after the first read found
-//! nothing), and exits cleanly. The client commands survive a reader that
-//! leaves before their output.
+//! nothing), and exits cleanly. The commands survive a reader that leaves
+//! before their output, and a stderr nobody reads.
 
 #![cfg(unix)]
 
@@ -306,4 +306,30 @@ fn a_client_command_whose_reader_left_exits_cleanly() {
             output.status
         );
     }
+}
+
+/// A command whose stderr reader left (a host that stopped reading the
+/// server's log) still ends with its own exit code, not a panic's.
+#[test]
+fn a_command_whose_stderr_reader_left_keeps_its_exit_code() {
+    let bin = env!("CARGO_BIN_EXE_toolshape");
+    let run = |stderr: Stdio| {
+        Command::new(bin)
+            .args(["tools", "--", "/nonexistent/mcp-server"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .status()
+            .expect("the command runs")
+    };
+    let heard = run(Stdio::piped());
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let unheard = run(Stdio::from(writer));
+    assert!(!heard.success(), "a missing server is a failure: {heard:?}");
+    assert_eq!(
+        unheard.code(),
+        heard.code(),
+        "{unheard:?} against {heard:?}"
+    );
 }

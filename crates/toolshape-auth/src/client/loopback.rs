@@ -2,7 +2,7 @@
 //! browser opens the authorization URL, and the authorization server
 //! redirects it to a listener on `http://127.0.0.1:<port>/callback`.
 
-use std::io;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -136,7 +136,11 @@ impl Consent for LoopbackConsent {
 
     fn authorize<'a>(&'a self, authorization_url: &'a Url) -> AuthFuture<'a, Url> {
         Box::pin(async move {
-            eprintln!("To authorize, open this URL in a browser:\n\n  {authorization_url}\n");
+            // Said on stderr; a stderr nobody reads must not end the flow.
+            let _ = writeln!(
+                io::stderr(),
+                "To authorize, open this URL in a browser:\n\n  {authorization_url}\n"
+            );
             if self.open_browser {
                 open_in_browser(authorization_url);
             }

@@ -77,7 +77,7 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
         outln!("{}", result.text());
     }
     if result.is_error {
-        eprintln!("toolshape call: the tool reported an error");
+        errln!("toolshape call: the tool reported an error");
         return ExitCode::from(exit::TOOL_ERROR);
     }
     ExitCode::SUCCESS

@@ -78,7 +78,7 @@ pub(crate) struct CheckArgs {
 }
 
 fn usage(message: &str) -> ExitCode {
-    eprintln!("toolshape check: {message}");
+    errln!("toolshape check: {message}");
     ExitCode::from(exit::USAGE)
 }
 
@@ -187,7 +187,7 @@ pub(crate) async fn run(args: CheckArgs) -> ExitCode {
         if let Some(path) = path
             && let Err(error) = std::fs::write(path, contents)
         {
-            eprintln!("toolshape check: cannot write {}: {error}", path.display());
+            errln!("toolshape check: cannot write {}: {error}", path.display());
             return ExitCode::from(exit::USAGE);
         }
     }

@@ -169,6 +169,6 @@ pub(crate) fn exit_code(error: &ClientError) -> u8 {
 
 /// Prints `message` to stderr and returns `code`.
 pub(crate) fn fail(command: &str, (code, message): (u8, String)) -> ExitCode {
-    eprintln!("toolshape {command}: {message}");
+    errln!("toolshape {command}: {message}");
     ExitCode::from(code)
 }

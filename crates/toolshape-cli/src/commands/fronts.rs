@@ -76,7 +76,7 @@ pub(crate) async fn bind(
             Ok((listener, bound))
         }
         Err(error) => {
-            eprintln!("toolshape {command}: cannot listen on {address}: {error}");
+            errln!("toolshape {command}: cannot listen on {address}: {error}");
             Err(ExitCode::from(2))
         }
     }

@@ -206,7 +206,7 @@ pub(crate) async fn call(
         if let Some(details) = &error.developer_message {
             tracing::info!(developer_message = %details, "the tool's developer message");
         }
-        eprintln!("toolshape call: the tool reported an error");
+        errln!("toolshape call: the tool reported an error");
         return ExitCode::from(exit::TOOL_ERROR);
     }
     ExitCode::SUCCESS

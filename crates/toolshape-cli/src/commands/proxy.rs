@@ -209,11 +209,11 @@ async fn serve(
             Ok(bound) => bound,
             Err(code) => return code,
         };
-        eprintln!(
+        errln!(
             "toolshape proxy: serving MCP on http://{bound}{}",
             http.path
         );
-        eprintln!("toolshape proxy: metrics on http://{bound}/metrics");
+        errln!("toolshape proxy: metrics on http://{bound}/metrics");
         let wrap = with_metrics(proxy);
         let (server, options, shutdown) = (server.clone(), http.clone(), stop.signal());
         serving.spawn(async move {
@@ -227,8 +227,8 @@ async fn serve(
             Ok(bound) => bound,
             Err(code) => return code,
         };
-        eprintln!("toolshape proxy: serving OTC on http://{bound}");
-        eprintln!("toolshape proxy: metrics on http://{bound}/metrics");
+        errln!("toolshape proxy: serving OTC on http://{bound}");
+        errln!("toolshape proxy: metrics on http://{bound}/metrics");
         let mut otc = toolshape_otc::OtcOptions::default();
         otc.http = http.clone();
         otc.call_timeout = Some(longest_call + Duration::from_secs(5));
@@ -240,7 +240,7 @@ async fn serve(
     }
     if stdio {
         if std::io::stdin().is_terminal() {
-            eprintln!(
+            errln!(
                 "toolshape proxy: serving MCP over stdio: waiting for JSON-RPC messages on stdin (Ctrl-D ends)"
             );
         }

@@ -109,7 +109,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     let workspace = match Workspace::open(&args.root) {
         Ok(workspace) => workspace.with_memory_budget(budget),
         Err(error) => {
-            eprintln!(
+            errln!(
                 "toolshape serve: cannot open {}: {error}",
                 args.root.display()
             );
@@ -147,7 +147,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     let server = match built {
         Ok(server) => server,
         Err(error) => {
-            eprintln!("toolshape serve: {error}");
+            errln!("toolshape serve: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -159,7 +159,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             Some(address) => match args.otc_auth.options(options.clone(), args.call_timeout) {
                 Ok(otc_options) => Some((address, otc_options)),
                 Err(message) => {
-                    eprintln!("toolshape serve: {message}");
+                    errln!("toolshape serve: {message}");
                     return ExitCode::from(2);
                 }
             },
@@ -175,7 +175,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     }
     tracing::info!(root = %workspace.root().display(), "serving the workspace toolset on stdio");
     if std::io::stdin().is_terminal() {
-        eprintln!("{TERMINAL_HINT}");
+        errln!("{TERMINAL_HINT}");
     }
     match server.serve_stdio().await {
         Ok(()) => ExitCode::SUCCESS,
@@ -220,7 +220,7 @@ async fn serve_both(
     let mut serving = tokio::task::JoinSet::new();
     if let Some((address, options)) = mcp {
         if auth.auth_issuer.is_none() && !address.ip().is_loopback() {
-            eprintln!(
+            errln!(
                 "toolshape serve: warning: {address} is reachable beyond this machine and nothing \
                  checks who calls: anyone who reaches it can read the workspace. Protect it with \
                  --auth-issuer (OAuth), or bind 127.0.0.1."
@@ -234,18 +234,18 @@ async fn serve_both(
         let protection = match auth::protection(auth, bound_address, &options.path) {
             Ok(protection) => protection,
             Err(message) => {
-                eprintln!("toolshape serve: {message}");
+                errln!("toolshape serve: {message}");
                 return ExitCode::from(2);
             }
         };
         match &protection {
-            Some(protected) => eprintln!(
+            Some(protected) => errln!(
                 "toolshape: serving MCP on http://{bound}{} (OAuth: tokens of {} for {})",
                 options.path,
                 auth.auth_issuer.as_deref().unwrap_or_default(),
                 protected.metadata().resource
             ),
-            None => eprintln!("toolshape: serving MCP on http://{bound}{}", options.path),
+            None => errln!("toolshape: serving MCP on http://{bound}{}", options.path),
         }
         let wrap = move |router| match &protection {
             Some(protected) => protected.protect(router),
@@ -263,7 +263,7 @@ async fn serve_both(
             Ok(bound) => bound,
             Err(code) => return code,
         };
-        eprintln!("toolshape: serving OTC on http://{bound}");
+        errln!("toolshape: serving OTC on http://{bound}");
         let (registry, shutdown) = (server.registry().clone(), shutdown());
         serving.spawn(
             async move { toolshape_otc::serve(&registry, listener, options, shutdown).await },
