@@ -39,16 +39,8 @@ tool=get_weather_data
 tool_args='{"location":"Paris"}'
 mkdir -p "$work"
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "installing nginx from Debian..." >&2
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q nginx-light >/dev/null 2>&1 || {
-    $sudo apt-get update -q >/dev/null
-    $sudo apt-get install -y -q nginx-light >/dev/null || $sudo apt-get install -y -q nginx >/dev/null
-  }
-fi
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+# shellcheck source=lib/nginx.sh
+source "$root/scripts/lib/nginx.sh"
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   echo "building toolshape, the relay baseline and the rmcp peers (release)..." >&2
@@ -67,13 +59,7 @@ rmcp_http=$work/rmcp-target/release/mcp-peer-rmcp-http
 source "$root/scripts/lib/one-server.sh"
 # The upstream of an HTTP row (rmcp's HTTP server), beside $server_pid.
 upstream_pid=""
-stop_upstream() {
-  if [ -n "$upstream_pid" ]; then
-    kill "$upstream_pid" 2>/dev/null || true
-    wait "$upstream_pid" 2>/dev/null || true
-    upstream_pid=""
-  fi
-}
+stop_upstream() { stop_pid "$upstream_pid"; upstream_pid=""; }
 trap 'stop_server; stop_upstream' EXIT
 
 hz=$(getconf CLK_TCK)

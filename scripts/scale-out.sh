@@ -24,16 +24,8 @@ clients=${2:-8}
 concurrency=${3:-32}
 backend=${BACKEND:-serve}
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "installing nginx from Debian..." >&2
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q nginx-light >/dev/null 2>&1 || {
-    $sudo apt-get update -q >/dev/null
-    $sudo apt-get install -y -q nginx-light >/dev/null || $sudo apt-get install -y -q nginx >/dev/null
-  }
-fi
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+# shellcheck source=lib/nginx.sh
+source "$root/scripts/lib/nginx.sh"
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   echo "building toolshape (release)..." >&2

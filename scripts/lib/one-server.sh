@@ -2,14 +2,15 @@
 # source it, start a server in the background, set server_pid=$!, wait_port PORT PID.
 # shellcheck shell=bash
 
-server_pid=""
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=""
+# Stops the background process whose pid is $1 (nothing when empty).
+stop_pid() {
+  if [ -n "$1" ]; then
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
   fi
 }
+server_pid=""
+stop_server() { stop_pid "$server_pid"; server_pid=""; }
 trap stop_server EXIT
 trap 'exit 130' INT TERM
 
