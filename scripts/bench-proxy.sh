@@ -42,18 +42,8 @@ mkdir -p "$work"
 # shellcheck source=lib/nginx.sh
 source "$root/scripts/lib/nginx.sh"
 
-if [ -z "${SKIP_BUILD:-}" ]; then
-  echo "building toolshape, the relay baseline and the rmcp peers (release)..." >&2
-  cargo build --release --locked -q -p toolshape-cli
-  cargo build --release --locked -q -p toolshape-harness --bin relay_baseline
-  bash scripts/setup-peers.sh rmcp >/dev/null
-  cargo build --release --locked -q --manifest-path "$root/peers/rmcp/Cargo.toml" \
-    --target-dir "$work/rmcp-target" --features http --bin mcp-peer-rmcp-http
-fi
-bench=$root/target/release/toolshape
-relay=$root/target/release/relay_baseline
-rmcp=$work/rmcp-target/release/mcp-peer-rmcp
-rmcp_http=$work/rmcp-target/release/mcp-peer-rmcp-http
+# shellcheck source=lib/proxy-bench-binaries.sh
+source "$root/scripts/lib/proxy-bench-binaries.sh"
 
 # shellcheck source=lib/one-server.sh
 source "$root/scripts/lib/one-server.sh"

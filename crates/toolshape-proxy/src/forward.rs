@@ -238,10 +238,11 @@ impl Forwarder {
                  so the proxy withheld it: {}",
                 toolshape::protocol::text::excerpt(&violations, MAX_VIOLATION_TEXT)
             ))),
-            OnInvalid::Strip => Ok(output(ToolResult {
-                structured: None,
-                ..rejected
-            })),
+            OnInvalid::Strip => {
+                let mut stripped = rejected;
+                stripped.structured = None;
+                Ok(output(stripped))
+            }
             OnInvalid::Pass => Ok(output(rejected)),
         };
         (
@@ -285,14 +286,15 @@ async fn next<T>(receiver: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
 /// A checked result as the tool's output. What the upstream shaped for its
 /// own revision is dropped (the wrapping marker, the text block repeating
 /// the structured JSON): this server shapes and mirrors for each client.
-fn output(result: ToolResult) -> ToolOutput {
-    let meta = result.meta.and_then(|mut meta| {
+fn output(mut result: ToolResult) -> ToolOutput {
+    let meta = result.meta.take().and_then(|mut meta| {
         meta.remove(keys::WRAPPED_OUTPUT);
         (!meta.is_empty()).then_some(meta)
     });
-    let mut content = result.content;
+    let mut content = std::mem::take(&mut result.content);
     if let Some(structured) = &result.structured {
-        content.retain(|block| !mirrors(block, structured));
+        let sent = result.structured_json();
+        content.retain(|block| !mirrors(block, structured, sent));
     }
     ToolOutput {
         structured: result.structured,
@@ -303,11 +305,14 @@ fn output(result: ToolResult) -> ToolOutput {
 
 /// Whether `block` is a text block repeating `structured` as JSON (bare, or
 /// wrapped as `{"result": value}`), told without parsing it into values.
-fn mirrors(block: &ContentBlock, structured: &Value) -> bool {
+/// The common case, the very text the upstream sent as `structuredContent`,
+/// is told by comparing the two.
+fn mirrors(block: &ContentBlock, structured: &Value, sent: Option<&str>) -> bool {
     let Some(text) = block.as_text() else {
         return false;
     };
-    same_json::is_json_of(text, structured)
+    sent == Some(text)
+        || same_json::is_json_of(text, structured)
         || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
 }
 /// The upstream could not be asked, or did not answer well.
@@ -331,4 +336,26 @@ fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolEr
             violations: None,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_the_upstream_sent_as_structured_content_is_its_mirror() {
+        let structured = json!({"a": 2});
+        // Values alone cannot match a text with a repeated key to the value
+        // it was read as; the very text sent as structuredContent is its
+        // mirror all the same, so the proxy writes its own in its place.
+        let repeated = ContentBlock::text(r#"{"a":1,"a":2}"#);
+        assert!(!mirrors(&repeated, &structured, None));
+        assert!(mirrors(&repeated, &structured, Some(r#"{"a":1,"a":2}"#)));
+        assert!(!mirrors(&repeated, &structured, Some(r#"{"a":2}"#)));
+        // Other texts are still told by value.
+        let spaced = ContentBlock::text(r#"{ "a" : 2 }"#);
+        assert!(mirrors(&spaced, &structured, Some(r#"{"a":2}"#)));
+        let other = ContentBlock::text("two");
+        assert!(!mirrors(&other, &structured, Some(r#"{"a":2}"#)));
+    }
 }

@@ -156,6 +156,9 @@ async fn a_pinned_handshake_revision_uses_a_session_and_ends_it_on_close() {
         .await
         .unwrap();
     assert_eq!(result.structured, Some(json!(3)));
+    // The JSON as sent is kept, wrapped: the text block repeats it exactly.
+    assert_eq!(result.structured_json(), Some(r#"{"result":3}"#));
+    assert_eq!(result.text(), r#"{"result":3}"#);
     typed_calls(&client).await;
 
     let log = recorder.log();

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, methods};
@@ -16,8 +17,9 @@ use super::error::{ClientError, ClientErrorKind};
 use crate::tool::{CallOptions, ToolError, meta_keys};
 
 /// A tool's result, checked: `structured` matched the tool's outputSchema and
-/// is unwrapped when the server wrapped it for an older revision.
-#[derive(Debug, Clone, PartialEq)]
+/// is unwrapped when the server wrapped it for an older revision. Two
+/// results are equal when their values are, whatever JSON text carried them.
+#[derive(Debug, Clone)]
 pub struct ToolResult {
     /// The structured result.
     pub structured: Option<Value>,
@@ -27,9 +29,27 @@ pub struct ToolResult {
     pub is_error: bool,
     /// The result's `_meta`.
     pub meta: Option<Meta>,
+    /// `structuredContent` as the server wrote it.
+    structured_json: Option<Box<str>>,
+}
+
+impl PartialEq for ToolResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.structured == other.structured
+            && self.content == other.content
+            && self.is_error == other.is_error
+            && self.meta == other.meta
+    }
 }
 
 impl ToolResult {
+    /// The JSON text of `structuredContent` exactly as the server sent it
+    /// (before any unwrapping of `{"result": value}`); `None` when it sent
+    /// none. A text block with this very text repeats the structured result.
+    pub fn structured_json(&self) -> Option<&str> {
+        self.structured_json.as_deref()
+    }
+
     /// The text of the text blocks, joined by newlines.
     pub fn text(&self) -> String {
         self.content
@@ -217,10 +237,17 @@ impl Client {
             return Err(ClientErrorKind::Cancelled.into());
         };
         let raw = answer?;
-        let result: CallToolResult = serde_json::from_str(raw.get())
-            .map_err(|e| ClientError::invalid(format!("bad tools/call result: {e}")))?;
+        let bad =
+            |e: serde_json::Error| ClientError::invalid(format!("bad tools/call result: {e}"));
+        // `structuredContent` is kept as sent beside its value: a text block
+        // with the same text is its mirror, told without parsing it again.
+        let result: CallToolResult<&RawValue> = serde_json::from_str(raw.get()).map_err(bad)?;
         let is_error = result.is_error();
-        let mut structured = result.structured_content;
+        let structured_json = result.structured_content.map(RawValue::get);
+        let mut structured = match structured_json {
+            Some(json) => Some(serde_json::from_str::<Value>(json).map_err(bad)?),
+            None => None,
+        };
         let mut refusal = None;
         if !is_error && let Some(entry) = &entry {
             if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
@@ -256,6 +283,7 @@ impl Client {
             content: result.content,
             is_error,
             meta: result.meta,
+            structured_json: structured_json.map(Box::from),
         };
         match refusal {
             Some(kind) => Err(ClientError::from(kind).rejecting(checked)),
