@@ -10,13 +10,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: a call through `toolshape proxy` takes 15% fewer instructions
-/// than with the system allocator (parsing and writing JSON allocates a
-/// lot), for about 10 MB more resident memory (docs/proxy.md, "Cost"). The
-/// library leaves the choice to its users.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// MCP tools whose outputs have a shape you can trust.
 #[derive(Debug, Parser)]
 #[command(name = "toolshape", version, about)]
