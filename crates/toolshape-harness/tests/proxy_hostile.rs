@@ -101,6 +101,38 @@ async fn invalid_outputs_become_errors_naming_the_violations() {
     );
 }
 
+/// The upstream speaks 2026-07-28: a result that needs no reshaping goes to
+/// a client on that revision as the upstream wrote it; one that reads more
+/// than one way (a repeated member name) or does not fit one line is
+/// written again by the proxy; a client on another revision always gets
+/// the proxy's own shape.
+#[tokio::test]
+async fn results_go_as_written_only_to_the_same_revision_and_only_when_unambiguous() {
+    let served = serve(ProxyOptions::default()).await;
+    let cases = [
+        // (what the upstream writes, text a 2026-07-28 client gets)
+        (r#"{"value" : "ok"}"#, r#"{"value" : "ok"}"#),
+        (r#"{"value":"no","value":"ok"}"#, r#"{"value":"ok"}"#),
+        ("{\"value\":\r\"ok\"}", r#"{"value":"ok"}"#),
+    ];
+    for era in ERAS {
+        let client = client(&served.url, era).await;
+        for (written, modern_text) in cases {
+            let result = call(&client, "ok", json!({"verbatim": written}))
+                .await
+                .unwrap();
+            assert!(!result.is_error, "{era:?} {written}: {}", result.text());
+            assert_eq!(result.structured, Some(json!({"value": "ok"})), "{era:?}");
+            let expected = match era {
+                Negotiation::Pinned(ProtocolVersion::V2026_07_28) => modern_text,
+                _ => r#"{"value":"ok"}"#,
+            };
+            assert_eq!(result.text(), expected, "{era:?} {written}");
+            assert_eq!(result.structured_json(), Some(expected), "{era:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     let mut options = ProxyOptions::default();

@@ -286,7 +286,10 @@ async fn next<T>(receiver: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
 /// A checked result as the tool's output. What the upstream shaped for its
 /// own revision is dropped (the wrapping marker, the text block repeating
 /// the structured JSON): this server shapes and mirrors for each client.
+/// A result that needs no reshaping goes as the upstream wrote it to
+/// clients on the upstream's revision.
 fn output(mut result: ToolResult) -> ToolOutput {
+    let received = result.take_received();
     let meta = result.meta.take().and_then(|mut meta| {
         meta.remove(keys::WRAPPED_OUTPUT);
         (!meta.is_empty()).then_some(meta)
@@ -296,10 +299,12 @@ fn output(mut result: ToolResult) -> ToolOutput {
         let sent = result.structured_json();
         content.retain(|block| !mirrors(block, structured, sent));
     }
-    ToolOutput {
-        structured: result.structured,
-        content,
-        meta,
+    let mut output = ToolOutput::content(content);
+    output.structured = result.structured;
+    output.meta = meta;
+    match received {
+        Some(received) => output.relaying(received),
+        None => output,
     }
 }
 

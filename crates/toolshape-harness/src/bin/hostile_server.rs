@@ -36,7 +36,8 @@
 //! last, as the TypeScript SDK orders members), `malformed_error` (an error
 //! response whose error object is malformed), `bad_result` (a result that is
 //! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
-//! answered) and `received`.
+//! answered) and `received`. `ok` called with `{"verbatim": TEXT}` answers
+//! with `structuredContent` and a text block that are both TEXT as written.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -306,6 +307,21 @@ impl Server {
         )
     }
 
+    /// A successful call result whose `structuredContent` and text block
+    /// are both `text`, written as given (spacing, repeated names).
+    fn verbatim(&mut self, id: &Value, text: &str) -> io::Result<()> {
+        let result_type = if self.modern {
+            r#","resultType":"complete""#
+        } else {
+            ""
+        };
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}],"structuredContent":{text}{result_type}}}}}"#,
+            Value::String(text.to_owned())
+        );
+        self.write_line(&line)
+    }
+
     fn capabilities(&self) -> Value {
         if self.config.no_tools_capability {
             json!({})
@@ -433,7 +449,10 @@ impl Server {
             };
         }
         match name {
-            "ok" => self.structured(id, json!({"value": "ok"})),
+            "ok" => match arguments.get("verbatim").and_then(Value::as_str) {
+                Some(text) => self.verbatim(id, text),
+                None => self.structured(id, json!({"value": "ok"})),
+            },
             "echo" => self.structured(id, json!({"echo": arguments})),
             "pair" => {
                 let n = arguments.get("n").cloned().unwrap_or(Value::Null);

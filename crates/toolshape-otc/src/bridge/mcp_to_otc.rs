@@ -88,11 +88,11 @@ pub async fn registry_from_mcp(
                     };
                     match client.call_tool(&name, arguments).await {
                         Ok(result) if result.is_error => Err(result.tool_error(&name)),
-                        Ok(result) => Ok(ToolOutput {
-                            structured: result.structured,
-                            content: result.content,
-                            meta: None,
-                        }),
+                        Ok(result) => {
+                            let mut output = ToolOutput::content(result.content);
+                            output.structured = result.structured;
+                            Ok(output)
+                        }
                         Err(error) => Err(client_error(&name, error)),
                     }
                 }

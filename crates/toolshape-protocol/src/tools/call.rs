@@ -53,17 +53,19 @@ impl CallToolParams {
 ///
 /// `S` is how the structured content is held: a [`Value`] by default, or
 /// JSON serialized ahead of time (`Box<RawValue>`) by a server that writes
-/// the same text into `structuredContent` and the text block.
+/// the same text into `structuredContent` and the text block. `C` is how each
+/// content block is held: a [`ContentBlock`] by default, or its raw JSON
+/// (`&RawValue`) for a reader that decides block by block how to read it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[serde(bound(deserialize = "S: Deserialize<'de>"))]
+#[serde(bound(deserialize = "S: Deserialize<'de>, C: Deserialize<'de>"))]
 #[non_exhaustive]
-pub struct CallToolResult<S = Value> {
+pub struct CallToolResult<S = Value, C = ContentBlock> {
     /// `resultType` (required from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
     /// Unstructured content.
-    pub content: Vec<ContentBlock>,
+    pub content: Vec<C>,
     /// Structured content (2025-06-18 on): any JSON value from 2026-07-28
     /// on, an object before. An explicit `null` is kept as
     /// `Some(Value::Null)`.
@@ -82,9 +84,9 @@ pub struct CallToolResult<S = Value> {
     pub meta: Option<Meta>,
 }
 
-impl<S> CallToolResult<S> {
+impl<S, C> CallToolResult<S, C> {
     /// A result with these content blocks and structured content.
-    pub fn from_parts(content: Vec<ContentBlock>, structured_content: Option<S>) -> Self {
+    pub fn from_parts(content: Vec<C>, structured_content: Option<S>) -> Self {
         Self {
             result_type: None,
             content,

@@ -9,11 +9,12 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use toolshape_protocol::meta::keys;
-use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, methods};
+use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, ResultType, methods};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
-use super::Client;
 use super::error::{ClientError, ClientErrorKind};
+use super::received::{self, ReceivedResult};
+use super::{Client, mirror};
 use crate::tool::{CallOptions, ToolError, meta_keys};
 
 /// A tool's result, checked: `structured` matched the tool's outputSchema and
@@ -31,6 +32,8 @@ pub struct ToolResult {
     pub meta: Option<Meta>,
     /// `structuredContent` as the server wrote it.
     structured_json: Option<Box<str>>,
+    /// The whole result as the server wrote it, when it can be relayed so.
+    received: Option<ReceivedResult>,
 }
 
 impl PartialEq for ToolResult {
@@ -48,6 +51,13 @@ impl ToolResult {
     /// none. A text block with this very text repeats the structured result.
     pub fn structured_json(&self) -> Option<&str> {
         self.structured_json.as_deref()
+    }
+
+    /// Takes the result exactly as its server wrote it, when it is one that
+    /// can be relayed unchanged to a peer on the same revision (see
+    /// [`ReceivedResult`]); `None` otherwise, or once taken.
+    pub fn take_received(&mut self) -> Option<ReceivedResult> {
+        self.received.take()
     }
 
     /// The text of the text blocks, joined by newlines.
@@ -241,13 +251,23 @@ impl Client {
             |e: serde_json::Error| ClientError::invalid(format!("bad tools/call result: {e}"));
         // `structuredContent` is kept as sent beside its value: a text block
         // with the same text is its mirror, told without parsing it again.
-        let result: CallToolResult<&RawValue> = serde_json::from_str(raw.get()).map_err(bad)?;
+        let result: CallToolResult<&RawValue, &RawValue> =
+            serde_json::from_str(raw.get()).map_err(bad)?;
         let is_error = result.is_error();
         let structured_json = result.structured_content.map(RawValue::get);
-        let mut structured = match structured_json {
-            Some(json) => Some(serde_json::from_str::<Value>(json).map_err(bad)?),
-            None => None,
+        let (mut structured, mut relayable) = match structured_json {
+            Some(json) => {
+                let (value, one_way) = received::read_value(json).map_err(bad)?;
+                (Some(value), one_way)
+            }
+            None => (None, true),
         };
+        let mut content = Vec::with_capacity(result.content.len());
+        for block in &result.content {
+            let (block, mirror) = read_block(block, structured_json).map_err(bad)?;
+            relayable &= mirror;
+            content.push(block);
+        }
         let mut refusal = None;
         if !is_error && let Some(entry) = &entry {
             if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
@@ -276,19 +296,48 @@ impl Client {
                 .is_some_and(|m| m.contains_key(keys::WRAPPED_OUTPUT));
             if entry.wrapped || marked {
                 structured = structured.map(unwrap_result);
+                relayable = false;
             }
         }
+        let version = self.inner.negotiated.version;
+        relayable = relayable
+            && !is_error
+            && refusal.is_none()
+            && result.meta.is_none()
+            && result.result_type == version.has_result_type().then_some(ResultType::Complete)
+            && received::is_one_line(raw.get());
+        let structured_json = structured_json.map(Box::from);
+        let meta = result.meta;
         let checked = ToolResult {
             structured,
-            content: result.content,
+            content,
             is_error,
-            meta: result.meta,
-            structured_json: structured_json.map(Box::from),
+            meta,
+            structured_json,
+            received: relayable.then_some(ReceivedResult {
+                version,
+                result: raw,
+            }),
         };
         match refusal {
             Some(kind) => Err(ClientError::from(kind).rejecting(checked)),
             None => Ok(checked),
         }
+    }
+}
+
+/// One content block of a result, and whether it is the text block
+/// repeating `structured` (the JSON text of `structuredContent`, from which
+/// it is then made rather than read again); any other block is parsed.
+fn read_block(
+    block: &RawValue,
+    structured: Option<&str>,
+) -> serde_json::Result<(ContentBlock, bool)> {
+    match structured {
+        Some(text) if mirror::is_text_block_of(block.get(), text) => {
+            Ok((ContentBlock::text(text), true))
+        }
+        _ => Ok((serde_json::from_str(block.get())?, false)),
     }
 }
 

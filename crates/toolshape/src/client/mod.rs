@@ -17,9 +17,11 @@ mod error;
 mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
+mod mirror;
 mod negotiate;
 mod outgoing;
 mod peer;
+mod received;
 mod rounds;
 mod stdio;
 mod surface;
@@ -43,6 +45,7 @@ pub use error::{ClientError, ClientErrorKind, TransportError};
 #[cfg(feature = "client-http")]
 pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 pub use negotiate::{Negotiated, Negotiation};
+pub use received::ReceivedResult;
 pub use stdio::{ServerCommand, StderrMode};
 pub use tools::unwrapped_output_schema;
 

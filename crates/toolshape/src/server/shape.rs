@@ -8,6 +8,7 @@
 //! A text block with the serialized JSON accompanies every `structuredContent`
 //! (optional for 2026-07-28 peers).
 
+use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use toolshape_protocol::meta::keys;
@@ -20,8 +21,37 @@ use crate::tool::{RegisteredTool, ToolFailure, ToolOutput};
 /// serialized once: the same text fills `structuredContent` and the text block.
 pub(crate) type WireResult = CallToolResult<Box<RawValue>>;
 
+/// A successful call's result: built from its output, or, relayed from
+/// another server on the same revision, as that server wrote it.
+#[derive(Debug)]
+pub(crate) enum Shaped {
+    Built(WireResult),
+    AsReceived(Box<RawValue>),
+}
+
+impl Serialize for Shaped {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Built(result) => result.serialize(serializer),
+            Self::AsReceived(result) => result.serialize(serializer),
+        }
+    }
+}
+
 /// The wire result of a successful call.
 pub(crate) fn success(
+    mut output: ToolOutput,
+    tool: &RegisteredTool,
+    version: ProtocolVersion,
+    text_block_for_modern: bool,
+) -> Shaped {
+    if let Some(received) = output.take_received_for(version) {
+        return Shaped::AsReceived(received.result);
+    }
+    Shaped::Built(build(output, tool, version, text_block_for_modern))
+}
+
+fn build(
     output: ToolOutput,
     tool: &RegisteredTool,
     version: ProtocolVersion,
@@ -31,6 +61,7 @@ pub(crate) fn success(
         structured,
         mut content,
         meta,
+        ..
     } = output;
     let mut result = WireResult::from_parts(Vec::new(), None);
     result.meta = meta;

@@ -5,10 +5,11 @@ use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::Value;
-use toolshape_protocol::{ContentBlock, Meta};
+use toolshape_protocol::{ContentBlock, Meta, ProtocolVersion};
 
 use super::context::ToolContext;
 use super::error::ToolError;
+use crate::client::ReceivedResult;
 
 /// A boxed, sendable future: what an erased handler returns.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -22,6 +23,9 @@ pub struct ToolOutput {
     pub content: Vec<ContentBlock>,
     /// Entries for the result's `_meta` (e.g. a bridge's call id and duration).
     pub meta: Option<Meta>,
+    /// Another server's result this output was read from, written as it
+    /// came to a peer on its revision.
+    received: Option<ReceivedResult>,
 }
 
 impl ToolOutput {
@@ -31,6 +35,7 @@ impl ToolOutput {
             structured: Some(value),
             content: Vec::new(),
             meta: None,
+            received: None,
         }
     }
 
@@ -40,6 +45,7 @@ impl ToolOutput {
             structured: None,
             content: vec![ContentBlock::text(text)],
             meta: None,
+            received: None,
         }
     }
 
@@ -49,7 +55,27 @@ impl ToolOutput {
             structured: None,
             content,
             meta: None,
+            received: None,
         }
+    }
+
+    /// Relays another server's result: to a peer on the revision `received`
+    /// was written for, the result goes exactly as that server wrote it; to
+    /// any other peer this output is shaped as usual. For a gateway that
+    /// made this output from the same [`ToolResult`](crate::client::ToolResult)
+    /// it took `received` from: the two must say the same thing, so an
+    /// output changed after this call should not keep it.
+    #[must_use]
+    pub fn relaying(mut self, received: ReceivedResult) -> Self {
+        self.received = Some(received);
+        self
+    }
+
+    /// The relayed result, when it was written for `version`.
+    pub(crate) fn take_received_for(&mut self, version: ProtocolVersion) -> Option<ReceivedResult> {
+        self.received
+            .take()
+            .filter(|received| received.version == version)
     }
 
     /// Adds entries to the result's `_meta`.

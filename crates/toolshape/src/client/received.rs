@@ -1,0 +1,180 @@
+//! A tool result kept exactly as its server sent it, for a gateway to relay
+//! unchanged to a peer on the same revision, and the reading that tells
+//! whether it can be.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Number, Value};
+use toolshape_protocol::ProtocolVersion;
+
+/// A checked tool result as its server wrote it, with the revision it was
+/// written for. A client keeps one ([`ToolResult::take_received`]) only when
+/// nothing in the result needs reshaping and every part of it reads one way
+/// only: `isError` false, its `structuredContent` matched the tool's
+/// outputSchema and was not wrapped, no object in it repeats a member name,
+/// its content is nothing but the text block repeating `structuredContent`,
+/// it has no `_meta`, its `resultType` is the one its revision requires, and
+/// it holds no line break outside strings (it fits one line of stdio).
+///
+/// A server writes it as it came to a peer on the same revision
+/// ([`ToolOutput::relaying`](crate::ToolOutput::relaying)), instead of
+/// serializing the values again.
+///
+/// [`ToolResult::take_received`]: super::ToolResult::take_received
+#[derive(Clone)]
+pub struct ReceivedResult {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) result: Box<RawValue>,
+}
+
+impl ReceivedResult {
+    /// The revision the result was written for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The result's JSON text.
+    pub fn json(&self) -> &str {
+        self.result.get()
+    }
+}
+
+impl fmt::Debug for ReceivedResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReceivedResult")
+            .field("version", &self.version)
+            .field("bytes", &self.result.get().len())
+            .finish()
+    }
+}
+
+impl PartialEq for ReceivedResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version && self.result.get() == other.result.get()
+    }
+}
+
+/// Whether a result's JSON text fits one line: a line break can only be
+/// whitespace between tokens (inside strings it is escaped).
+pub(super) fn is_one_line(json: &str) -> bool {
+    !json.as_bytes().contains(&b'\n') && !json.as_bytes().contains(&b'\r')
+}
+
+/// Reads JSON text into a value, and says whether it reads one way only:
+/// `false` when an object repeats a member name (this reader keeps the last
+/// one, as serde_json does; other readers keep the first).
+pub(super) fn read_value(json: &str) -> serde_json::Result<(Value, bool)> {
+    let repeated = Cell::new(false);
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let value = Noting(&repeated).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok((value, !repeated.get()))
+}
+
+/// A value's reader that notes repeated member names.
+#[derive(Clone, Copy)]
+struct Noting<'a>(&'a Cell<bool>);
+
+impl<'de> DeserializeSeed<'de> for Noting<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Noting<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
+        let mut array = Vec::with_capacity(items.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = items.next_element_seed(self)? {
+            array.push(item);
+        }
+        Ok(Value::Array(array))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(name) = members.next_key::<String>()? {
+            let value = members.next_value_seed(self)?;
+            if object.insert(name, value).is_some() {
+                self.0.set(true);
+            }
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        let text = r#"{"a":[1,-2,3.5,1e400,"x\"y",null,true,{"b":{}}],"c":18446744073709551615}"#;
+        // 1e400 is out of range for serde_json: both readers refuse it.
+        assert!(read_value(text).is_err());
+        assert!(serde_json::from_str::<Value>(text).is_err());
+        let text = r#" {"a":[1,-2,3.5,"x\"y\u00e9",null,true,{"b":{}}],"c":18446744073709551615} "#;
+        let (value, one_way) = read_value(text).unwrap();
+        assert_eq!(value, serde_json::from_str::<Value>(text).unwrap());
+        assert!(one_way);
+        assert!(read_value(r#"{"a":1} x"#).is_err());
+    }
+
+    #[test]
+    fn a_repeated_member_name_anywhere_is_noted() {
+        let (value, one_way) = read_value(r#"{"a":1,"a":2}"#).unwrap();
+        assert_eq!(value, json!({"a": 2}));
+        assert!(!one_way);
+        let (_, one_way) = read_value(r#"[{"x":{"b":1,"c":2,"b":3}}]"#).unwrap();
+        assert!(!one_way);
+        // The same name in different objects is not a repetition.
+        let (_, one_way) = read_value(r#"{"a":{"a":1},"b":{"a":2}}"#).unwrap();
+        assert!(one_way);
+    }
+
+    #[test]
+    fn only_line_breaks_outside_strings_are_found() {
+        assert!(is_one_line(r#"{"text":"two\nlines"}"#));
+        assert!(!is_one_line("{\"a\":\n1}"));
+        assert!(!is_one_line("{\"a\":\r1}"));
+    }
+}
