@@ -96,18 +96,19 @@ impl<'a> Reader<'a> {
         let mut matched = 0;
         loop {
             let rest = self.bytes.get(self.at..)?;
-            // The run before the next quote or escape.
+            let wanted = expected.get(matched..)?;
+            // The run before the next quote or escape, equal to what is wanted.
             let mut run = 0;
-            let stop = loop {
-                let byte = *rest.get(run)?;
-                if byte == b'"' || byte == b'\\' {
-                    break byte;
-                }
-                if expected.get(matched + run) != Some(&byte) {
-                    return None;
+            for (&byte, &want) in rest.iter().zip(wanted) {
+                if byte == b'"' || byte == b'\\' || byte != want {
+                    break;
                 }
                 run += 1;
-            };
+            }
+            let stop = *rest.get(run)?;
+            if stop != b'"' && stop != b'\\' {
+                return None;
+            }
             matched += run;
             self.at += run + 1;
             if stop == b'"' {

@@ -98,13 +98,15 @@ pub struct Client {
 struct Inner {
     peer: Arc<Peer>,
     negotiated: Negotiated,
-    client_info: Implementation,
     engine: SchemaEngine,
     options: ClientOptions,
     hooks: Hooks,
     tools: tokio::sync::Mutex<Option<Arc<tools::Listing>>>,
     child: Mutex<Option<Child>>,
     stderr: stdio::StderrTail,
+    /// What every request's `_meta` starts with (2026-07-28: the revision,
+    /// this client and its capabilities), worked out once.
+    request_meta: Option<Meta>,
 }
 
 impl std::fmt::Debug for Client {
@@ -206,12 +208,7 @@ impl Client {
     /// The `_meta` a request carries: 2026-07-28 puts the revision and the
     /// client's capabilities in every request.
     fn request_meta(&self) -> Option<Meta> {
-        self.inner.negotiated.version.is_stateless().then(|| {
-            negotiate::modern_meta(
-                &self.inner.client_info,
-                &self.inner.peer.handlers.capabilities(),
-            )
-        })
+        self.inner.request_meta.clone()
     }
 }
 
@@ -417,17 +414,21 @@ impl ClientBuilder {
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
+        let request_meta = negotiated
+            .version
+            .is_stateless()
+            .then(|| negotiate::modern_meta(&self.client_info, &peer.handlers.capabilities()));
         Ok(Client {
             inner: Arc::new(Inner {
                 peer,
                 negotiated,
-                client_info: self.client_info,
                 engine: self.engine.unwrap_or_default(),
                 options: self.options,
                 hooks: self.hooks,
                 tools: tokio::sync::Mutex::new(None),
                 child: Mutex::new(child),
                 stderr,
+                request_meta,
             }),
         })
     }

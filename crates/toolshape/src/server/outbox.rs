@@ -48,7 +48,16 @@ impl Outbox {
 
 /// A serialized success response (an internal error if the result does not serialize).
 pub(crate) fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
+    encode_result_sized(id, result, 256)
+}
+
+/// [`encode_result`] into a buffer of `capacity` bytes to begin with.
+pub(crate) fn encode_result_sized<R: Serialize + ?Sized>(
+    id: &RequestId,
+    result: &R,
+    capacity: usize,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(capacity);
     match toolshape_protocol::write_result(&mut out, id, result) {
         Ok(()) => out,
         Err(e) => encode_error(

@@ -38,6 +38,20 @@ impl Serialize for Shaped {
     }
 }
 
+impl Shaped {
+    /// About how many bytes the result takes serialized, the envelope
+    /// around it included (the structured JSON goes twice when mirrored).
+    pub(crate) fn size_hint(&self) -> usize {
+        match self {
+            Self::Built(result) => {
+                let structured = result.structured_content.as_ref();
+                256 + 2 * structured.map_or(0, |json| json.get().len())
+            }
+            Self::AsReceived(result) => 64 + result.get().len(),
+        }
+    }
+}
+
 /// The wire result of a successful call.
 pub(crate) fn success(
     mut output: ToolOutput,

@@ -13,7 +13,7 @@ use toolshape_protocol::{ErrorObject, ProtocolVersion, RequestId, ResultType};
 
 use super::Shared;
 use super::asking::AskPlan;
-use super::outbox::{encode_error, encode_result};
+use super::outbox::{encode_error, encode_result, encode_result_sized};
 use super::shape;
 use crate::completion::Completer;
 use crate::prompt::Prompt;
@@ -159,7 +159,10 @@ async fn run_tool(
                 version,
                 running.shared.options.text_block_for_modern,
             );
-            Some(Answer::result(id, &result))
+            Some(Answer {
+                body: encode_result_sized(id, &result, result.size_hint()),
+                refused: false,
+            })
         }
         CallOutcome::Failed(failure) => Some(match failure.missing_capability() {
             // 2026-07-28: a request that needs a capability its client
