@@ -37,7 +37,8 @@
 //! response whose error object is malformed), `bad_result` (a result that is
 //! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
 //! answered) and `received`. `ok` called with `{"verbatim": TEXT}` answers
-//! with `structuredContent` and a text block that are both TEXT as written.
+//! with `structuredContent` and a text block that are both TEXT as written
+//! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result).
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -308,15 +309,16 @@ impl Server {
     }
 
     /// A successful call result whose `structuredContent` and text block
-    /// are both `text`, written as given (spacing, repeated names).
-    fn verbatim(&mut self, id: &Value, text: &str) -> io::Result<()> {
+    /// are both `text`, written as given (spacing, repeated names), with
+    /// `then` (raw members, e.g. `,"x":1`) after the result.
+    fn verbatim(&mut self, id: &Value, text: &str, then: &str) -> io::Result<()> {
         let result_type = if self.modern {
             r#","resultType":"complete""#
         } else {
             ""
         };
         let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}],"structuredContent":{text}{result_type}}}}}"#,
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}],"structuredContent":{text}{result_type}}}{then}}}"#,
             Value::String(text.to_owned())
         );
         self.write_line(&line)
@@ -450,7 +452,10 @@ impl Server {
         }
         match name {
             "ok" => match arguments.get("verbatim").and_then(Value::as_str) {
-                Some(text) => self.verbatim(id, text),
+                Some(text) => {
+                    let tail = arguments.get("then").and_then(Value::as_str);
+                    self.verbatim(id, text, tail.unwrap_or_default())
+                }
                 None => self.structured(id, json!({"value": "ok"})),
             },
             "echo" => self.structured(id, json!({"echo": arguments})),

@@ -7,10 +7,14 @@
 mod classify;
 mod id;
 mod message;
+mod split;
 mod write;
 
 pub use classify::{Incoming, classify};
 pub use id::{ProgressToken, RequestId};
 pub(crate) use message::parse_raw_params;
 pub use message::{JSONRPC_VERSION, Notification, ParamsError, Request, Response, ResultError};
-pub use write::{write_error, write_message, write_notification, write_request, write_result};
+pub use split::split_success;
+pub use write::{
+    write_error, write_message, write_notification, write_request, write_result, write_result_json,
+};

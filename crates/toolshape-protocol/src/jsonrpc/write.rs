@@ -70,6 +70,23 @@ pub fn write_result<R: Serialize + ?Sized>(
     )
 }
 
+/// Appends a success response whose result is `result_json`, JSON text
+/// written as it is, not checked: pass only text a JSON parser has read as
+/// exactly one value (a relayed result), or the message will not be JSON.
+pub fn write_result_json(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    result_json: &str,
+) -> Result<(), serde_json::Error> {
+    let start = out.len();
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut *out, id).inspect_err(|_| out.truncate(start))?;
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result_json.as_bytes());
+    out.push(b'}');
+    Ok(())
+}
+
 /// Appends an error response `{"jsonrpc":"2.0","id":…,"error":…}`; a
 /// missing id is written as `null`, as JSON-RPC 2.0 requires.
 pub fn write_error(
@@ -122,4 +139,22 @@ pub fn write_notification<P: Serialize + ?Sized>(
             params,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_written_from_its_text_is_the_result_written_from_its_value() {
+        let text =
+            r#"{"content":[{"text":"{\"a\":1}","type":"text"}],"structuredContent":{"a":1}}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        for id in [RequestId::Number(3), RequestId::String("x\"y".into())] {
+            let (mut from_text, mut from_value) = (Vec::new(), Vec::new());
+            write_result_json(&mut from_text, &id, text).unwrap();
+            write_result(&mut from_value, &id, &value).unwrap();
+            assert_eq!(from_text, from_value);
+        }
+    }
 }

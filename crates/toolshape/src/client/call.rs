@@ -246,13 +246,27 @@ impl Client {
         let Some(answer) = answer else {
             return Err(ClientErrorKind::Cancelled.into());
         };
-        let raw = answer?;
+        let answer = answer?;
         let bad =
             |e: serde_json::Error| ClientError::invalid(format!("bad tools/call result: {e}"));
         // `structuredContent` is kept as sent beside its value: a text block
         // with the same text is its mirror, told without parsing it again.
-        let result: CallToolResult<&RawValue, &RawValue> =
-            serde_json::from_str(raw.get()).map_err(bad)?;
+        // Usually this reading is the only one of the result's text.
+        let reread: Box<RawValue>;
+        let (text, result): (&str, CallToolResult<&RawValue, &RawValue>) =
+            match serde_json::from_str(answer.text()) {
+                Ok(result) => (answer.text(), result),
+                Err(error) => match answer.reread()? {
+                    Some(result) => {
+                        reread = result;
+                        (
+                            reread.get(),
+                            serde_json::from_str(reread.get()).map_err(bad)?,
+                        )
+                    }
+                    None => return Err(bad(error)),
+                },
+            };
         let is_error = result.is_error();
         let structured_json = result.structured_content.map(RawValue::get);
         let (mut structured, mut relayable) = match structured_json {
@@ -305,7 +319,7 @@ impl Client {
             && refusal.is_none()
             && result.meta.is_none()
             && result.result_type == version.has_result_type().then_some(ResultType::Complete)
-            && received::is_one_line(raw.get());
+            && received::is_one_line(text);
         let structured_json = structured_json.map(Box::from);
         let meta = result.meta;
         let checked = ToolResult {
@@ -316,7 +330,7 @@ impl Client {
             structured_json,
             received: relayable.then_some(ReceivedResult {
                 version,
-                result: raw,
+                json: text.into(),
             }),
         };
         match refusal {

@@ -12,6 +12,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answer;
 mod call;
 mod error;
 mod handlers;

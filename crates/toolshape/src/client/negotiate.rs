@@ -136,8 +136,7 @@ async fn discover(
             true,
         )
         .await?;
-    let result: DiscoverResult = serde_json::from_str(raw.get())
-        .map_err(|e| ClientError::invalid(format!("bad server/discover result: {e}")))?;
+    let result: DiscoverResult = raw.parse(methods::SERVER_DISCOVER)?;
     let version = result
         .select_version(&[ProtocolVersion::V2026_07_28])
         .ok_or_else(|| {
@@ -177,8 +176,7 @@ async fn initialize(
             false,
         )
         .await?;
-    let result: InitializeResult = serde_json::from_str(raw.get())
-        .map_err(|e| ClientError::invalid(format!("bad initialize result: {e}")))?;
+    let result: InitializeResult = raw.parse(methods::INITIALIZE)?;
     let agreed = ProtocolVersion::parse(&result.protocol_version)
         .filter(|v| v.uses_initialize_handshake())
         .ok_or_else(|| {

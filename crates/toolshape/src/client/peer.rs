@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::json;
-use serde_json::value::RawValue;
 use tokio::io::AsyncBufRead;
 use tokio::sync::{mpsc, oneshot, watch};
 use toolshape_protocol::{
@@ -17,13 +16,14 @@ use toolshape_protocol::{
 };
 
 use super::MessageObserver;
+use super::answer::ResultJson;
 use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
 use crate::tool::{LogMessage, Progress};
 use crate::transport::lines::{Line, LineReader, leading_id};
 
-type Reply = Result<Response, ClientError>;
+type Reply = Result<ResultJson, ClientError>;
 
 /// What a message from the server turned out to be.
 #[derive(Debug)]
@@ -137,7 +137,7 @@ impl Peer {
         route: Route,
         timeout: Duration,
         cancellable: bool,
-    ) -> Result<Box<RawValue>, ClientError> {
+    ) -> Result<ResultJson, ClientError> {
         let mut body = Vec::with_capacity(256);
         toolshape_protocol::write_request(&mut body, &id, method, params)
             .map_err(TransportError::Serialize)?;
@@ -172,20 +172,16 @@ impl Peer {
             Ok(Err(_)) => return Err(TransportError::Closed.into()),
             Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
         }
-        let reply = match tokio::time::timeout_at(deadline, receiver).await {
+        match tokio::time::timeout_at(deadline, receiver).await {
             Ok(Ok(reply)) => {
                 guard.armed = false;
-                reply?
+                reply
             }
             Ok(Err(_)) => {
                 guard.armed = false;
-                return Err(TransportError::Closed.into());
+                Err(TransportError::Closed.into())
             }
-            Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
-        };
-        match reply {
-            Response::Success { result, .. } => Ok(result),
-            Response::Error { error, .. } => Err(ClientErrorKind::Protocol(error).into()),
+            Err(_) => Err(ClientErrorKind::Timeout(timeout).into()),
         }
     }
 
@@ -234,31 +230,26 @@ impl Peer {
         if let Some(observe) = &self.observer.0 {
             observe(bytes);
         }
+        // A success response with the usual layout: its result is read
+        // once, by the request that waits for it.
+        if let Some((id, result)) = ResultJson::cut(bytes) {
+            self.answer(&id, Ok(result));
+            return Received::Answer(id);
+        }
         match toolshape_protocol::classify(bytes) {
             Incoming::Response(response) => {
-                let id = match response {
+                let (id, reply) = match response {
                     Response::Error { id: None, error } => {
                         tracing::warn!(%error, "the server sent an error without an id");
                         return Received::UnaddressedError(error);
                     }
-                    ref addressed => match addressed.id() {
-                        Some(id) => id.clone(),
-                        None => return Received::Invalid,
-                    },
+                    Response::Error {
+                        id: Some(id),
+                        error,
+                    } => (id, Err(ClientErrorKind::Protocol(error).into())),
+                    Response::Success { id, result } => (id, Ok(ResultJson::read(result))),
                 };
-                match lock(&self.pending).remove(&id) {
-                    Some(waiter) => {
-                        let _ = waiter.reply.send(Ok(response));
-                    }
-                    None if self.issued(&id) => tracing::debug!(
-                        %id,
-                        "a response for a request no longer waiting (late, cancelled or answered twice); ignored"
-                    ),
-                    None => tracing::warn!(
-                        id = %toolshape_protocol::text::excerpt(&id.to_string(), 100),
-                        "the server answered a request this client never sent; ignored"
-                    ),
-                }
+                self.answer(&id, reply);
                 Received::Answer(id)
             }
             Incoming::Notification(notification) => {
@@ -287,6 +278,23 @@ impl Peer {
                 tracing::warn!(%error, "the server sent an invalid message; ignored");
                 Received::Invalid
             }
+        }
+    }
+
+    /// Hands the waiting request `id` its reply.
+    fn answer(&self, id: &RequestId, reply: Reply) {
+        match lock(&self.pending).remove(id) {
+            Some(waiter) => {
+                let _ = waiter.reply.send(reply);
+            }
+            None if self.issued(id) => tracing::debug!(
+                %id,
+                "a response for a request no longer waiting (late, cancelled or answered twice); ignored"
+            ),
+            None => tracing::warn!(
+                id = %toolshape_protocol::text::excerpt(&id.to_string(), 100),
+                "the server answered a request this client never sent; ignored"
+            ),
         }
     }
 

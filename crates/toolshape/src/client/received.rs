@@ -6,7 +6,6 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use toolshape_protocol::ProtocolVersion;
 
@@ -27,7 +26,8 @@ use toolshape_protocol::ProtocolVersion;
 #[derive(Clone)]
 pub struct ReceivedResult {
     pub(crate) version: ProtocolVersion,
-    pub(crate) result: Box<RawValue>,
+    /// The result's text, read by a JSON parser as exactly one value.
+    pub(crate) json: Box<str>,
 }
 
 impl ReceivedResult {
@@ -38,7 +38,7 @@ impl ReceivedResult {
 
     /// The result's JSON text.
     pub fn json(&self) -> &str {
-        self.result.get()
+        &self.json
     }
 }
 
@@ -46,14 +46,14 @@ impl fmt::Debug for ReceivedResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReceivedResult")
             .field("version", &self.version)
-            .field("bytes", &self.result.get().len())
+            .field("bytes", &self.json.len())
             .finish()
     }
 }
 
 impl PartialEq for ReceivedResult {
     fn eq(&self, other: &Self) -> bool {
-        self.version == other.version && self.result.get() == other.result.get()
+        self.version == other.version && self.json == other.json
     }
 }
 

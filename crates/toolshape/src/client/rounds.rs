@@ -12,6 +12,7 @@ use toolshape_protocol::InputRequiredResult;
 use toolshape_protocol::asks::Ask;
 
 use super::Client;
+use super::answer::ResultJson;
 use super::error::{ClientError, ClientErrorKind};
 use super::outgoing::Route;
 
@@ -25,15 +26,17 @@ pub(crate) struct RoundInput {
     pub(crate) request_state: Option<String>,
 }
 
+/// Whether a result's text may be an interim `input_required` one. Most
+/// results are final and say so by not holding the word at all: letters can
+/// only be escaped as `\uXXXX`, so a result with neither the word nor such
+/// an escape is final without a read.
+fn may_be_input_required(text: &str) -> bool {
+    text.contains("input_required") || text.contains("\\u")
+}
+
 /// Whether a result is an interim `input_required` one (read without
-/// parsing the rest). Most results are final and say so by not holding the
-/// word at all: letters can only be escaped as `\uXXXX`, so a result with
-/// neither the word nor such an escape is final without a read.
+/// parsing the rest).
 fn is_input_required(raw: &RawValue) -> bool {
-    let text = raw.get();
-    if !text.contains("input_required") && !text.contains("\\u") {
-        return false;
-    }
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Probe {
@@ -52,7 +55,7 @@ impl Client {
         route: Route,
         timeout: Duration,
         mut build: F,
-    ) -> Result<Box<RawValue>, ClientError>
+    ) -> Result<ResultJson, ClientError>
     where
         P: Serialize,
         F: FnMut(RoundInput) -> P,
@@ -64,7 +67,7 @@ impl Client {
         let mut input = RoundInput::default();
         for _ in 0..MAX_ROUNDS {
             let params = build(std::mem::take(&mut input));
-            let raw = peer
+            let answer = peer
                 .request(
                     peer.next_id(),
                     method,
@@ -74,8 +77,12 @@ impl Client {
                     true,
                 )
                 .await?;
-            if !rounds || !is_input_required(&raw) {
-                return Ok(raw);
+            if !rounds || !may_be_input_required(answer.text()) {
+                return Ok(answer);
+            }
+            let raw = answer.into_raw()?;
+            if !is_input_required(&raw) {
+                return Ok(ResultJson::read(raw));
             }
             let interim: InputRequiredResult = serde_json::from_str(raw.get())
                 .map_err(|e| ClientError::invalid(format!("bad input_required result: {e}")))?;
@@ -111,11 +118,12 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use super::is_input_required;
+    use super::{is_input_required, may_be_input_required};
     use serde_json::value::RawValue;
 
     fn probe(text: &str) -> bool {
-        is_input_required(&RawValue::from_string(text.to_owned()).expect("JSON"))
+        may_be_input_required(text)
+            && is_input_required(&RawValue::from_string(text.to_owned()).expect("JSON"))
     }
 
     #[test]

@@ -40,8 +40,7 @@ impl Client {
                 true,
             )
             .await?;
-        serde_json::from_str(raw.get())
-            .map_err(|e| ClientError::invalid(format!("bad {method} result: {e}")))
+        raw.parse(method)
     }
 
     /// Asks the server for its log messages at `level` and above
@@ -134,8 +133,7 @@ impl Client {
                 },
             )
             .await?;
-        let result: ReadResourceResult = serde_json::from_str(raw.get())
-            .map_err(|e| ClientError::invalid(format!("bad resources/read result: {e}")))?;
+        let result: ReadResourceResult = raw.parse(methods::RESOURCES_READ)?;
         Ok(result.contents)
     }
 
@@ -181,8 +179,7 @@ impl Client {
                 },
             )
             .await?;
-        serde_json::from_str(raw.get())
-            .map_err(|e| ClientError::invalid(format!("bad prompts/get result: {e}")))
+        raw.parse(methods::PROMPTS_GET)
     }
 
     /// Suggestions for the argument `argument` of what `reference` names,

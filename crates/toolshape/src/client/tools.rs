@@ -160,8 +160,7 @@ impl Client {
                     true,
                 )
                 .await?;
-            let page: ListToolsResult = serde_json::from_str(raw.get())
-                .map_err(|e| ClientError::invalid(format!("bad tools/list result: {e}")))?;
+            let page: ListToolsResult = raw.parse(methods::TOOLS_LIST)?;
             for tool in page.tools {
                 // A name listed twice: the first definition wins, for the
                 // listing, validation and headers alike (they must agree).

@@ -8,13 +8,15 @@
 //! A text block with the serialized JSON accompanies every `structuredContent`
 //! (optional for 2026-07-28 peers).
 
-use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use toolshape_protocol::meta::keys;
-use toolshape_protocol::{CallToolResult, ContentBlock, Meta, ProtocolVersion, ResultType};
+use toolshape_protocol::{
+    CallToolResult, ContentBlock, Meta, ProtocolVersion, RequestId, ResultType,
+};
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
+use super::outbox::encode_result_sized;
 use crate::tool::{RegisteredTool, ToolFailure, ToolOutput};
 
 /// A `tools/call` result as it goes on the wire. The structured content is
@@ -22,32 +24,33 @@ use crate::tool::{RegisteredTool, ToolFailure, ToolOutput};
 pub(crate) type WireResult = CallToolResult<Box<RawValue>>;
 
 /// A successful call's result: built from its output, or, relayed from
-/// another server on the same revision, as that server wrote it.
+/// another server on the same revision, as that server wrote it (JSON text
+/// a parser read as one value: see [`ReceivedResult`]).
+///
+/// [`ReceivedResult`]: crate::client::ReceivedResult
 #[derive(Debug)]
 pub(crate) enum Shaped {
     Built(WireResult),
-    AsReceived(Box<RawValue>),
-}
-
-impl Serialize for Shaped {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Built(result) => result.serialize(serializer),
-            Self::AsReceived(result) => result.serialize(serializer),
-        }
-    }
+    AsReceived(Box<str>),
 }
 
 impl Shaped {
-    /// About how many bytes the result takes serialized, the envelope
-    /// around it included (the structured JSON goes twice when mirrored).
-    pub(crate) fn size_hint(&self) -> usize {
+    /// The success response with this result, serialized.
+    pub(crate) fn encode(&self, id: &RequestId) -> Vec<u8> {
         match self {
             Self::Built(result) => {
+                // The structured JSON goes twice when mirrored.
                 let structured = result.structured_content.as_ref();
-                256 + 2 * structured.map_or(0, |json| json.get().len())
+                let size = 256 + 2 * structured.map_or(0, |json| json.get().len());
+                encode_result_sized(id, result, size)
             }
-            Self::AsReceived(result) => 64 + result.get().len(),
+            Self::AsReceived(json) => {
+                let mut out = Vec::with_capacity(64 + json.len());
+                // Writing text to a buffer cannot fail but for the id, which
+                // always serializes.
+                let _ = toolshape_protocol::write_result_json(&mut out, id, json);
+                out
+            }
         }
     }
 }
@@ -60,7 +63,7 @@ pub(crate) fn success(
     text_block_for_modern: bool,
 ) -> Shaped {
     if let Some(received) = output.take_received_for(version) {
-        return Shaped::AsReceived(received.result);
+        return Shaped::AsReceived(received.json);
     }
     Shaped::Built(build(output, tool, version, text_block_for_modern))
 }

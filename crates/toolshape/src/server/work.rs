@@ -13,7 +13,7 @@ use toolshape_protocol::{ErrorObject, ProtocolVersion, RequestId, ResultType};
 
 use super::Shared;
 use super::asking::AskPlan;
-use super::outbox::{encode_error, encode_result, encode_result_sized};
+use super::outbox::{encode_error, encode_result};
 use super::shape;
 use crate::completion::Completer;
 use crate::prompt::Prompt;
@@ -160,7 +160,7 @@ async fn run_tool(
                 running.shared.options.text_block_for_modern,
             );
             Some(Answer {
-                body: encode_result_sized(id, &result, result.size_hint()),
+                body: result.encode(id),
                 refused: false,
             })
         }
