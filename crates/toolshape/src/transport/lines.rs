@@ -45,7 +45,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 if available.is_empty() {
                     break true;
                 }
-                let (chunk, consumed, done) = match available.iter().position(|&b| b == b'\n') {
+                let (chunk, consumed, done) = match memchr::memchr(b'\n', available) {
                     Some(end) => (&available[..end], end + 1, true),
                     None => (available, available.len(), false),
                 };
