@@ -83,6 +83,15 @@ impl ResultJson {
         }
     }
 
+    /// The text of [`ResultJson::text`] where it lies: a buffer and where
+    /// in it the result starts (it runs to the end).
+    pub(crate) fn into_json(self) -> (Box<str>, usize) {
+        match self.0 {
+            Source::Read(raw) => (raw.into(), 0),
+            Source::Cut { message, start } => (message, start),
+        }
+    }
+
     /// The result as checked JSON text.
     pub(crate) fn into_raw(self) -> Result<Box<RawValue>, ClientError> {
         match self.0 {

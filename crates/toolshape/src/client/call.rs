@@ -252,16 +252,16 @@ impl Client {
         // `structuredContent` is kept as sent beside its value: a text block
         // with the same text is its mirror, told without parsing it again.
         // Usually this reading is the only one of the result's text.
-        let reread: Box<RawValue>;
+        let mut reread: Option<Box<RawValue>> = None;
         let (text, result): (&str, CallToolResult<&RawValue, &RawValue>) =
             match serde_json::from_str(answer.text()) {
                 Ok(result) => (answer.text(), result),
                 Err(error) => match answer.reread()? {
                     Some(result) => {
-                        reread = result;
+                        let result = &*reread.insert(result);
                         (
-                            reread.get(),
-                            serde_json::from_str(reread.get()).map_err(bad)?,
+                            result.get(),
+                            serde_json::from_str(result.get()).map_err(bad)?,
                         )
                     }
                     None => return Err(bad(error)),
@@ -322,16 +322,25 @@ impl Client {
             && received::is_one_line(text);
         let structured_json = structured_json.map(Box::from);
         let meta = result.meta;
+        // The text is kept where it was read, not copied.
+        let received = relayable.then(|| {
+            let (json, start) = match reread {
+                Some(result) => (Box::<str>::from(result), 0),
+                None => answer.into_json(),
+            };
+            ReceivedResult {
+                version,
+                json,
+                start,
+            }
+        });
         let checked = ToolResult {
             structured,
             content,
             is_error,
             meta,
             structured_json,
-            received: relayable.then_some(ReceivedResult {
-                version,
-                json: text.into(),
-            }),
+            received,
         };
         match refusal {
             Some(kind) => Err(ClientError::from(kind).rejecting(checked)),

@@ -26,8 +26,10 @@ use toolshape_protocol::ProtocolVersion;
 #[derive(Clone)]
 pub struct ReceivedResult {
     pub(crate) version: ProtocolVersion,
-    /// The result's text, read by a JSON parser as exactly one value.
+    /// Holds the result's text from `start` on: JSON text a JSON parser
+    /// read as exactly one value.
     pub(crate) json: Box<str>,
+    pub(crate) start: usize,
 }
 
 impl ReceivedResult {
@@ -38,7 +40,7 @@ impl ReceivedResult {
 
     /// The result's JSON text.
     pub fn json(&self) -> &str {
-        &self.json
+        self.json.get(self.start..).unwrap_or_default()
     }
 }
 
@@ -46,21 +48,21 @@ impl fmt::Debug for ReceivedResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReceivedResult")
             .field("version", &self.version)
-            .field("bytes", &self.json.len())
+            .field("bytes", &self.json().len())
             .finish()
     }
 }
 
 impl PartialEq for ReceivedResult {
     fn eq(&self, other: &Self) -> bool {
-        self.version == other.version && self.json == other.json
+        self.version == other.version && self.json() == other.json()
     }
 }
 
 /// Whether a result's JSON text fits one line: a line break can only be
 /// whitespace between tokens (inside strings it is escaped).
 pub(super) fn is_one_line(json: &str) -> bool {
-    !json.as_bytes().contains(&b'\n') && !json.as_bytes().contains(&b'\r')
+    memchr::memchr2(b'\n', b'\r', json.as_bytes()).is_none()
 }
 
 /// Reads JSON text into a value, and says whether it reads one way only:

@@ -17,6 +17,7 @@ use toolshape_protocol::{
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::outbox::encode_result_sized;
+use crate::client::ReceivedResult;
 use crate::tool::{RegisteredTool, ToolFailure, ToolOutput};
 
 /// A `tools/call` result as it goes on the wire. The structured content is
@@ -27,11 +28,10 @@ pub(crate) type WireResult = CallToolResult<Box<RawValue>>;
 /// another server on the same revision, as that server wrote it (JSON text
 /// a parser read as one value: see [`ReceivedResult`]).
 ///
-/// [`ReceivedResult`]: crate::client::ReceivedResult
 #[derive(Debug)]
 pub(crate) enum Shaped {
     Built(WireResult),
-    AsReceived(Box<str>),
+    AsReceived(ReceivedResult),
 }
 
 impl Shaped {
@@ -44,7 +44,8 @@ impl Shaped {
                 let size = 256 + 2 * structured.map_or(0, |json| json.get().len());
                 encode_result_sized(id, result, size)
             }
-            Self::AsReceived(json) => {
+            Self::AsReceived(received) => {
+                let json = received.json();
                 let mut out = Vec::with_capacity(64 + json.len());
                 // Writing text to a buffer cannot fail but for the id, which
                 // always serializes.
@@ -63,7 +64,7 @@ pub(crate) fn success(
     text_block_for_modern: bool,
 ) -> Shaped {
     if let Some(received) = output.take_received_for(version) {
-        return Shaped::AsReceived(received.json);
+        return Shaped::AsReceived(received);
     }
     Shaped::Built(build(output, tool, version, text_block_for_modern))
 }
