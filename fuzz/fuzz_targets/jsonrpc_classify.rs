@@ -2,11 +2,13 @@
 //! round-trips: a request, notification or response written back out
 //! classifies as the same message (same id, method and raw params or
 //! result); what it refuses gets -32700 (not JSON) or -32600 (not JSON-RPC).
+//! Where `split_success` cuts a result out by layout and the cut parses, the
+//! message classifies as that success response, with that id and result.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolshape_protocol::{Incoming, Response, classify, error_code, write_message};
+use toolshape_protocol::{Incoming, Response, classify, error_code, split_success, write_message};
 
 fn raw(value: Option<&serde_json::value::RawValue>) -> Option<&str> {
     value.map(serde_json::value::RawValue::get)
@@ -20,7 +22,31 @@ fn rewritten(message: &impl serde::Serialize) -> Incoming {
     classify(&out)
 }
 
+/// The layout fast path agrees with the full reader whenever its cut parses.
+fn split_agrees(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Some((id, result)) = split_success(text) else {
+        return;
+    };
+    if serde_json::from_str::<serde::de::IgnoredAny>(result).is_err() {
+        return;
+    }
+    match classify(data) {
+        Incoming::Response(Response::Success {
+            id: full_id,
+            result: full,
+        }) => {
+            assert_eq!(id, full_id);
+            assert_eq!(result, full.get());
+        }
+        other => panic!("a message split as a success classifies as {other:?}"),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    split_agrees(data);
     match classify(data) {
         Incoming::Request(request) => match rewritten(&request) {
             Incoming::Request(again) => {

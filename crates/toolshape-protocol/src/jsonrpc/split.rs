@@ -18,11 +18,11 @@ use super::id::RequestId;
 ///
 /// [`classify`]: super::classify
 pub fn split_success(message: &str) -> Option<(RequestId, &str)> {
-    let mut rest = message.trim_start().strip_prefix('{')?;
+    let mut rest = skip_space(message).strip_prefix('{')?;
     let (mut version, mut id) = (false, None);
     loop {
         let (key, after) = plain_key(rest)?;
-        let after = after.trim_start().strip_prefix(':')?.trim_start();
+        let after = skip_space(skip_space(after).strip_prefix(':')?);
         match key {
             "jsonrpc" if !version => {
                 rest = after.strip_prefix(r#""2.0""#)?;
@@ -34,19 +34,30 @@ pub fn split_success(message: &str) -> Option<(RequestId, &str)> {
                 rest = after.get(values.byte_offset()..)?;
             }
             "result" if version => {
-                let body = after.trim_end().strip_suffix('}')?.trim_end();
+                let body = space_trimmed_end(space_trimmed_end(after).strip_suffix('}')?);
                 return (!body.is_empty()).then_some((id?, body));
             }
             _ => return None,
         }
-        rest = rest.trim_start().strip_prefix(',')?;
+        rest = skip_space(rest).strip_prefix(',')?;
     }
+}
+
+/// JSON's whitespace: not the whole of Unicode's, as `str::trim` has it.
+const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
+fn skip_space(text: &str) -> &str {
+    text.trim_start_matches(SPACE)
+}
+
+fn space_trimmed_end(text: &str) -> &str {
+    text.trim_end_matches(SPACE)
 }
 
 /// A member name without escapes at the start of `text` (after optional
 /// whitespace), and what follows its closing quote.
 fn plain_key(text: &str) -> Option<(&str, &str)> {
-    let text = text.trim_start().strip_prefix('"')?;
+    let text = skip_space(text).strip_prefix('"')?;
     let end = text.find(['"', '\\'])?;
     (text.as_bytes().get(end) == Some(&b'"')).then(|| (&text[..end], &text[end + 1..]))
 }
@@ -90,6 +101,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":0"#,
             "",
             "[]",
+            // whitespace JSON does not allow
+            "\u{a0}{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\u{2028}",
         ] {
             assert_eq!(split_success(message), None, "{message}");
         }
