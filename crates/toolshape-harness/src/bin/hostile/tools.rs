@@ -1,0 +1,119 @@
+//! The hostile server's tools: their names and the schemas each declares.
+
+use serde_json::{Map, Value, json};
+
+use super::Config;
+
+/// Levels of the `exponential` schema: 2^30 paths.
+const EXPONENTIAL_LEVELS: usize = 30;
+
+/// Every tool this server lists, in listing order.
+pub(super) const TOOLS: [&str; 24] = [
+    "ok",
+    "pair",
+    "mismatch",
+    "no_structured",
+    "tuple",
+    "tuple_bad",
+    "unevaluated",
+    "draft07",
+    "remote_ref",
+    "exponential",
+    "deep",
+    "huge",
+    "huge_id_last",
+    "malformed_error",
+    "bad_result",
+    "tool_error",
+    "hang",
+    "received",
+    "echo",
+    "twice",
+    "unknown_id",
+    "flood",
+    "die",
+    "deaf",
+];
+
+pub(super) fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// The output schema of each tool (`None`: no outputSchema).
+fn output_schema(tool: &str, config: &Config) -> Option<Value> {
+    let tuple = json!({
+        "type": "object",
+        "properties": {"pair": {
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer"}],
+            "items": false
+        }},
+        "required": ["pair"]
+    });
+    Some(match tool {
+        "ok" | "hang" | "twice" | "unknown_id" | "flood" | "die" | "deaf" => {
+            object_schema(json!({"value": {"type": "string"}}), &["value"])
+        }
+        "pair" => object_schema(json!({"n": {"type": "integer"}}), &["n"]),
+        "mismatch" => object_schema(
+            json!({"count": {"type": "integer"}, "label": {"type": "string"}}),
+            &["count", "label"],
+        ),
+        "no_structured" => object_schema(json!({"value": {"type": "string"}}), &["value"]),
+        "tuple" | "tuple_bad" => tuple,
+        "unevaluated" => json!({
+            "type": "object",
+            "allOf": [{"properties": {"a": {"type": "integer"}}}],
+            "unevaluatedProperties": false
+        }),
+        "draft07" => json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"pair": {
+                "type": "array",
+                "items": [{"type": "string"}, {"type": "integer"}],
+                "additionalItems": false
+            }},
+            "required": ["pair"],
+            "additionalProperties": false
+        }),
+        "remote_ref" => json!({
+            "$ref": format!("http://127.0.0.1:{}/schema.json", config.canary_port)
+        }),
+        "exponential" => {
+            let mut defs = Map::new();
+            defs.insert("l0".into(), json!({"type": "integer"}));
+            for level in 1..=EXPONENTIAL_LEVELS {
+                let lower = format!("#/$defs/l{}", level - 1);
+                defs.insert(
+                    format!("l{level}"),
+                    json!({"anyOf": [{"$ref": lower}, {"$ref": lower}]}),
+                );
+            }
+            json!({
+                "$defs": defs,
+                "type": "object",
+                "properties": {"v": {"$ref": format!("#/$defs/l{EXPONENTIAL_LEVELS}")}},
+                "required": ["v"]
+            })
+        }
+        "deep" => json!({"type": "object"}),
+        "received" => object_schema(
+            json!({"notifications": {"type": "array", "items": {"type": "object"}}}),
+            &["notifications"],
+        ),
+        _ => return None,
+    })
+}
+
+pub(super) fn tool_definition(tool: &str, config: &Config) -> Value {
+    let mut definition = json!({
+        "name": tool,
+        "description": format!("hostile: {tool}"),
+        "inputSchema": {"type": "object"},
+    });
+    if let Some(schema) = output_schema(tool, config) {
+        definition["outputSchema"] = schema;
+    }
+    definition
+}
