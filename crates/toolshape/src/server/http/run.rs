@@ -89,7 +89,9 @@ pub(crate) async fn run(
         drop(cancel);
         return response::answer_stream(Some(first), receiver, answer, None);
     }
-    let answer = call.run(&app.shared, None, cancelled).await;
+    // Boxed: the call's future is large (the tool's whole state machine),
+    // and this handler's future is moved and boxed by the router per request.
+    let answer = Box::pin(call.run(&app.shared, None, cancelled)).await;
     drop(in_flight);
     drop(permit);
     drop(cancel);
