@@ -9,7 +9,8 @@
 //!   `message`), 422 `message` and `parameter_errors`, any other 4xx a
 //!   `message`;
 //! - validation comes before the tool: `Tools.double` succeeds only for an
-//!   integer `n` in 0..=1000, and its value is then `2n`; `Tools.bad`, whose
+//!   integer `n` in 0..=1000 (by JSON Schema: `10.00` is one), and its value
+//!   is then `2n`; `Tools.bad`, whose
 //!   output breaks its schema, never succeeds.
 
 #![no_main]
@@ -91,9 +92,14 @@ fuzz_target!(|data: &[u8]| {
             let sent: Value = serde_json::from_slice(data).unwrap_or(Value::Null);
             if let (Some((tool, input)), Some(true)) = (call_of(&sent), success) {
                 if tool.starts_with("Tools.double") {
-                    let n = input.get("n").and_then(Value::as_u64);
-                    assert!(n.is_some_and(|n| n <= 1000), "double ran on {input}: {answer}");
-                    assert_eq!(result["value"].as_u64(), n.map(|n| n * 2), "{answer}");
+                    // JSON Schema's integer: any number without a fraction
+                    // (`10.00` is one).
+                    let n = input
+                        .get("n")
+                        .and_then(Value::as_f64)
+                        .filter(|n| n.fract() == 0.0 && (0.0..=1000.0).contains(n));
+                    assert!(n.is_some(), "double ran on {input}: {answer}");
+                    assert_eq!(result["value"].as_f64(), n.map(|n| n * 2.0), "{answer}");
                 }
                 assert!(!tool.starts_with("Tools.bad"), "bad output passed: {answer}");
             }

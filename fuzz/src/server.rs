@@ -36,7 +36,9 @@ pub fn tools() -> Vec<Tool> {
             json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1000}}, "required": ["n"]}),
             Some(json!({"type": "integer"})),
             |_: ToolContext, arguments: Value| async move {
-                let n = arguments.get("n").and_then(Value::as_u64).unwrap_or(0);
+                // An integer by JSON Schema, whatever its spelling (`10`,
+                // `10.0`, `1e1`); validated to 0..=1000, so the cast is exact.
+                let n = arguments.get("n").and_then(Value::as_f64).unwrap_or(0.0) as u64;
                 Ok(ToolOutput::structured(json!(n * 2)))
             },
         ),
