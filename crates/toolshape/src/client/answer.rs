@@ -91,17 +91,4 @@ impl ResultJson {
             Source::Cut { message, start } => (message, start),
         }
     }
-
-    /// The result as checked JSON text.
-    pub(crate) fn into_raw(self) -> Result<Box<RawValue>, ClientError> {
-        match self.0 {
-            Source::Read(raw) => Ok(raw),
-            Source::Cut { .. } => match serde_json::from_str(self.text()) {
-                Ok(raw) => Ok(raw),
-                Err(error) => self
-                    .reread()?
-                    .ok_or_else(|| ClientError::invalid(format!("invalid response: {error}"))),
-            },
-        }
-    }
 }

@@ -80,7 +80,7 @@ impl Client {
             if !rounds || !may_be_input_required(answer.text()) {
                 return Ok(answer);
             }
-            let raw = answer.into_raw()?;
+            let raw: Box<RawValue> = answer.parse(method)?;
             if !is_input_required(&raw) {
                 return Ok(ResultJson::read(raw));
             }

@@ -27,7 +27,6 @@ pub(crate) type WireResult = CallToolResult<Box<RawValue>>;
 /// A successful call's result: built from its output, or, relayed from
 /// another server on the same revision, as that server wrote it (JSON text
 /// a parser read as one value: see [`ReceivedResult`]).
-///
 #[derive(Debug)]
 pub(crate) enum Shaped {
     Built(WireResult),
