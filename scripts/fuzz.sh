@@ -55,6 +55,7 @@ logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 failed=0
 rows=()
+findings=()
 for target in "${targets[@]}"; do
   echo "== $target: ${seconds} s"
   log="$logs/$target.log"
@@ -75,6 +76,14 @@ for target in "${targets[@]}"; do
     finding="FOUND: ${reason:-exit $status} ${artifact:+($artifact)}"
     echo "--- $target: the end of its log"
     tail -40 "$log"
+    # The message and the input itself go last, where a CI log's tail keeps
+    # them: a finding on a fresh machine must be reproducible from its log.
+    message="$(awk '/panicked at/ {on=1; next} on && /^(stack backtrace|note:|==)/ {exit} on' "$log" | head -c 600)"
+    findings+=("- \`$target\`: ${message:-see its log above}")
+    if [ -n "${artifact:-}" ] && [ -f "fuzz/${artifact#*/fuzz/}" ]; then artifact="fuzz/${artifact#*/fuzz/}"; fi
+    if [ -n "${artifact:-}" ] && [ -f "$artifact" ]; then
+      findings+=("  input ($(wc -c <"$artifact" | tr -d ' ') bytes, base64): $(head -c 3000 "$artifact" | base64 -w0)")
+    fi
   fi
   rows+=("| \`$target\` | $seconds | ${execs:-?} | ${rate:-?} | $corpus | $finding |")
 done
@@ -83,4 +92,9 @@ echo
 echo "| target | seconds | executions | per second | corpus | findings |"
 echo "|---|---:|---:|---:|---:|---|"
 printf '%s\n' "${rows[@]}"
+if [ "${#findings[@]}" -gt 0 ]; then
+  echo
+  echo "Findings (reproduce: base64 -d > input; cd fuzz && cargo +nightly fuzz run TARGET input):"
+  printf '%s\n' "${findings[@]}"
+fi
 exit "$failed"

@@ -189,3 +189,102 @@ fn boolean_schemas_wrap() {
     assert_same(json!(true), &[json!(1), json!(null)], &[]);
     assert_same(json!(false), &[], &[json!(1), json!(null)]);
 }
+
+/// Found by the fuzzer (CI's 20 s run): an `$id` that names the document
+/// itself (`""`, or the validator's own base URI) made the wrapped schema
+/// look like its own resource, so its pointers were left to resolve against
+/// the wrapper, and the wrapped form did not compile. Such an id is no
+/// resource: it is dropped and the pointers rewritten, in every spelling.
+#[test]
+fn an_id_naming_the_document_itself_is_no_resource() {
+    for (dialect, id, value, definitions) in [
+        (
+            "https://json-schema.org/draft/2020-12/schema",
+            "$id",
+            "",
+            "$defs",
+        ),
+        (
+            "https://json-schema.org/draft/2020-12/schema",
+            "$id",
+            "json-schema:///",
+            "$defs",
+        ),
+        (
+            "https://json-schema.org/draft/2020-12/schema",
+            "$id",
+            ".",
+            "$defs",
+        ),
+        (
+            "http://json-schema.org/draft-07/schema#",
+            "$id",
+            "",
+            "definitions",
+        ),
+        (
+            "http://json-schema.org/draft-04/schema#",
+            "id",
+            "",
+            "definitions",
+        ),
+    ] {
+        let schema = json!({
+            "$schema": dialect,
+            id: value,
+            "type": "array",
+            "items": {"$ref": format!("#/{definitions}/leaf")},
+            definitions: {"leaf": {"type": "string"}}
+        });
+        assert_same(schema.clone(), &[json!(["a"])], &[json!([1]), json!("a")]);
+        let inner = &wrap_output_schema(&schema)["properties"]["result"];
+        assert!(inner.get(id).is_none(), "{inner}");
+    }
+}
+
+/// References that reach the document by a URI other than a bare fragment
+/// (the validator's base URI, or from inside an embedded resource, or under
+/// an embedded id that names the document) are re-pointed too.
+#[test]
+fn references_to_the_document_by_full_uri_are_rewritten() {
+    let leaf = json!({"type": "string"});
+    for schema in [
+        json!({"items": {"$ref": "json-schema:///#/$defs/leaf"}, "$defs": {"leaf": leaf}}),
+        json!({"items": {"$ref": "#/$defs/inner"}, "$defs": {
+            "inner": {"$id": "https://example.com/inner", "$ref": "json-schema:///#/$defs/leaf"},
+            "leaf": leaf
+        }}),
+        json!({"items": {"$ref": "#/$defs/inner"}, "$defs": {
+            "inner": {"$id": "", "$ref": "#/$defs/leaf"},
+            "leaf": leaf
+        }}),
+    ] {
+        let mut schema = schema;
+        schema["type"] = json!("array");
+        assert_same(schema, &[json!(["a"])], &[json!([1])]);
+    }
+}
+
+/// The wrapper's two levels: a schema at the depth bound compiles, its
+/// wrapped form does not (registration refuses such a tool, see
+/// `crates/toolshape/tests/registration.rs`).
+#[test]
+fn the_wrapper_adds_two_levels() {
+    let engine = SchemaEngine::default();
+    let depth = toolshape_schema::Limits::default().max_schema_depth;
+    let mut nested = json!(1);
+    // `const` is one level, the array around the value one more each.
+    for _ in 0..depth - 1 {
+        nested = Value::Array(vec![nested]);
+    }
+    let schema = json!({"const": nested});
+    assert!(engine.compile(&schema).is_ok());
+    let refused = engine.compile(&wrap_output_schema(&schema));
+    assert!(
+        matches!(
+            refused.as_ref().err().map(|e| e.kind()),
+            Some(toolshape_schema::SchemaErrorKind::TooDeep { .. })
+        ),
+        "{refused:?}"
+    );
+}

@@ -93,7 +93,8 @@ pub enum RegistrationError {
     Schema {
         /// The tool.
         tool: String,
-        /// `inputSchema` or `outputSchema`.
+        /// `inputSchema`, `outputSchema`, or the wrapped `outputSchema`
+        /// that 2025-06-18 and 2025-11-25 peers get for a non-object output.
         which: &'static str,
         /// Why.
         #[source]
@@ -277,6 +278,16 @@ impl RegisteredTool {
             .output_schema
             .as_ref()
             .is_none_or(mcp::is_object_rooted);
+        // What peers that need an object root get instead: checked against
+        // the same bounds, so no peer is sent a schema this engine refuses.
+        let wrapped_output = match &tool.output_schema {
+            Some(schema) if !output_object_rooted => {
+                let wrapped = mcp::wrap_output_schema(schema);
+                compile(&wrapped, "the wrapped outputSchema for 2025 revisions")?;
+                Some(wrapped)
+            }
+            _ => None,
+        };
 
         let mut definition = ToolDefinition::new(name.clone(), tool.input_schema);
         definition.title = tool.title;
@@ -289,7 +300,7 @@ impl RegisteredTool {
         let wire = ProtocolVersion::ALL
             .iter()
             .map(|version| {
-                let shaped = shape_definition(&definition, *version, output_object_rooted);
+                let shaped = shape_definition(&definition, *version, wrapped_output.as_ref());
                 serde_json::value::to_raw_value(&shaped).map_err(|source| {
                     RegistrationError::Serialize {
                         tool: name.clone(),
@@ -328,18 +339,21 @@ impl RegisteredTool {
 }
 
 /// The definition as a peer on `version` may see it: nothing its revision does
-/// not define, and an object-rooted `outputSchema` where it requires one.
+/// not define, and `wrapped_output` (the wrapped form of a non-object
+/// `outputSchema`) where it requires an object root.
 fn shape_definition(
     definition: &ToolDefinition,
     version: ProtocolVersion,
-    object_rooted: bool,
+    wrapped_output: Option<&Value>,
 ) -> ToolDefinition {
     let mut shaped = definition.clone();
     if !version.supports_structured_output() {
         shaped.output_schema = None;
         shaped.title = None;
-    } else if !version.allows_any_structured_content() && !object_rooted {
-        shaped.output_schema = shaped.output_schema.as_ref().map(mcp::wrap_output_schema);
+    } else if !version.allows_any_structured_content()
+        && let Some(wrapped) = wrapped_output
+    {
+        shaped.output_schema = Some(wrapped.clone());
         let meta = shaped.meta.get_or_insert_with(Meta::new);
         meta.insert(
             keys::WRAPPED_OUTPUT.into(),

@@ -1,0 +1,269 @@
+//! The legacy wrapping of a non-object output schema, and the reference
+//! rewriting that keeps its meaning.
+
+use referencing::Uri;
+use serde_json::{Map, Value, json};
+
+use super::WRAPPED_RESULT_KEY;
+use crate::dialect::Dialect;
+use crate::resolve::DEFAULT_BASE;
+use crate::walk;
+
+/// The `$id` given to a wrapped schema that refers to its own root in a way
+/// no pointer rewriting can express (a 2019-09 `$recursiveRef`, which may
+/// only be `#`). Relative, so that relative references resolve as before.
+pub const WRAPPED_RESOURCE_ID: &str = "dev.toolshape.wrapped-output";
+
+/// The wrapped form of an output schema for revisions that need an object root:
+/// `{"type":"object","properties":{"result": schema},"required":["result"]}`.
+///
+/// It accepts `{"result": v}` exactly when `schema` accepts `v`. References
+/// that point into the document by JSON Pointer (`#`, `#/...`, or any URI
+/// that resolves to the document's own) are rewritten to point into
+/// `/properties/result`; `$schema` moves to the new root. A schema with an
+/// `$id` of its own (`id` in draft-04) keeps its references unchanged, being
+/// its own resource; an `$id` that names the document itself (`""`) is
+/// dropped, the wrapper now being that document. A schema using 2019-09's
+/// `$recursiveRef` or `$recursiveAnchor` anywhere is given the `$id`
+/// [`WRAPPED_RESOURCE_ID`]. Anchors and embedded resources keep working.
+///
+/// The wrapper adds two levels of nesting, one subschema and some 60 bytes:
+/// a schema at the very edge of the engine's [`crate::Limits`] may compile
+/// where its wrapped form does not.
+pub fn wrap_output_schema(schema: &Value) -> Value {
+    let mut inner = schema.clone();
+    let dialect = inner.as_object_mut().and_then(|map| map.remove("$schema"));
+    let declared = dialect
+        .as_ref()
+        .and_then(Value::as_str)
+        .and_then(Dialect::from_uri);
+    let rules = IdRules::of(declared);
+    let document = default_base();
+    let mut base = rules.base_of(&inner, &document);
+    if base.as_ref() == Some(&document)
+        && let Some(map) = inner.as_object_mut()
+    {
+        // An id naming the document itself: the wrapper is that document now.
+        map.remove(rules.keyword);
+    }
+    // Before 2019-09 `$recursiveRef` means nothing (and an `$id` beside a
+    // root `$ref` would be ignored).
+    if base.as_ref().is_none_or(|base| *base == document)
+        && !rules.ref_hides_siblings
+        && uses_recursive_keywords(&inner)
+        && let Some(map) = inner.as_object_mut()
+    {
+        map.insert("$id".into(), json!(WRAPPED_RESOURCE_ID));
+        base = rules.base_of(&inner, &document);
+    }
+    if let Some(own) = &base
+        && *own != document
+        && let (Some(map), Some(dialect)) = (inner.as_object_mut(), dialect.clone())
+    {
+        // Its own resource: its dialect goes with it.
+        map.insert("$schema".into(), dialect);
+    }
+    let rewrite = Rewrite { rules, document };
+    let base = base.unwrap_or_else(|| rewrite.document.clone());
+    rewrite.below(&mut inner, &base);
+    let mut root = Map::new();
+    if let Some(dialect) = dialect {
+        root.insert("$schema".into(), dialect);
+    }
+    root.insert("type".into(), json!("object"));
+    root.insert("properties".into(), json!({ WRAPPED_RESULT_KEY: inner }));
+    root.insert("required".into(), json!([WRAPPED_RESULT_KEY]));
+    Value::Object(root)
+}
+
+/// The base URI of a document that declares none.
+fn default_base() -> Uri<String> {
+    #[allow(clippy::expect_used)]
+    referencing::uri::from_str(DEFAULT_BASE).expect("a constant URI that parses")
+}
+
+/// How a dialect names a resource.
+#[derive(Debug, Clone, Copy)]
+struct IdRules {
+    /// `id` in draft-04, `$id` after.
+    keyword: &'static str,
+    /// Draft-04 to draft-07: beside `$ref`, every other keyword (its id
+    /// too) is ignored.
+    ref_hides_siblings: bool,
+}
+
+impl IdRules {
+    fn of(dialect: Option<Dialect>) -> IdRules {
+        IdRules {
+            keyword: if dialect == Some(Dialect::Draft4) {
+                "id"
+            } else {
+                "$id"
+            },
+            ref_hides_siblings: matches!(
+                dialect,
+                Some(Dialect::Draft4 | Dialect::Draft6 | Dialect::Draft7)
+            ),
+        }
+    }
+
+    /// The base URI `schema` sets for what is below it, when it sets one:
+    /// an id that is more than a fragment, not hidden by a `$ref`, resolved
+    /// against `base`.
+    fn base_of(self, schema: &Value, base: &Uri<String>) -> Option<Uri<String>> {
+        if self.ref_hides_siblings && schema.get("$ref").is_some() {
+            return None;
+        }
+        let id = schema.get(self.keyword).and_then(Value::as_str)?;
+        if id.starts_with('#') {
+            return None;
+        }
+        let resolved = referencing::uri::resolve_against(&base.borrow(), id).ok()?;
+        Some(if resolved.has_fragment() {
+            resolved.strip_fragment().into()
+        } else {
+            resolved
+        })
+    }
+}
+
+/// Whether `schema` or anything below it, embedded resources included,
+/// uses 2019-09's `$recursiveRef` or `$recursiveAnchor`: their meaning
+/// depends on which schema is a resource's root, so the wrapped schema must
+/// stay one.
+fn uses_recursive_keywords(schema: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if map.contains_key("$recursiveRef") || map.contains_key("$recursiveAnchor") {
+        return true;
+    }
+    let mut found = false;
+    walk::for_each_subschema(map, |edge| {
+        found = found || uses_recursive_keywords(edge.schema);
+    });
+    found
+}
+
+/// One subschema below a schema: where it is, and the base URI it sets.
+struct Step {
+    keyword: String,
+    name: Option<String>,
+    index: Option<usize>,
+    base: Option<Uri<String>>,
+}
+
+/// Re-points references into the original document so that they reach
+/// it under `/properties/result`.
+struct Rewrite {
+    rules: IdRules,
+    /// The base URI of the original document, and of the wrapper.
+    document: Uri<String>,
+}
+
+impl Rewrite {
+    /// Rewrites the references of `schema` (whose base URI is `base`) and
+    /// of every subschema below it, embedded resources included.
+    fn below(&self, schema: &mut Value, base: &Uri<String>) {
+        let Value::Object(map) = schema else {
+            return;
+        };
+        for keyword in ["$ref", "$dynamicRef"] {
+            if let Some(Value::String(reference)) = map.get_mut(keyword)
+                && let Some(rewritten) = self.reference(reference, base)
+            {
+                *reference = rewritten;
+            }
+        }
+        // Collect the paths first: the walker borrows immutably.
+        let mut steps: Vec<Step> = Vec::new();
+        walk::for_each_subschema(map, |edge| {
+            let (name, index) = match edge.key {
+                Some(walk::Key::Name(name)) => (Some(name.to_owned()), None),
+                Some(walk::Key::Index(index)) => (None, Some(index)),
+                None => (None, None),
+            };
+            steps.push(Step {
+                keyword: edge.keyword.to_owned(),
+                name,
+                index,
+                base: self.rules.base_of(edge.schema, base),
+            });
+        });
+        for Step {
+            keyword,
+            name,
+            index,
+            base: child_base,
+        } in steps
+        {
+            let Some(holder) = map.get_mut(&keyword) else {
+                continue;
+            };
+            let child = match (name, index) {
+                (Some(name), _) => holder.get_mut(&name),
+                (None, Some(index)) => holder.get_mut(index),
+                (None, None) => Some(holder),
+            };
+            if let Some(child) = child {
+                self.below(child, child_base.as_ref().unwrap_or(base));
+            }
+        }
+    }
+
+    /// The rewritten form of `reference` (found where the base URI is
+    /// `base`) when it points into the original document by JSON Pointer.
+    fn reference(&self, reference: &str, base: &Uri<String>) -> Option<String> {
+        // An empty reference is left alone: the validator reads it as no
+        // reference at all, in the original and the wrapper alike.
+        if reference.is_empty() {
+            return None;
+        }
+        let target = referencing::uri::resolve_against(&base.borrow(), reference).ok()?;
+        let pointer = target.fragment().map_or("", |fragment| fragment.as_str());
+        if !(pointer.is_empty() || pointer.starts_with('/')) {
+            return None;
+        }
+        let document = target.as_str().split('#').next().unwrap_or_default();
+        if document != self.document.as_str() {
+            return None;
+        }
+        // Within an embedded resource only the full URI reaches the document.
+        let mut rewritten = if *base == self.document {
+            String::from("#")
+        } else {
+            format!("{DEFAULT_BASE}#")
+        };
+        rewritten.push_str("/properties/");
+        rewritten.push_str(WRAPPED_RESULT_KEY);
+        rewritten.push_str(pointer);
+        Some(rewritten)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_rewrites_pointers_but_not_data() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "array",
+            "items": {"$ref": "#/$defs/entry"},
+            "$defs": {"entry": {"type": "object", "properties": {"next": {"$ref": "#"}}}},
+            "examples": [{"$ref": "#/not/a/schema"}]
+        });
+        let wrapped = wrap_output_schema(&schema);
+        assert_eq!(wrapped["$schema"], schema["$schema"]);
+        assert_eq!(wrapped["required"], json!(["result"]));
+        let inner = &wrapped["properties"]["result"];
+        assert_eq!(inner["items"]["$ref"], "#/properties/result/$defs/entry");
+        assert_eq!(
+            inner["$defs"]["entry"]["properties"]["next"]["$ref"],
+            "#/properties/result"
+        );
+        assert_eq!(inner["examples"][0]["$ref"], "#/not/a/schema");
+        assert!(inner.get("$schema").is_none());
+    }
+}
