@@ -288,3 +288,24 @@ fn the_wrapper_adds_two_levels() {
         "{refused:?}"
     );
 }
+
+/// Percent-escaped pointers (`a%20b` for the name `a b`) keep their escapes.
+#[test]
+fn escaped_pointers_are_rewritten_as_written() {
+    for (escaped, name) in [("a%20b", "a b"), ("%C3%A9", "é"), ("a~1b", "a/b")] {
+        for reference in [
+            format!("#/$defs/{escaped}"),
+            format!("json-schema:///#/$defs/{escaped}"),
+        ] {
+            assert_same(
+                json!({
+                    "type": "array",
+                    "items": {"$ref": reference},
+                    "$defs": {name: {"type": "string"}}
+                }),
+                &[json!(["a"])],
+                &[json!([1])],
+            );
+        }
+    }
+}

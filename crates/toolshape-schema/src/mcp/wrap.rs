@@ -219,24 +219,35 @@ impl Rewrite {
         if reference.is_empty() {
             return None;
         }
-        let target = referencing::uri::resolve_against(&base.borrow(), reference).ok()?;
-        let pointer = target.fragment().map_or("", |fragment| fragment.as_str());
+        let at_document = *base == self.document;
+        // A fragment is read as written (the validator takes characters a
+        // URI would need escaped): it reaches the document only from it.
+        let pointer = match reference.strip_prefix('#') {
+            Some(fragment) if at_document => fragment.to_owned(),
+            Some(_) => return None,
+            None => {
+                let target = referencing::uri::resolve_against(&base.borrow(), reference).ok()?;
+                let document = target.as_str().split('#').next().unwrap_or_default();
+                if document != self.document.as_str() {
+                    return None;
+                }
+                target
+                    .fragment()
+                    .map_or_else(String::new, |fragment| fragment.as_str().to_owned())
+            }
+        };
         if !(pointer.is_empty() || pointer.starts_with('/')) {
             return None;
         }
-        let document = target.as_str().split('#').next().unwrap_or_default();
-        if document != self.document.as_str() {
-            return None;
-        }
         // Within an embedded resource only the full URI reaches the document.
-        let mut rewritten = if *base == self.document {
+        let mut rewritten = if at_document {
             String::from("#")
         } else {
             format!("{DEFAULT_BASE}#")
         };
         rewritten.push_str("/properties/");
         rewritten.push_str(WRAPPED_RESULT_KEY);
-        rewritten.push_str(pointer);
+        rewritten.push_str(&pointer);
         Some(rewritten)
     }
 }
