@@ -16,9 +16,8 @@ use toolshape::client::{Client, ClientErrorKind, Negotiation};
 use toolshape::protocol::ProtocolVersion;
 use toolshape::{CallOptions, HttpOptions, Tool, ToolError};
 
-use http_support::{
-    EchoOut, LEGACY, MODERN, Recorder, Serving, SleepOut, TIMEOUT, request, session_post,
-};
+use http_support::recorder::{Recorded, Recorder};
+use http_support::{EchoOut, LEGACY, MODERN, Serving, SleepOut, TIMEOUT, request, session_post};
 
 const PINNED: Negotiation = Negotiation::Pinned(ProtocolVersion::V2025_11_25);
 
@@ -455,7 +454,7 @@ async fn an_ended_session_is_replaced_by_a_new_one() {
     let serving = Serving::start(HttpOptions::default()).await;
     let recorder = Recorder::start(&serving.url).await;
     let client = connect(&recorder.url, PINNED).await;
-    let session_of = |entry: &http_support::Recorded| {
+    let session_of = |entry: &Recorded| {
         entry
             .response_headers
             .get("mcp-session-id")
