@@ -9,7 +9,7 @@ use serde_json::Value;
 
 mod wrap;
 
-pub use wrap::{WRAPPED_RESOURCE_ID, wrap_output_schema};
+pub use wrap::{WRAPPED_RESOURCE_ID, unwrap_output_schema, wrap_output_schema};
 
 /// The property a wrapped output is carried in.
 pub const WRAPPED_RESULT_KEY: &str = "result";

@@ -7,10 +7,11 @@
 
 use serde_json::{Value, json};
 use toolshape_schema::SchemaEngine;
-use toolshape_schema::mcp::wrap_output_schema;
+use toolshape_schema::mcp::{unwrap_output_schema, wrap_output_schema};
 
-/// Whether `schema` accepts `instance`, and its wrapped form `{"result": instance}`.
-fn verdicts(schema: &Value, instance: &Value) -> (bool, bool) {
+/// Whether `schema` accepts `instance`; its wrapped form `{"result":
+/// instance}`; and the wrapped form unwrapped again, `instance`.
+fn verdicts(schema: &Value, instance: &Value) -> (bool, bool, bool) {
     let engine = SchemaEngine::default();
     let original = engine
         .compile(schema)
@@ -19,16 +20,21 @@ fn verdicts(schema: &Value, instance: &Value) -> (bool, bool) {
     let wrapped = engine.compile(&wrapped_schema).unwrap_or_else(|e| {
         panic!("the wrapped form of {schema} is refused: {e}\n{wrapped_schema}")
     });
+    let unwrapped_schema = unwrap_output_schema(&wrapped_schema).unwrap();
+    let unwrapped = engine.compile(&unwrapped_schema).unwrap_or_else(|e| {
+        panic!("the unwrapped form of {wrapped_schema} is refused: {e}\n{unwrapped_schema}")
+    });
     (
         original.validate(instance).is_ok(),
         wrapped.validate(&json!({"result": instance})).is_ok(),
+        unwrapped.validate(instance).is_ok(),
     )
 }
 
 fn assert_same(schema: Value, accepted: &[Value], refused: &[Value]) {
     for (instances, expected) in [(accepted, true), (refused, false)] {
         for instance in instances {
-            let (bare, held) = verdicts(&schema, instance);
+            let (bare, held, unwrapped) = verdicts(&schema, instance);
             assert_eq!(bare, expected, "the original on {instance}: {schema}");
             assert_eq!(
                 held,
@@ -36,6 +42,7 @@ fn assert_same(schema: Value, accepted: &[Value], refused: &[Value]) {
                 "the wrapped form on {instance}: {}",
                 wrap_output_schema(&schema)
             );
+            assert_eq!(unwrapped, expected, "unwrapped again, on {instance}");
         }
     }
 }
@@ -308,4 +315,47 @@ fn escaped_pointers_are_rewritten_as_written() {
             );
         }
     }
+}
+
+/// The original's own `result` property, referred to by pointer: wrapping
+/// puts it under `/properties/result/properties/result`, unwrapping takes
+/// one `/properties/result` off, not two.
+#[test]
+fn a_result_property_of_the_original_survives_the_round_trip() {
+    assert_same(
+        json!({
+            "type": ["object", "array"],
+            "properties": {"result": {"type": "string"}},
+            "items": {"$ref": "#/properties/result"}
+        }),
+        &[json!(["a"]), json!({"result": "a"})],
+        &[json!([1]), json!({"result": 1})],
+    );
+}
+
+/// Another server's wrapper (FastMCP's) keeps the definitions at its root
+/// and refers to them from inside `result`: unwrapping carries them along,
+/// beside the inner schema's own.
+#[test]
+fn unwrapping_carries_the_wrappers_root_definitions() {
+    let engine = SchemaEngine::default();
+    let wrapper = json!({
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Leaf"}}},
+        "required": ["result"],
+        "$defs": {"Leaf": {"type": "string"}},
+        "x-fastmcp-wrap-result": true
+    });
+    let mut with_own = wrapper.clone();
+    with_own["$defs"]["Leaf"] = json!({"$ref": "#/properties/result/$defs/Inner"});
+    with_own["properties"]["result"]["$defs"] = json!({"Inner": {"type": "string"}});
+    for wrapper in [wrapper, with_own] {
+        let unwrapped = unwrap_output_schema(&wrapper).unwrap();
+        let compiled = engine
+            .compile(&unwrapped)
+            .unwrap_or_else(|e| panic!("{unwrapped}: {e}"));
+        assert!(compiled.validate(&json!(["a"])).is_ok(), "{unwrapped}");
+        assert!(compiled.validate(&json!([1])).is_err(), "{unwrapped}");
+    }
+    assert_eq!(unwrap_output_schema(&json!({"type": "object"})), None);
 }

@@ -2,6 +2,7 @@
 //! rewriting that keeps its meaning.
 
 use referencing::Uri;
+use serde_json::map::Entry;
 use serde_json::{Map, Value, json};
 
 use super::WRAPPED_RESULT_KEY;
@@ -63,7 +64,12 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
         // Its own resource: its dialect goes with it.
         map.insert("$schema".into(), dialect);
     }
-    let rewrite = Rewrite { rules, document };
+    let rewrite = Rewrite {
+        rules,
+        document,
+        from: "",
+        to: WRAPPED_POINTER,
+    };
     let base = base.unwrap_or_else(|| rewrite.document.clone());
     rewrite.below(&mut inner, &base);
     let mut root = Map::new();
@@ -74,6 +80,81 @@ pub fn wrap_output_schema(schema: &Value) -> Value {
     root.insert("properties".into(), json!({ WRAPPED_RESULT_KEY: inner }));
     root.insert("required".into(), json!([WRAPPED_RESULT_KEY]));
     Value::Object(root)
+}
+
+/// Where a wrapped schema holds the original: `/properties/result`.
+const WRAPPED_POINTER: &str = "/properties/result";
+
+/// The schema of the value inside a wrapped output schema, `schema` being
+/// `{"type":"object","properties":{"result": inner}, ...}` as
+/// [`wrap_output_schema`] or another server built it: `inner`, with the
+/// wrapper's `$schema` where it has none, the wrapper's `$defs` and
+/// `definitions` beside its own (some wrappers keep definitions at their
+/// root; its own win a name both have), references into
+/// `/properties/result` re-pointed at the new root, and the
+/// [`WRAPPED_RESOURCE_ID`] wrapping may have given it removed. The inverse
+/// of [`wrap_output_schema`]. `None` when `schema` holds no `result` property.
+pub fn unwrap_output_schema(schema: &Value) -> Option<Value> {
+    let inner = schema.get("properties")?.get(super::WRAPPED_RESULT_KEY)?;
+    let declared = schema
+        .get("$schema")
+        .and_then(Value::as_str)
+        .and_then(Dialect::from_uri);
+    let rules = IdRules::of(declared);
+    let rewrite = Rewrite {
+        rules,
+        document: default_base(),
+        from: WRAPPED_POINTER,
+        to: "",
+    };
+    let document = rewrite.document.clone();
+    let mut unwrapped = match inner {
+        Value::Object(_) => inner.clone(),
+        Value::Bool(true) => Value::Object(Map::new()),
+        other => return Some(other.clone()),
+    };
+    let base = rules
+        .base_of(inner, &document)
+        .unwrap_or_else(|| document.clone());
+    rewrite.below(&mut unwrapped, &base);
+    if let Some(map) = unwrapped.as_object_mut()
+        && map.get("$id").and_then(Value::as_str) == Some(WRAPPED_RESOURCE_ID)
+    {
+        // The id wrapping gave it: the original had none.
+        map.remove("$id");
+    }
+    let Some(map) = unwrapped.as_object_mut() else {
+        return Some(unwrapped);
+    };
+    if let Some(dialect) = schema.get("$schema")
+        && !map.contains_key("$schema")
+    {
+        map.insert("$schema".into(), dialect.clone());
+    }
+    for key in ["$defs", "definitions"] {
+        let Some(Value::Object(definitions)) = schema.get(key) else {
+            continue;
+        };
+        // Read where they were: at the wrapper's root.
+        let mut carried = json!({ key: definitions });
+        rewrite.below(&mut carried, &document);
+        let Some(Value::Object(carried)) = carried.get_mut(key).map(Value::take) else {
+            continue;
+        };
+        match map.entry(key) {
+            Entry::Vacant(entry) => {
+                entry.insert(Value::Object(carried));
+            }
+            Entry::Occupied(mut entry) => {
+                if let Value::Object(own) = entry.get_mut() {
+                    for (name, definition) in carried {
+                        own.entry(name).or_insert(definition);
+                    }
+                }
+            }
+        }
+    }
+    Some(unwrapped)
 }
 
 /// The base URI of a document that declares none.
@@ -153,12 +234,15 @@ struct Step {
     base: Option<Uri<String>>,
 }
 
-/// Re-points references into the original document so that they reach
-/// it under `/properties/result`.
+/// Re-points references into the document by JSON Pointer: those under
+/// `from` go under `to` instead (into `/properties/result` when wrapping,
+/// out of it when unwrapping).
 struct Rewrite {
     rules: IdRules,
     /// The base URI of the original document, and of the wrapper.
     document: Uri<String>,
+    from: &'static str,
+    to: &'static str,
 }
 
 impl Rewrite {
@@ -236,7 +320,8 @@ impl Rewrite {
                     .map_or_else(String::new, |fragment| fragment.as_str().to_owned())
             }
         };
-        if !(pointer.is_empty() || pointer.starts_with('/')) {
+        let rest = pointer.strip_prefix(self.from)?;
+        if !(rest.is_empty() || rest.starts_with('/')) {
             return None;
         }
         // Within an embedded resource only the full URI reaches the document.
@@ -245,9 +330,8 @@ impl Rewrite {
         } else {
             format!("{DEFAULT_BASE}#")
         };
-        rewritten.push_str("/properties/");
-        rewritten.push_str(WRAPPED_RESULT_KEY);
-        rewritten.push_str(&pointer);
+        rewritten.push_str(self.to);
+        rewritten.push_str(rest);
         Some(rewritten)
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use toolshape_protocol::http::ParamHeaders;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{ListToolsResult, ToolDefinition, methods};
-use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
+use toolshape_schema::mcp;
 use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError};
 
 use super::Client;
@@ -81,30 +81,16 @@ fn is_wrapped(definition: &ToolDefinition) -> bool {
 
 /// The schema of the value a [`Client`] call hands back for this listed
 /// tool: its `outputSchema`, or, when the server wraps its output as
-/// `{"result": value}` for an older revision, the schema of `value` (with
-/// the root's `$schema`, `$defs` and `definitions`, so references still
+/// `{"result": value}` for an older revision, the schema of `value`
+/// ([`toolshape_schema::mcp::unwrap_output_schema`]: the root's `$schema`,
+/// `$defs` and `definitions` carried, references re-pointed, so they still
 /// resolve). `None` when the tool declares no `outputSchema`.
 pub fn unwrapped_output_schema(definition: &ToolDefinition) -> Option<Value> {
     let schema = definition.output_schema.as_ref()?;
-    let inner = is_wrapped(definition)
-        .then(|| schema.get("properties")?.get(WRAPPED_RESULT_KEY))
+    let unwrapped = is_wrapped(definition)
+        .then(|| mcp::unwrap_output_schema(schema))
         .flatten();
-    let Some(inner) = inner else {
-        return Some(schema.clone());
-    };
-    let mut root = match inner {
-        Value::Object(map) => map.clone(),
-        Value::Bool(true) => serde_json::Map::new(),
-        other => return Some(other.clone()),
-    };
-    for key in ["$schema", "$defs", "definitions"] {
-        if let Some(value) = schema.get(key)
-            && !root.contains_key(key)
-        {
-            root.insert(key.to_owned(), value.clone());
-        }
-    }
-    Some(Value::Object(root))
+    Some(unwrapped.unwrap_or_else(|| schema.clone()))
 }
 
 /// A complete listing.
