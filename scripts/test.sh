@@ -9,6 +9,7 @@ step() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "format, lints and docs"
 cargo fmt --all -- --check
+cargo fmt --manifest-path fuzz/Cargo.toml --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 # The fuzz targets are a workspace of their own: its lock file must follow the crates' dependencies.

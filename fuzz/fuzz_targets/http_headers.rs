@@ -19,11 +19,11 @@ use axum::http::{HeaderName, HeaderValue, Request, StatusCode};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
-use tower::ServiceExt;
 use toolshape::HttpOptions;
 use toolshape_fuzz::{json_pair, runtime, server};
 use toolshape_protocol::http::{ParamHeaders, decode_value, encode_value, names};
 use toolshape_protocol::{Incoming, Response, classify};
+use tower::ServiceExt;
 
 fn check_sentinel(text: &str) {
     let encoded = encode_value(text);
@@ -113,7 +113,9 @@ fn headers_match(headers: &Map<String, Value>, body: &Value) -> bool {
 fn check_endpoint(headers: &Map<String, Value>, body: &Value) {
     let mut request = Request::post("/mcp");
     for (name, value) in headers {
-        let Some(value) = value.as_str() else { continue };
+        let Some(value) = value.as_str() else {
+            continue;
+        };
         let (Ok(name), Ok(value)) = (
             HeaderName::from_bytes(name.as_bytes()),
             HeaderValue::from_str(value),

@@ -21,10 +21,10 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use tower::ServiceExt;
 use toolshape::ToolRegistry;
 use toolshape_fuzz::{runtime, server};
 use toolshape_otc::OtcOptions;
+use tower::ServiceExt;
 
 fn router() -> &'static axum::Router {
     static ROUTER: OnceLock<axum::Router> = OnceLock::new();
@@ -70,10 +70,17 @@ fuzz_target!(|data: &[u8]| {
             .unwrap_or_default();
         (status, body)
     });
-    assert!(!status.is_server_error(), "{status} for {:?}", String::from_utf8_lossy(data));
+    assert!(
+        !status.is_server_error(),
+        "{status} for {:?}",
+        String::from_utf8_lossy(data)
+    );
     let answer: Value = match serde_json::from_slice(&body) {
         Ok(answer) => answer,
-        Err(error) => panic!("{status}: not JSON ({error}): {:?}", String::from_utf8_lossy(&body)),
+        Err(error) => panic!(
+            "{status}: not JSON ({error}): {:?}",
+            String::from_utf8_lossy(&body)
+        ),
     };
     assert!(answer.is_object(), "{status}: {answer}");
     match status {
@@ -82,7 +89,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(result["call_id"].is_string(), "{answer}");
             let success = result["success"].as_bool();
             assert!(success.is_some(), "{answer}");
-            assert!(result["duration"].as_f64().is_some_and(|d| d >= 0.0), "{answer}");
+            assert!(
+                result["duration"].as_f64().is_some_and(|d| d >= 0.0),
+                "{answer}"
+            );
             if success == Some(false) {
                 assert!(result["error"]["message"].is_string(), "{answer}");
                 assert!(result.get("value").is_none(), "{answer}");
@@ -101,7 +111,10 @@ fuzz_target!(|data: &[u8]| {
                     assert!(n.is_some(), "double ran on {input}: {answer}");
                     assert_eq!(result["value"].as_f64(), n.map(|n| n * 2.0), "{answer}");
                 }
-                assert!(!tool.starts_with("Tools.bad"), "bad output passed: {answer}");
+                assert!(
+                    !tool.starts_with("Tools.bad"),
+                    "bad output passed: {answer}"
+                );
             }
         }
         StatusCode::UNPROCESSABLE_ENTITY => {

@@ -165,9 +165,11 @@ fn line(message: &Value) -> String {
 fn serve(version: ProtocolVersion, method: &str, params: Value, notify: bool) -> Vec<Response> {
     let mut input = String::new();
     if version.uses_initialize_handshake() {
-        input.push_str(&line(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+        input.push_str(&line(
+            &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
             "params": {"protocolVersion": version.as_str(), "capabilities": {},
-                       "clientInfo": {"name": "fuzz", "version": "0"}}})));
+                       "clientInfo": {"name": "fuzz", "version": "0"}}}),
+        ));
         input.push_str(&line(
             &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         ));
@@ -285,7 +287,11 @@ fuzz_target!(|data: &[u8]| {
             .iter()
             .partition(|answer| answer.id() == Some(&RequestId::String("after".into())));
         assert_eq!(after.len(), 1, "{version:?} {method}: {answers:?}");
-        assert_eq!(others.len(), usize::from(invalid), "{version:?} {method}: {answers:?}");
+        assert_eq!(
+            others.len(),
+            usize::from(invalid),
+            "{version:?} {method}: {answers:?}"
+        );
         for other in others {
             assert!(other.is_error() && other.id().is_none(), "{other:?}");
         }

@@ -30,6 +30,9 @@ fuzz_target!(|data: &[u8]| {
     let third = inline.validate(&instance);
     check_report(trusted, &third);
     if let (Some(a), Some(b)) = (verdict(&first), verdict(&third)) {
-        assert_eq!(a, b, "trusted and untrusted engines disagree: {first:?} / {third:?}");
+        assert_eq!(
+            a, b,
+            "trusted and untrusted engines disagree: {first:?} / {third:?}"
+        );
     }
 });

@@ -61,7 +61,9 @@ fn world() -> &'static World {
                 panic!("cannot create {}: {error}", dir.display());
             }
         }
-        let secret: String = (0..SECRET_LINES).map(|_| format!("{CANARY}-line\n")).collect();
+        let secret: String = (0..SECRET_LINES)
+            .map(|_| format!("{CANARY}-line\n"))
+            .collect();
         write(&outside.join(format!("{CANARY}-secret.txt")), &secret);
         let mut rows = String::from("a,b\n");
         for i in 0..SECRET_ROWS {
@@ -112,7 +114,10 @@ fn run(workspace: &Workspace, which: u8, text: &str) -> Option<(Value, Option<u6
         }
     }
     Some(match which % 9 {
-        0 => (answer(workspace.list_directory(input(json!({"path": text}))?)), None),
+        0 => (
+            answer(workspace.list_directory(input(json!({"path": text}))?)),
+            None,
+        ),
         1 => {
             let info = workspace.file_info(input(json!({"path": text}))?);
             let size = info.as_ref().ok().map(|info| info.size);
@@ -123,7 +128,11 @@ fn run(workspace: &Workspace, which: u8, text: &str) -> Option<(Value, Option<u6
                 .map(|text| text.lines);
             if let (Some(size), Some(lines)) = (size, lines) {
                 assert_ne!(lines, SECRET_LINES, "file_info counted the outside file");
-                assert_ne!(size, world().secret_size, "file_info sized the outside file");
+                assert_ne!(
+                    size,
+                    world().secret_size,
+                    "file_info sized the outside file"
+                );
             }
             (answer(info), None)
         }
@@ -143,9 +152,8 @@ fn run(workspace: &Workspace, which: u8, text: &str) -> Option<(Value, Option<u6
             None,
         ),
         7 => {
-            let analysis = workspace.analyze_dataset(input(
-                json!({"path": text, "analysisType": "descriptive"}),
-            )?);
+            let analysis = workspace
+                .analyze_dataset(input(json!({"path": text, "analysisType": "descriptive"}))?);
             let rows = analysis.as_ref().ok().map(|a| a.summary.total_rows);
             (answer(analysis), rows)
         }

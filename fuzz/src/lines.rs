@@ -86,7 +86,8 @@ pub fn check(expectation: &Expectation, answers: &[Response]) {
     let missing = owed.len() + (oversized - unmatched.len());
     if !expectation.cancels {
         assert_eq!(
-            missing, 0,
+            missing,
+            0,
             "answers never given: {owed:?} and {} for oversized lines",
             oversized - unmatched.len()
         );

@@ -103,7 +103,11 @@ pub fn server() -> &'static Server {
 struct Sink(Arc<Mutex<Vec<u8>>>);
 
 impl AsyncWrite for Sink {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -135,7 +135,10 @@ fn calls() -> Vec<(&'static str, Value)> {
         ("echo", json!({"a": [1, 2, {"b": null}]})),
         ("double", json!({"n": 21})),
         ("double", json!({"n": -1})),
-        ("header", json!({"region": "café", "count": 3, "flag": true})),
+        (
+            "header",
+            json!({"region": "café", "count": 3, "flag": true}),
+        ),
         ("fail", json!({})),
         ("bad", json!({})),
         ("slow", json!({})),
@@ -159,20 +162,31 @@ fn sessions(corpus: &mut Corpus) {
             text.push_str(&line(&json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": meta(json!({}))})));
         } else {
             text.push_str(&line(&initialize(revision)));
-            text.push_str(&line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})));
-            text.push_str(&line(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})));
+            text.push_str(&line(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ));
+            text.push_str(&line(
+                &json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}),
+            ));
         }
-        text.push_str(&line(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": meta(json!({}))})));
+        text.push_str(&line(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": meta(json!({}))}),
+        ));
         text.push_str(&line(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": meta(json!({"cursor": "bad"}))})));
         for (i, (tool, arguments)) in calls().into_iter().enumerate() {
             let params = meta(json!({"name": tool, "arguments": arguments}));
-            text.push_str(&line(&json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": params})));
+            text.push_str(&line(
+                &json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": params}),
+            ));
         }
         text.push_str(&line(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 16}})));
         text.push_str("{not json\r\n\n   \n[1,2]\n");
         text.push_str(&line(&json!({"jsonrpc": "2.0", "id": 99, "result": {}})));
         corpus.add("stdio_frames", text.clone());
-        corpus.add("jsonrpc_classify", text.lines().next().unwrap_or_default().to_owned());
+        corpus.add(
+            "jsonrpc_classify",
+            text.lines().next().unwrap_or_default().to_owned(),
+        );
     }
     // A line over the limit, with its id first and last.
     let pad = "x".repeat(3000);
@@ -241,7 +255,9 @@ fn hand_written(corpus: &mut Corpus) {
     // request_params: every method on every revision, with the fuzz server's tools.
     for (selector, method) in REQUESTS.iter().chain(NOTIFICATIONS.iter()).enumerate() {
         let params = match *method {
-            "initialize" => json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "s", "version": "1"}}),
+            "initialize" => {
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "s", "version": "1"}})
+            }
             "tools/list" => json!({"cursor": "after:6563686f"}),
             "logging/setLevel" => json!({"level": "debug"}),
             "subscriptions/listen" => json!({"notifications": {"toolsListChanged": true}}),
@@ -256,11 +272,15 @@ fn hand_written(corpus: &mut Corpus) {
             corpus.add("request_params", seed);
         }
     }
-    let tools_call = REQUESTS.iter().position(|m| *m == "tools/call").unwrap_or(4) as u8;
+    let tools_call = REQUESTS
+        .iter()
+        .position(|m| *m == "tools/call")
+        .unwrap_or(4) as u8;
     for (tool, arguments) in calls() {
         for revision in 0..REVISIONS.len() {
             let mut seed = vec![tools_call, revision as u8];
-            let params = json!({"name": tool, "arguments": arguments, "_meta": {"progressToken": 5}});
+            let params =
+                json!({"name": tool, "arguments": arguments, "_meta": {"progressToken": 5}});
             seed.extend_from_slice(params.to_string().as_bytes());
             corpus.add("request_params", seed);
         }
@@ -305,7 +325,8 @@ fn hand_written(corpus: &mut Corpus) {
     corpus.add("http_headers", legacy.to_string());
     corpus.add(
         "http_headers",
-        json!([{"origin": "http://evil.example", "host": "evil.example"}, "{\"jsonrpc\":\"2.0\""]).to_string(),
+        json!([{"origin": "http://evil.example", "host": "evil.example"}, "{\"jsonrpc\":\"2.0\""])
+            .to_string(),
     );
     // otc_call: both envelopes, both input spellings, every tool, bad versions.
     for (tool, input) in [
@@ -323,9 +344,15 @@ fn hand_written(corpus: &mut Corpus) {
             "otc_call",
             json!({"$schema": "urn:oxp:1.0", "request": {"tool_id": tool, "call_id": "c-1", "input": input}}).to_string(),
         );
-        corpus.add("otc_call", json!({"tool_id": tool, "inputs": input}).to_string());
+        corpus.add(
+            "otc_call",
+            json!({"tool_id": tool, "inputs": input}).to_string(),
+        );
     }
-    corpus.add("otc_call", json!({"$schema": "otc://2.0", "tool_id": "Tools.echo", "input": {}}).to_string());
+    corpus.add(
+        "otc_call",
+        json!({"$schema": "otc://2.0", "tool_id": "Tools.echo", "input": {}}).to_string(),
+    );
     corpus.add("otc_call", "{\"request\": 7}".to_owned());
     // workspace_paths: every tool on paths in, out and across links.
     for path in [
