@@ -159,6 +159,12 @@ pub(crate) fn for_each_subschema<'a>(
     }
 }
 
+/// Whether `keyword` holds subschemas in some dialect (as walked by
+/// [`for_each_subschema`]).
+pub(crate) fn holds_subschemas(keyword: &str) -> bool {
+    TABLE.iter().any(|(known, _, _)| *known == keyword)
+}
+
 /// The reference keywords of a schema object, with their targets.
 pub(crate) fn references(
     schema: &Map<String, Value>,

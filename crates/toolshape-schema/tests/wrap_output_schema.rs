@@ -359,3 +359,33 @@ fn unwrapping_carries_the_wrappers_root_definitions() {
     }
     assert_eq!(unwrap_output_schema(&json!({"type": "object"})), None);
 }
+
+/// Found by the fuzzer (5 minutes on the local corpus, after the fixes
+/// above): a reference into a keyword no dialect knows, whose value holds a
+/// reference of its own. The validator reads what a pointer reaches as a
+/// schema, so the wrapping re-points references inside unknown keywords
+/// too (never inside data: `const`, `enum`, `default`, `examples`).
+#[test]
+fn references_inside_unknown_keywords_are_rewritten() {
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "properties": {"bar": {"$ref": "#/unknown~1keyword"}},
+            "unknown/keyword": {
+                "properties": {"bar": {"$ref": "#/unknown~1keyword"}},
+                "type": "object"
+            }
+        }),
+        &[json!({"bar": {}}), json!({"bar": {"bar": {}}}), json!(3)],
+        &[json!({"bar": 3}), json!({"bar": {"bar": 3}})],
+    );
+    assert_same(
+        json!({
+            "type": "array",
+            "items": {"$ref": "#/x-parts/1"},
+            "x-parts": [{"type": "integer"}, {"$ref": "#/x-parts/0"}]
+        }),
+        &[json!([1, 2])],
+        &[json!(["a"])],
+    );
+}

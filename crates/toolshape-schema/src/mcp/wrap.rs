@@ -226,6 +226,9 @@ fn uses_recursive_keywords(schema: &Value) -> bool {
     found
 }
 
+/// Keywords whose values are data, never schemas, in every dialect.
+const DATA_KEYWORDS: &[&str] = &["const", "enum", "default", "examples", "$vocabulary"];
+
 /// One subschema below a schema: where it is, and the base URI it sets.
 struct Step {
     keyword: String,
@@ -274,6 +277,32 @@ impl Rewrite {
                 base: self.rules.base_of(edge.schema, base),
             });
         });
+        // A reference may point into a keyword no dialect knows (the
+        // validator reads what it finds there as a schema): its objects are
+        // walked too. Data keywords are not: their `$ref`s are data.
+        for (keyword, value) in map.iter() {
+            if walk::holds_subschemas(keyword) || DATA_KEYWORDS.contains(&keyword.as_str()) {
+                continue;
+            }
+            let objects: Vec<(Option<usize>, &Value)> = match value {
+                Value::Object(_) => vec![(None, value)],
+                Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, item)| item.is_object())
+                    .map(|(index, item)| (Some(index), item))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (index, object) in objects {
+                steps.push(Step {
+                    keyword: keyword.clone(),
+                    name: None,
+                    index,
+                    base: self.rules.base_of(object, base),
+                });
+            }
+        }
         for Step {
             keyword,
             name,
