@@ -20,7 +20,9 @@ pub const WRAPPED_RESOURCE_ID: &str = "dev.toolshape.wrapped-output";
 ///
 /// It accepts `{"result": v}` exactly when `schema` accepts `v`. References
 /// that point into the document by JSON Pointer (`#`, `#/...`, or any URI
-/// that resolves to the document's own) are rewritten to point into
+/// that resolves to the document's own), in every subschema and in the
+/// objects under keywords no dialect knows (a pointer may reach those, never
+/// in data such as `examples`), are rewritten to point into
 /// `/properties/result`; `$schema` moves to the new root. A schema with an
 /// `$id` of its own (`id` in draft-04) keeps its references unchanged, being
 /// its own resource; an `$id` that names the document itself (`""`) is
