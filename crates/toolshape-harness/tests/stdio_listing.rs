@@ -21,6 +21,7 @@ fn expected_names() -> Vec<String> {
         "constrained",
         "numbers",
         "panic",
+        "points",
         "sleep",
     ]
     .iter()

@@ -55,6 +55,14 @@ struct NumbersInput {
     n: u64,
 }
 
+/// A point of `points`: a struct, so the output schema refers to it
+/// through `$defs`.
+#[derive(Serialize, JsonSchema)]
+struct Point {
+    x: u64,
+    y: u64,
+}
+
 /// Input of `constrained`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +176,14 @@ fn tools() -> Vec<Tool> {
             Ok::<_, ToolError>((0..input.n).collect::<Vec<u64>>())
         })
         .description("The integers 0..n, as a bare array."),
+        Tool::typed("points", |input: NumbersInput| async move {
+            Ok::<_, ToolError>(
+                (0..input.n)
+                    .map(|x| Point { x, y: 2 * x })
+                    .collect::<Vec<Point>>(),
+            )
+        })
+        .description("The points (x, 2x) for x in 0..n: a bare array whose schema uses `$defs`."),
         Tool::typed("constrained", |input: ConstrainedInput| async move {
             Ok::<_, ToolError>(Repeated {
                 repeated: input.name.repeat(usize::try_from(input.count).unwrap_or(1)),
