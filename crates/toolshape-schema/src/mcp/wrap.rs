@@ -109,14 +109,14 @@ pub fn unwrap_output_schema(schema: &Value) -> Option<Value> {
         from: WRAPPED_POINTER,
         to: "",
     };
-    let document = rewrite.document.clone();
+    let document = &rewrite.document;
     let mut unwrapped = match inner {
         Value::Object(_) => inner.clone(),
         Value::Bool(true) => Value::Object(Map::new()),
         other => return Some(other.clone()),
     };
     let base = rules
-        .base_of(inner, &document)
+        .base_of(inner, document)
         .unwrap_or_else(|| document.clone());
     rewrite.below(&mut unwrapped, &base);
     if let Some(map) = unwrapped.as_object_mut()
@@ -139,7 +139,7 @@ pub fn unwrap_output_schema(schema: &Value) -> Option<Value> {
         };
         // Read where they were: at the wrapper's root.
         let mut carried = json!({ key: definitions });
-        rewrite.below(&mut carried, &document);
+        rewrite.below(&mut carried, document);
         let Some(Value::Object(carried)) = carried.get_mut(key).map(Value::take) else {
             continue;
         };
