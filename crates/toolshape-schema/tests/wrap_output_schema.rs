@@ -389,3 +389,20 @@ fn references_inside_unknown_keywords_are_rewritten() {
         &[json!(["a"])],
     );
 }
+
+/// A 2019-09 `$recursiveRef` that only a pointer into a keyword no dialect
+/// knows reaches: it still means the document's root, so the wrapped schema
+/// must stay a resource root, as for one among the schema keywords.
+#[test]
+fn a_recursive_ref_inside_an_unknown_keyword_still_counts() {
+    assert_same(
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "type": ["integer", "array"],
+            "items": {"$ref": "#/x-parts/item"},
+            "x-parts": {"item": {"$recursiveRef": "#"}}
+        }),
+        &[json!(1), json!([1, [2, [3]]])],
+        &[json!("x"), json!([1, ["x"]])],
+    );
+}

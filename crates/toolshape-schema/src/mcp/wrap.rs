@@ -210,8 +210,9 @@ impl IdRules {
     }
 }
 
-/// Whether `schema` or anything below it, embedded resources included,
-/// uses 2019-09's `$recursiveRef` or `$recursiveAnchor`: their meaning
+/// Whether `schema` or anything below it, embedded resources and the
+/// objects under unknown keywords included, uses 2019-09's `$recursiveRef`
+/// or `$recursiveAnchor`: their meaning
 /// depends on which schema is a resource's root, so the wrapped schema must
 /// stay one.
 fn uses_recursive_keywords(schema: &Value) -> bool {
@@ -226,10 +227,39 @@ fn uses_recursive_keywords(schema: &Value) -> bool {
         found = found || uses_recursive_keywords(edge.schema);
     });
     found
+        || objects_under_unknown_keywords(map).any(|(_, _, object)| uses_recursive_keywords(object))
 }
 
 /// Keywords whose values are data, never schemas, in every dialect.
 const DATA_KEYWORDS: &[&str] = &["const", "enum", "default", "examples", "$vocabulary"];
+
+/// The objects under the keywords of `map` that no dialect knows (an object,
+/// or an array's objects, with their index): a reference may point into
+/// them, and the validator then reads what it finds as a schema. Data
+/// keywords are left out: a `$ref` in them is data.
+fn objects_under_unknown_keywords(
+    map: &Map<String, Value>,
+) -> impl Iterator<Item = (&str, Option<usize>, &Value)> {
+    map.iter()
+        .filter(|(keyword, _)| {
+            !walk::holds_subschemas(keyword) && !DATA_KEYWORDS.contains(&keyword.as_str())
+        })
+        .flat_map(|(keyword, value)| {
+            let objects: Vec<(Option<usize>, &Value)> = match value {
+                Value::Object(_) => vec![(None, value)],
+                Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, item)| item.is_object())
+                    .map(|(index, item)| (Some(index), item))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            objects
+                .into_iter()
+                .map(move |(index, object)| (keyword.as_str(), index, object))
+        })
+}
 
 /// One subschema below a schema: where it is, and the base URI it sets.
 struct Step {
@@ -279,31 +309,13 @@ impl Rewrite {
                 base: self.rules.base_of(edge.schema, base),
             });
         });
-        // A reference may point into a keyword no dialect knows (the
-        // validator reads what it finds there as a schema): its objects are
-        // walked too. Data keywords are not: their `$ref`s are data.
-        for (keyword, value) in map.iter() {
-            if walk::holds_subschemas(keyword) || DATA_KEYWORDS.contains(&keyword.as_str()) {
-                continue;
-            }
-            let objects: Vec<(Option<usize>, &Value)> = match value {
-                Value::Object(_) => vec![(None, value)],
-                Value::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, item)| item.is_object())
-                    .map(|(index, item)| (Some(index), item))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            for (index, object) in objects {
-                steps.push(Step {
-                    keyword: keyword.clone(),
-                    name: None,
-                    index,
-                    base: self.rules.base_of(object, base),
-                });
-            }
+        for (keyword, index, object) in objects_under_unknown_keywords(map) {
+            steps.push(Step {
+                keyword: keyword.to_owned(),
+                name: None,
+                index,
+                base: self.rules.base_of(object, base),
+            });
         }
         for Step {
             keyword,
