@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use toolshape::ToolRegistry;
 use toolshape::client::{Client, ClientError};
+use toolshape::protocol::ToolDefinition;
 
 use crate::forward::Forwarder;
 use crate::options::BrokenTools;
@@ -22,10 +23,31 @@ pub(crate) async fn sync(
     client: &Client,
 ) -> Result<Vec<(String, String)>, ClientError> {
     let definitions = client.list_tools().await?;
-    let admitted: Vec<_> = definitions
-        .iter()
+    let admitted: Vec<ToolDefinition> = definitions
+        .into_iter()
         .filter(|definition| forwarder.options.filter.admits(definition))
         .collect();
+    // Registering compiles every schema the upstream sent, which a hostile
+    // one can make costly: on a blocking thread, the runtime serving the
+    // proxy's clients goes on meanwhile.
+    let (forwarder, registry) = (Arc::clone(forwarder), registry.clone());
+    let broken = tokio::task::spawn_blocking(move || register(&forwarder, &registry, &admitted))
+        .await
+        .unwrap_or_else(|join| {
+            // The registry is as it was: the proxy goes on with its tools.
+            tracing::warn!(error = %join, "registering the upstream's tools failed");
+            Vec::new()
+        });
+    Ok(broken)
+}
+
+/// Makes the registry exactly `admitted`, and lists the unusable ones as
+/// the options say. Returns them, by name, with the problem.
+fn register(
+    forwarder: &Arc<Forwarder>,
+    registry: &ToolRegistry,
+    admitted: &[ToolDefinition],
+) -> Vec<(String, String)> {
     let failures = registry.replace_all(admitted.iter().map(|d| forwarder.tool(d)));
     let broken: Vec<(String, String)> = failures
         .into_iter()
@@ -40,7 +62,7 @@ pub(crate) async fn sync(
             tracing::warn!(tool = %name, %error, "cannot list the unusable tool either");
         }
     }
-    Ok(broken)
+    broken
 }
 
 /// Follows the upstream for good: each time its tool list changes, or its

@@ -1,0 +1,85 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! An upstream whose listing is costly to compile (each tool's output schema
+//! refers to the 2020-12 meta-schema, which the validator compiles into it:
+//! tens of milliseconds per distinct schema) does not hold up the proxy's
+//! runtime: the proxy registers the listed tools on a blocking thread, so the
+//! other tasks of its (here single-threaded) runtime go on meanwhile.
+
+mod client_common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolshape::client::Client;
+use toolshape::{Tool, ToolContext, ToolError, ToolOutput};
+use toolshape_proxy::{Proxy, ProxyOptions, UpstreamSpec};
+
+/// Tools in the upstream's listing, each with a distinct costly schema.
+const COSTLY_TOOLS: usize = 6;
+
+fn costly_tool(index: usize) -> Tool {
+    let output = json!({
+        "type": "object",
+        "properties": {"schema": {"$ref": "https://json-schema.org/draft/2020-12/schema"}},
+        // Distinct per tool, so that no compiled schema is reused.
+        "x-index": index
+    });
+    Tool::dynamic(
+        format!("costly_{index}"),
+        json!({"type": "object"}),
+        Some(output),
+        |_context: ToolContext, _arguments: Value| async move {
+            Ok::<_, ToolError>(ToolOutput::structured(json!({"schema": {}})))
+        },
+    )
+}
+
+#[tokio::test]
+async fn a_costly_listing_is_registered_off_the_runtime_thread() {
+    let server = toolshape::Server::builder("costly", "1")
+        .tools((0..COSTLY_TOOLS).map(costly_tool))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+
+    // A task on the same thread, counting its turns every millisecond.
+    let turns = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&turns);
+    let ticker = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+
+    let started = Instant::now();
+    let before = turns.load(Ordering::Relaxed);
+    let proxy = Proxy::start(
+        UpstreamSpec::Url(url),
+        Client::builder(),
+        ProxyOptions::default(),
+    )
+    .await
+    .expect("the proxy starts");
+    let took = started.elapsed();
+    let ticked = turns.load(Ordering::Relaxed) - before;
+    ticker.abort();
+
+    assert!(
+        proxy.broken_tools().is_empty(),
+        "{:?}",
+        proxy.broken_tools()
+    );
+    assert_eq!(proxy.registry().names().len(), COSTLY_TOOLS);
+    // Compiling the listing takes most of the start (about a second in a
+    // debug build); had it run on this thread, the ticker would have had no
+    // turn meanwhile (1 in a second, measured so). A turn per 20 ms on
+    // average leaves room for a loaded machine.
+    let millis = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+    assert!(
+        ticked * 20 >= millis,
+        "the runtime was held up: {ticked} turns of 1 ms in {millis} ms"
+    );
+}
