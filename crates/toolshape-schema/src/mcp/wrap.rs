@@ -119,15 +119,13 @@ pub fn unwrap_output_schema(schema: &Value) -> Option<Value> {
         .base_of(inner, document)
         .unwrap_or_else(|| document.clone());
     rewrite.below(&mut unwrapped, &base);
-    if let Some(map) = unwrapped.as_object_mut()
-        && map.get("$id").and_then(Value::as_str) == Some(WRAPPED_RESOURCE_ID)
-    {
-        // The id wrapping gave it: the original had none.
-        map.remove("$id");
-    }
     let Some(map) = unwrapped.as_object_mut() else {
         return Some(unwrapped);
     };
+    if map.get("$id").and_then(Value::as_str) == Some(WRAPPED_RESOURCE_ID) {
+        // The id wrapping gave it: the original had none.
+        map.remove("$id");
+    }
     if let Some(dialect) = schema.get("$schema")
         && !map.contains_key("$schema")
     {
@@ -245,18 +243,12 @@ fn objects_under_unknown_keywords(
             !walk::holds_subschemas(keyword) && !DATA_KEYWORDS.contains(&keyword.as_str())
         })
         .flat_map(|(keyword, value)| {
-            let objects: Vec<(Option<usize>, &Value)> = match value {
-                Value::Object(_) => vec![(None, value)],
-                Value::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, item)| item.is_object())
-                    .map(|(index, item)| (Some(index), item))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            objects
+            let whole = value.is_object().then_some((None, value));
+            let items = value.as_array().into_iter().flatten().enumerate();
+            let objects = items.filter(|(_, item)| item.is_object());
+            whole
                 .into_iter()
+                .chain(objects.map(|(index, item)| (Some(index), item)))
                 .map(move |(index, object)| (keyword.as_str(), index, object))
         })
 }
