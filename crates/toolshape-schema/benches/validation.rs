@@ -10,7 +10,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jsonschema::{Draft, PatternOptions, Validator};
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolshape_schema::{SchemaEngine, Trust};
 
 /// The `get_weather_data` output schema of the structured-output spec change, exactly.
@@ -144,6 +144,21 @@ fn benches(c: &mut Criterion) {
         })
     });
     group.bench_function("parse/serde_json", |b| b.iter(|| parse(black_box(VALID))));
+    group.finish();
+
+    // A schema a hostile server can list as often as it likes: a reference to
+    // the 2020-12 meta-schema, a large recursive schema (registered locally,
+    // nothing fetched). The engine's extra work is its bounds, above all the
+    // expansion estimate, which unrolls the recursion to the instance depth.
+    let meta_ref = json!({"$ref": "https://json-schema.org/draft/2020-12/schema"});
+    let mut group = c.benchmark_group("meta_schema_ref");
+    group.sample_size(20);
+    group.bench_function("compile/engine", |b| {
+        b.iter(|| fresh.compile(black_box(&meta_ref)).expect("compiles"))
+    });
+    group.bench_function("compile/bare_jsonschema", |b| {
+        b.iter(|| bare(black_box(&meta_ref)))
+    });
     group.finish();
 }
 

@@ -11,7 +11,8 @@
 //! fan-out multiplies per instance level. A reference cycle that never descends
 //! into the instance would recurse forever, and is refused outright.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use referencing::{Draft, Resolver, ResourceRef};
 use serde_json::Value;
@@ -24,9 +25,9 @@ use crate::walk::{self, Applies, ChildGroup, Key, push_segment};
 const MAX_FRAMES: usize = 20_000;
 
 /// Estimates the worst-case evaluations per instance location of the schema `root`.
-pub(crate) fn estimate(
-    root: &Value,
-    resolver: &Resolver<'_>,
+pub(crate) fn estimate<'r>(
+    root: &'r Value,
+    resolver: &Resolver<'r>,
     draft: Draft,
     instance_depth: usize,
     limit: u64,
@@ -43,8 +44,10 @@ pub(crate) fn estimate(
         .total())
 }
 
-struct Estimator {
-    memo: HashMap<(usize, usize), Cost>,
+/// Each subschema's cost at each instance depth is computed once and shared
+/// (a recursive schema such as the meta-schema is met at every depth).
+struct Estimator<'r> {
+    memo: HashMap<(usize, usize), Rc<Cost<'r>>>,
     on_stack: HashSet<(usize, usize)>,
     limit: u64,
     frames: usize,
@@ -53,13 +56,14 @@ struct Estimator {
 
 /// The cost of applying one subschema at one instance location.
 #[derive(Debug, Clone, Default)]
-struct Cost {
+struct Cost<'r> {
     /// Evaluations at this location itself.
     here: u64,
     /// Per property name: what a child of that name costs (`properties`).
     /// Subschemas applied at the same location add up per name, so branches
-    /// that recurse into differently named properties do not compound.
-    named: BTreeMap<String, u64>,
+    /// that recurse into differently named properties do not compound. The
+    /// names are borrowed from the schemas, kept sorted (merged in one pass).
+    named: Vec<(&'r str, u64)>,
     /// What any property costs on top (`patternProperties`,
     /// `additionalProperties`, `unevaluatedProperties`, `propertyNames`).
     any_property: u64,
@@ -67,8 +71,8 @@ struct Cost {
     array_child: u64,
 }
 
-impl Cost {
-    fn leaf() -> Cost {
+impl<'r> Cost<'r> {
+    fn leaf() -> Self {
         Cost {
             here: 1,
             ..Cost::default()
@@ -78,17 +82,18 @@ impl Cost {
     /// The worst case for a chain-shaped instance: this location and its worst child.
     /// A location is either an object or an array, never both.
     fn total(&self) -> u64 {
-        let worst_named = self.named.values().copied().max().unwrap_or(0);
+        let worst_named = self.named.iter().map(|(_, cost)| *cost).max().unwrap_or(0);
         let object_child = worst_named.saturating_add(self.any_property);
         self.here.saturating_add(object_child.max(self.array_child))
     }
 
     /// Adds a subschema applied at the same location: its children apply to the same children.
-    fn add_in_place(&mut self, other: &Cost) {
+    fn add_in_place(&mut self, other: &Cost<'r>) {
         self.here = self.here.saturating_add(other.here);
-        for (name, cost) in &other.named {
-            let entry = self.named.entry(name.clone()).or_insert(0);
-            *entry = entry.saturating_add(*cost);
+        if self.named.is_empty() {
+            self.named.clone_from(&other.named);
+        } else if !other.named.is_empty() {
+            self.named = merge_sum(&self.named, &other.named);
         }
         self.any_property = self.any_property.saturating_add(other.any_property);
         self.array_child = self.array_child.saturating_add(other.array_child);
@@ -98,14 +103,16 @@ impl Cost {
     fn add_child(
         &mut self,
         group: ChildGroup,
-        key: Option<Key<'_>>,
+        key: Option<Key<'r>>,
         cost: u64,
         items: &mut (u64, u64),
     ) {
         match (group, key) {
             (ChildGroup::Property, Some(Key::Name(name))) => {
-                let entry = self.named.entry(name.to_owned()).or_insert(0);
-                *entry = (*entry).max(cost);
+                match self.named.binary_search_by(|(known, _)| (*known).cmp(name)) {
+                    Ok(at) => self.named[at].1 = self.named[at].1.max(cost),
+                    Err(at) => self.named.insert(at, (name, cost)),
+                }
             }
             (ChildGroup::Property | ChildGroup::PatternProperty | ChildGroup::OtherProperty, _) => {
                 self.any_property = self.any_property.saturating_add(cost);
@@ -116,20 +123,45 @@ impl Cost {
     }
 }
 
-impl Estimator {
+/// Two sorted per-name costs added name by name.
+fn merge_sum<'r>(a: &[(&'r str, u64)], b: &[(&'r str, u64)]) -> Vec<(&'r str, u64)> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.0.cmp(y.0) {
+                std::cmp::Ordering::Less => a.next().copied(),
+                std::cmp::Ordering::Greater => b.next().copied(),
+                std::cmp::Ordering::Equal => {
+                    let (x, y) = (a.next(), b.next());
+                    x.zip(y).map(|(x, y)| (x.0, x.1.saturating_add(y.1)))
+                }
+            },
+            (Some(_), None) => a.next().copied(),
+            (None, Some(_)) => b.next().copied(),
+            (None, None) => None,
+        };
+        match next {
+            Some(entry) => merged.push(entry),
+            None => return merged,
+        }
+    }
+}
+
+impl<'r> Estimator<'r> {
     fn cost(
         &mut self,
-        node: &Value,
-        resolver: &Resolver<'_>,
+        node: &'r Value,
+        resolver: &Resolver<'r>,
         draft: Draft,
         depth: usize,
-    ) -> Result<Cost, SchemaError> {
+    ) -> Result<Rc<Cost<'r>>, SchemaError> {
         let Value::Object(map) = node else {
-            return Ok(Cost::leaf());
+            return Ok(Rc::new(Cost::leaf()));
         };
         let key = (std::ptr::from_ref(node) as usize, depth);
         if let Some(cost) = self.memo.get(&key) {
-            return Ok(cost.clone());
+            return Ok(Rc::clone(cost));
         }
         if !self.on_stack.insert(key) {
             return Err(SchemaErrorKind::ReferenceCycle {
@@ -216,7 +248,8 @@ impl Estimator {
             }
             .into());
         }
-        self.memo.insert(key, cost.clone());
+        let cost = Rc::new(cost);
+        self.memo.insert(key, Rc::clone(&cost));
         Ok(cost)
     }
 }
