@@ -109,7 +109,7 @@ rules! {
     /// Pagination returned a cursor it had returned before (it would loop forever).
     ListCursorRepeated = "list-cursor-repeated", Error,
         "every nextCursor must lead further; the last page has none";
-    /// Pagination did not end within the bound.
+    /// Pagination did not end within the client's bounds (pages, tools, bytes).
     ListEndless = "list-endless", Error,
         "end the listing: the last page has no nextCursor";
     /// Two listings of the same server differ (order or definitions).

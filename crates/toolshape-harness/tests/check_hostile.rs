@@ -283,6 +283,28 @@ async fn listing_defects_are_found() {
         report.to_json()
     );
 
+    // Pages of new tools without end: stopped at the client's bound of
+    // 10,000 tools, and reported as a listing that does not end.
+    let report = toolshape_check::check(
+        &target(&["--endless", "10", "--page-size", "1000"]),
+        &none(),
+    )
+    .await;
+    let endless: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule.id() == "list-endless")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        !endless.is_empty()
+            && endless
+                .iter()
+                .all(|m| m.ends_with("it went past 10000 items")),
+        "{}",
+        report.to_json()
+    );
+
     let counter = tempfile::NamedTempFile::new().unwrap();
     let path = counter.path().display().to_string();
     let report = toolshape_check::check(&target(&["--unstable", &path]), &none()).await;

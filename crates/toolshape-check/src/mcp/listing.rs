@@ -13,9 +13,6 @@ use super::session::Session;
 use crate::finding::{Document, Finding, Location, join};
 use crate::rules::Rule;
 
-/// The client follows at most this many pages.
-const CLIENT_MAX_PAGES: usize = 10_000;
-
 /// One listed tool: the first definition listed under its name.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ListedTool {
@@ -236,12 +233,14 @@ pub(crate) async fn list(session: &Session, findings: &mut Vec<Finding>) -> List
                 f.revision == Some(version)
                     && matches!(f.rule, Rule::ListCursorRepeated | Rule::ListFailed)
             });
-            if pages.len() >= CLIENT_MAX_PAGES {
+            if let ClientErrorKind::ListingOverBounds { bound, .. } = error.kind() {
                 findings.push(
                     Finding::new(
                         Rule::ListEndless,
                         Location::new(Document::Listing, "/nextCursor"),
-                        format!("tools/list did not end within {CLIENT_MAX_PAGES} pages"),
+                        format!(
+                            "tools/list did not end within the client's bounds: it went past {bound}"
+                        ),
                     )
                     .revision(Some(version)),
                 );

@@ -22,7 +22,9 @@
 //! - `--check-defects` lists, after the tools below, one tool per rule of
 //!   `toolshape check` they do not break (see `hostile/defects.rs`).
 //! - `--no-tools-capability` declares no `tools` capability;
-//!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--unstable FILE`
+//!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--endless BYTES`
+//!   lists pages of new tools (`more_<n>`, descriptions `BYTES` long) without
+//!   end, each with a new cursor; `--unstable FILE`
 //!   lists the tools in reverse order on every other start (counted in FILE).
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
@@ -86,6 +88,9 @@ struct Config {
     check_defects: bool,
     no_tools_capability: bool,
     cursor_loop: bool,
+    /// `--endless BYTES`: pages of new tools without end, each description
+    /// `BYTES` long.
+    endless: Option<usize>,
     /// List in reverse order (`--unstable`, on every other start).
     reversed: bool,
 }
@@ -111,6 +116,7 @@ fn parse_args() -> Result<Config, String> {
         check_defects: false,
         no_tools_capability: false,
         cursor_loop: false,
+        endless: None,
         reversed: false,
     };
     let mut args = std::env::args().skip(1);
@@ -122,6 +128,10 @@ fn parse_args() -> Result<Config, String> {
             "--check-defects" => config.check_defects = true,
             "--no-tools-capability" => config.no_tools_capability = true,
             "--cursor-loop" => config.cursor_loop = true,
+            "--endless" => {
+                let bytes = value("--endless")?;
+                config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
+            }
             "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
             "--page-size" => {
                 config.page_size = value("--page-size")?
@@ -277,6 +287,9 @@ impl Server {
                 let Ok(start) = start else {
                     return self.error(&id, -32602, "Invalid cursor");
                 };
+                if let Some(padding) = self.config.endless {
+                    return self.endless_page(&id, start, padding);
+                }
                 let mut all: Vec<Value> = TOOLS
                     .iter()
                     .map(|tool| tool_definition(tool, &self.config))
@@ -325,6 +338,21 @@ impl Server {
             }
             _ => self.error(&id, -32601, "Method not found"),
         }
+    }
+
+    /// A `tools/list` page of `--endless`: new tools, and a cursor to more.
+    fn endless_page(&mut self, id: &Value, start: usize, padding: usize) -> io::Result<()> {
+        let end = start.saturating_add(self.config.page_size);
+        let tools: Vec<Value> = (start..end)
+            .map(|n| {
+                json!({
+                    "name": format!("more_{n}"),
+                    "description": "x".repeat(padding),
+                    "inputSchema": {"type": "object"}
+                })
+            })
+            .collect();
+        self.result(id, json!({"tools": tools, "nextCursor": end.to_string()}))
     }
 
     fn call(&mut self, id: &Value, name: &str, arguments: Value) -> io::Result<()> {

@@ -6,6 +6,8 @@ use std::time::Duration;
 use toolshape_protocol::ErrorObject;
 use toolshape_schema::{SchemaError, ValidationError};
 
+use super::pages::ListingBound;
+
 /// A failed client operation. [`ClientError::kind`] tells the cases apart;
 /// [`std::error::Error::source`] reaches the cause.
 #[derive(Debug)]
@@ -70,6 +72,14 @@ pub enum ClientErrorKind {
     /// The server sent something that is not valid for the protocol.
     #[error("the server sent an invalid message: {0}")]
     InvalidResponse(String),
+    /// A paginated listing went past a bound the client keeps; it stopped there.
+    #[error("{method} went past the client's bound of {bound}")]
+    ListingOverBounds {
+        /// The listing's method (`tools/list`, ...).
+        method: &'static str,
+        /// The bound.
+        bound: ListingBound,
+    },
     /// The connection failed or closed.
     #[error("transport failure: {0}")]
     Transport(#[source] TransportError),

@@ -21,6 +21,7 @@ mod http;
 mod mirror;
 mod negotiate;
 mod outgoing;
+mod pages;
 mod peer;
 mod received;
 mod rounds;
@@ -46,6 +47,7 @@ pub use error::{ClientError, ClientErrorKind, TransportError};
 #[cfg(feature = "client-http")]
 pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
 pub use negotiate::{Negotiated, Negotiation};
+pub use pages::ListingBound;
 pub use received::ReceivedResult;
 pub use stdio::{ServerCommand, StderrMode};
 pub use tools::unwrapped_output_schema;

@@ -19,9 +19,7 @@ use toolshape_protocol::{LoggingLevel, Meta, methods};
 
 use super::Client;
 use super::error::ClientError;
-
-/// Most pages one listing follows.
-const MAX_PAGES: usize = 10_000;
+use super::pages::{MAX_ITEMS, MAX_LISTING_BYTES, Pages};
 
 impl Client {
     async fn simple<P: Serialize, R: DeserializeOwned>(
@@ -67,7 +65,7 @@ impl Client {
         params
     }
 
-    /// Follows a paginated list to its end.
+    /// Follows a paginated list to its end, within [`Pages`]' bounds.
     async fn all_pages<R, T>(
         &self,
         method: &'static str,
@@ -78,25 +76,36 @@ impl Client {
     {
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
+        let mut pages = Pages::new(
+            method,
+            MAX_ITEMS,
+            MAX_LISTING_BYTES.max(self.inner.options.max_message_bytes),
+        );
+        loop {
             let mut params = Map::new();
             if let Some(cursor) = &cursor {
                 params.insert("cursor".into(), json!(cursor));
             }
-            let page: R = self.simple(method, &self.params(params)).await?;
-            let (items, next) = take(page);
+            let peer = &self.inner.peer;
+            let raw = peer
+                .request(
+                    peer.next_id(),
+                    method,
+                    &self.params(params),
+                    self.route(),
+                    self.inner.options.request_timeout,
+                    true,
+                )
+                .await?;
+            pages.received(raw.text().len())?;
+            let (items, next) = take(raw.parse(method)?);
+            pages.listed(items.len())?;
             all.extend(items);
-            match next {
-                Some(next) if Some(&next) == cursor.as_ref() => {
-                    return Err(ClientError::invalid(format!("{method} repeated a cursor")));
-                }
-                Some(next) => cursor = Some(next),
-                None => return Ok(all),
+            cursor = pages.next(next)?;
+            if cursor.is_none() {
+                return Ok(all);
             }
         }
-        Err(ClientError::invalid(format!(
-            "{method} did not end within {MAX_PAGES} pages"
-        )))
     }
 
     /// Every resource the server lists.

@@ -1,7 +1,7 @@
 //! The server's tools: listed to the end of their pages, cached until the
 //! server says they changed, each output schema compiled once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
@@ -14,12 +14,10 @@ use toolshape_schema::{CompiledSchema, SchemaEngine, SchemaError};
 
 use super::Client;
 use super::error::ClientError;
+use super::pages::{MAX_LISTING_BYTES, MAX_TOOLS, Pages};
 
 /// FastMCP marks wrapped outputs inside the schema itself.
 const FASTMCP_WRAP_MARKER: &str = "x-fastmcp-wrap-result";
-
-/// Most pages one listing follows; a server that never stops paging is refused.
-const MAX_PAGES: usize = 10_000;
 
 /// One listed tool.
 pub(crate) struct ToolEntry {
@@ -126,8 +124,12 @@ impl Client {
         let mut order = Vec::new();
         let mut by_name = HashMap::new();
         let mut cursor: Option<String> = None;
-        let mut seen_cursors = HashSet::new();
-        for _ in 0..MAX_PAGES {
+        let mut pages = Pages::new(
+            methods::TOOLS_LIST,
+            MAX_TOOLS,
+            MAX_LISTING_BYTES.max(self.inner.options.max_message_bytes),
+        );
+        loop {
             let mut params = json!({});
             if let Some(cursor) = &cursor {
                 params["cursor"] = json!(cursor);
@@ -146,7 +148,9 @@ impl Client {
                     true,
                 )
                 .await?;
+            pages.received(raw.text().len())?;
             let page: ListToolsResult = raw.parse(methods::TOOLS_LIST)?;
+            pages.listed(page.tools.len())?;
             for tool in page.tools {
                 // A name listed twice: the first definition wins, for the
                 // listing, validation and headers alike (they must agree).
@@ -172,16 +176,10 @@ impl Client {
                 by_name.insert(entry.definition.name.clone(), Arc::clone(&entry));
                 order.push(entry);
             }
-            match page.next_cursor {
-                Some(next) if !seen_cursors.insert(next.clone()) => {
-                    return Err(ClientError::invalid("tools/list repeated a cursor"));
-                }
-                Some(next) => cursor = Some(next),
-                None => return Ok(Listing { order, by_name }),
+            cursor = pages.next(page.next_cursor)?;
+            if cursor.is_none() {
+                return Ok(Listing { order, by_name });
             }
         }
-        Err(ClientError::invalid(format!(
-            "tools/list did not end within {MAX_PAGES} pages"
-        )))
     }
 }
