@@ -63,6 +63,14 @@ pub fn json_pair(data: &[u8]) -> Option<(Value, Value)> {
     }
 }
 
+/// The input as a JSON array of exactly two values, the second as its text
+/// (as written: repeated member names, escapes and spacing kept).
+pub fn json_pair_text(data: &[u8]) -> Option<(Value, &str)> {
+    let text = std::str::from_utf8(data).ok()?;
+    let (first, second): (Value, &serde_json::value::RawValue) = serde_json::from_str(text).ok()?;
+    Some((first, second.get()))
+}
+
 /// A validation's verdict when it reached one: `Some(true)` valid,
 /// `Some(false)` a mismatch, `None` inconclusive (too deep, over budget,
 /// quarantined, overloaded).

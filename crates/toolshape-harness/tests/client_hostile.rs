@@ -196,6 +196,62 @@ async fn output_that_breaks_its_schema_is_a_validation_error() {
     }
 }
 
+/// A caller that relays results (`CallOptions::relaying`, as the proxy
+/// does) has them validated from their text: one it can relay comes without
+/// a value, one it cannot (a repeated member name) with it, and output that
+/// breaks its schema is refused with the same violations as for any caller.
+#[tokio::test]
+async fn a_relaying_caller_gets_results_checked_from_their_text() {
+    let client = hostile(&[]).await;
+    let call = |arguments: Value, relay: bool| {
+        let options = if relay {
+            CallOptions::new().relaying()
+        } else {
+            CallOptions::new()
+        };
+        client.call_tool_with(
+            if arguments.is_null() {
+                "mismatch"
+            } else {
+                "ok"
+            },
+            arguments.as_object().cloned(),
+            options,
+        )
+    };
+    let mut relayed = call(json!({"verbatim": r#"{"value":"ok"}"#}), true)
+        .await
+        .unwrap();
+    assert_eq!(relayed.structured, None);
+    assert_eq!(relayed.structured_json(), Some(r#"{"value":"ok"}"#));
+    assert!(relayed.take_received().is_some());
+    let plain = call(json!({"verbatim": r#"{"value":"ok"}"#}), false)
+        .await
+        .unwrap();
+    assert_eq!(plain.structured, Some(json!({"value": "ok"})));
+    // Read two ways: not relayable, so the value is built (the last member).
+    let mut repeated = call(json!({"verbatim": r#"{"value":"no","value":"ok"}"#}), true)
+        .await
+        .unwrap();
+    assert_eq!(repeated.structured, Some(json!({"value": "ok"})));
+    assert!(repeated.take_received().is_none());
+    // Breaking its schema (`{"value": 5}`): refused either way, alike.
+    let refused = |error: toolshape::client::ClientError| match error.kind() {
+        ClientErrorKind::Validation { source, .. } => source.to_string(),
+        other => panic!("expected a validation error, got {other}"),
+    };
+    let bad = json!({"verbatim": r#"{"value":5}"#});
+    let relaying = refused(call(bad.clone(), true).await.unwrap_err());
+    assert_eq!(relaying, refused(call(bad, false).await.unwrap_err()));
+    assert!(relaying.contains("/value"), "{relaying}");
+    let relaying = refused(call(Value::Null, true).await.unwrap_err());
+    assert_eq!(
+        relaying,
+        refused(call(Value::Null, false).await.unwrap_err())
+    );
+    assert_usable(&client).await;
+}
+
 #[tokio::test]
 async fn a_declared_schema_without_structured_content_is_refused() {
     let client = hostile(&[]).await;

@@ -163,7 +163,10 @@ impl Forwarder {
             Value::Object(map) => Some(map.clone()),
             _ => None,
         };
-        let mut options = CallOptions::new().timeout(self.options.timeout_for(tool));
+        // Results are relayed as received where they can be: no `Value` of them is built then.
+        let mut options = CallOptions::new()
+            .timeout(self.options.timeout_for(tool))
+            .relaying();
         let mut reports = None;
         if context.wants_progress() {
             let (sender, receiver) = mpsc::channel(RELAY_QUEUE);
@@ -295,9 +298,11 @@ fn output(mut result: ToolResult) -> ToolOutput {
         (!meta.is_empty()).then_some(meta)
     });
     let mut content = std::mem::take(&mut result.content);
-    if let Some(structured) = &result.structured {
+    // A result relayed as received comes without its value (read again
+    // only for a client on another revision); a stripped one keeps its text.
+    if result.structured.is_some() || received.is_some() {
         let sent = result.structured_json();
-        content.retain(|block| !mirrors(block, structured, sent));
+        content.retain(|block| !mirrors(block, result.structured.as_ref(), sent));
     }
     let mut output = ToolOutput::content(content);
     output.structured = result.structured;
@@ -312,13 +317,15 @@ fn output(mut result: ToolResult) -> ToolOutput {
 /// wrapped as `{"result": value}`), told without parsing it into values.
 /// The common case, the very text the upstream sent as `structuredContent`,
 /// is told by comparing the two.
-fn mirrors(block: &ContentBlock, structured: &Value, sent: Option<&str>) -> bool {
+fn mirrors(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>) -> bool {
     let Some(text) = block.as_text() else {
         return false;
     };
     sent == Some(text)
-        || same_json::is_json_of(text, structured)
-        || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
+        || structured.is_some_and(|structured| {
+            same_json::is_json_of(text, structured)
+                || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
+        })
 }
 /// The upstream could not be asked, or did not answer well.
 fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolError>, Ended) {
@@ -354,13 +361,17 @@ mod tests {
         // it was read as; the very text sent as structuredContent is its
         // mirror all the same, so the proxy writes its own in its place.
         let repeated = ContentBlock::text(r#"{"a":1,"a":2}"#);
-        assert!(!mirrors(&repeated, &structured, None));
-        assert!(mirrors(&repeated, &structured, Some(r#"{"a":1,"a":2}"#)));
-        assert!(!mirrors(&repeated, &structured, Some(r#"{"a":2}"#)));
+        assert!(!mirrors(&repeated, Some(&structured), None));
+        assert!(mirrors(
+            &repeated,
+            Some(&structured),
+            Some(r#"{"a":1,"a":2}"#)
+        ));
+        assert!(!mirrors(&repeated, Some(&structured), Some(r#"{"a":2}"#)));
         // Other texts are still told by value.
         let spaced = ContentBlock::text(r#"{ "a" : 2 }"#);
-        assert!(mirrors(&spaced, &structured, Some(r#"{"a":2}"#)));
+        assert!(mirrors(&spaced, Some(&structured), Some(r#"{"a":2}"#)));
         let other = ContentBlock::text("two");
-        assert!(!mirrors(&other, &structured, Some(r#"{"a":2}"#)));
+        assert!(!mirrors(&other, Some(&structured), Some(r#"{"a":2}"#)));
     }
 }

@@ -11,11 +11,14 @@ use crate::dialect::Dialect;
 use crate::engine::Trust;
 use crate::error::{ValidationError, ValidationErrorKind};
 use crate::limits::Limits;
+use crate::text::{InstanceText, TextJson};
 
 /// A schema compiled once and validated against many times. `Send + Sync`;
 /// share it through the `Arc` the engine hands out.
 pub struct CompiledSchema {
     pub(crate) validator: Arc<Validator>,
+    /// For instances read from text ([`InstanceText`]); untrusted schemas only.
+    pub(crate) text_validator: Option<Arc<Validator<TextJson>>>,
     pub(crate) schema: Arc<Value>,
     pub(crate) dialect: Dialect,
     pub(crate) expansion: u64,
@@ -61,6 +64,34 @@ impl CompiledSchema {
             );
         }
         self.validate_budgeted(instance)
+    }
+
+    /// Validates an instance read from JSON text, as [`CompiledSchema::validate`]
+    /// validates its `Value`, with the same outcome, without building the
+    /// `Value` when the instance is valid and its validation runs inline
+    /// (the `Value` is built for a report, a budgeted run, an object that
+    /// repeats a member name, or a trusted schema).
+    pub fn validate_text(&self, instance: &InstanceText<'_>) -> Result<(), ValidationError> {
+        let Some(validator) = &self.text_validator else {
+            return self.validate(&instance.to_value());
+        };
+        if self.is_quarantined() {
+            return Err(ValidationErrorKind::Quarantined.into());
+        }
+        if instance.depth() > self.limits.max_instance_depth {
+            return Err(ValidationErrorKind::InstanceTooDeep {
+                limit: self.limits.max_instance_depth,
+            }
+            .into());
+        }
+        let work = self.expansion.saturating_mul(instance.values());
+        if work <= self.limits.inline_work
+            && !instance.repeats_member_names()
+            && validator.is_valid(instance.root())
+        {
+            return Ok(());
+        }
+        self.validate(&instance.to_value())
     }
 
     fn validate_budgeted(&self, instance: &Value) -> Result<(), ValidationError> {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use jsonschema::PatternOptions;
+use jsonschema::{PatternOptions, Validator};
 use referencing::Registry;
 use serde_json::Value;
 
@@ -20,6 +20,7 @@ use crate::network::NetworkPolicy;
 use crate::precheck::{self, PatternPolicy};
 use crate::report::excerpt;
 use crate::resolve::{self, Retriever};
+use crate::text::TextJson;
 use crate::{cost, meta};
 
 /// Stack of the thread a schema is compiled on: hostile nesting cannot overflow it.
@@ -163,7 +164,37 @@ impl SchemaEngine {
             inner.limits.max_expansion,
         )?;
 
-        let options = jsonschema::options()
+        let validator = self.build_validator::<jsonschema::json::SerdeJson>(schema, draft)?;
+        // An untrusted schema validates what a peer sent, read from its text:
+        // the same schema compiled for that text, read without a `Value`.
+        let text_validator = match inner.trust {
+            Trust::Untrusted => Some(Arc::new(self.build_validator::<TextJson>(schema, draft)?)),
+            Trust::Trusted => None,
+        };
+
+        Ok(CompiledSchema {
+            validator: Arc::new(validator),
+            text_validator,
+            schema: Arc::clone(schema),
+            dialect,
+            expansion,
+            trust: inner.trust,
+            limits: Arc::clone(&inner.limits),
+            runaways: Arc::clone(&inner.runaways),
+            quarantined: AtomicBool::new(false),
+        })
+    }
+
+    /// The validator of `schema` for instances in the representation `F`,
+    /// with the engine's settings.
+    fn build_validator<F: jsonschema::json::Json>(
+        &self,
+        schema: &Value,
+        draft: referencing::Draft,
+    ) -> Result<Validator<F>, SchemaError> {
+        let inner = &*self.inner;
+        let documents = inner.documents.as_ref().map_err(Clone::clone)?;
+        let options = jsonschema::options_for::<F>()
             .with_draft(draft)
             .with_registry(documents)
             .with_retriever(inner.retriever.clone());
@@ -177,20 +208,9 @@ impl SchemaEngine {
                 options.with_pattern_options(PatternOptions::fancy_regex().backtrack_limit(limit))
             }
         };
-        let validator = options.build(schema).map_err(|error| match error.kind() {
+        options.build(schema).map_err(|error| match error.kind() {
             jsonschema::error::ValidationErrorKind::Referencing(e) => resolve::map_error(e),
             _ => SchemaErrorKind::Compile(excerpt(&error.masked().to_string(), 300)).into(),
-        })?;
-
-        Ok(CompiledSchema {
-            validator: Arc::new(validator),
-            schema: Arc::clone(schema),
-            dialect,
-            expansion,
-            trust: inner.trust,
-            limits: Arc::clone(&inner.limits),
-            runaways: Arc::clone(&inner.runaways),
-            quarantined: AtomicBool::new(false),
         })
     }
 }

@@ -51,6 +51,7 @@ mod network;
 mod precheck;
 mod report;
 mod resolve;
+mod text;
 mod walk;
 
 pub use compiled::CompiledSchema;
@@ -62,3 +63,4 @@ pub use limits::Limits;
 pub use meta::meta_schema_violations;
 #[cfg(feature = "network")]
 pub use network::NetworkPolicy;
+pub use text::InstanceText;

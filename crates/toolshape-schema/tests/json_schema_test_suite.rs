@@ -17,6 +17,8 @@
 //!
 //! Each dialect first prints a `suite <dialect>, ...` line, so that the count
 //! lines start their lines even when the harness prints its progress dots.
+//! Every instance is validated twice, as a `Value` and read from its JSON
+//! text ([`InstanceText`]), and both must come out as the suite expects.
 //! There is no skip list: a failing test fails the run, listed with why.
 //! The harness captures the output of passing tests: run with
 //! `-- --nocapture` (or `--show-output`) to see the counts.
@@ -26,7 +28,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolshape_schema::{FormatMode, SchemaEngine};
+use toolshape_schema::{FormatMode, InstanceText, SchemaEngine};
 
 const REMOTE_BASE: &str = "http://localhost:1234/";
 
@@ -157,12 +159,20 @@ fn run_file(engine: &SchemaEngine, dialect_dir: &Path, file: &str, meta: &str, t
         for test in group["tests"].as_array().expect("tests") {
             let test_description = test["description"].as_str().expect("test description");
             let expected = test["valid"].as_bool().expect("valid");
+            // The instance as a `Value`, and read from its JSON text.
+            let text = serde_json::to_string(&test["data"]).expect("serializes");
             let outcome = match &compiled {
-                Ok(compiled) => match compiled.validate(&test["data"]) {
-                    Ok(()) if expected => Ok(()),
-                    Err(_) if !expected => Ok(()),
-                    Ok(()) => Err("valid, expected invalid".to_owned()),
-                    Err(e) => Err(format!("invalid, expected valid: {e}")),
+                Ok(compiled) => match (
+                    compiled.validate(&test["data"]),
+                    InstanceText::parse(&text).map(|instance| compiled.validate_text(&instance)),
+                ) {
+                    (_, Err(e)) => Err(format!("its text does not read: {e}")),
+                    (Ok(()), Ok(Ok(()))) if expected => Ok(()),
+                    (Err(_), Ok(Err(_))) if !expected => Ok(()),
+                    (Ok(()), Ok(Err(e))) => Err(format!("valid, but not read from text: {e}")),
+                    (Err(_), Ok(Ok(()))) => Err("invalid, but valid read from text".to_owned()),
+                    (Ok(()), _) => Err("valid, expected invalid".to_owned()),
+                    (Err(e), _) => Err(format!("invalid, expected valid: {e}")),
                 },
                 Err(e) => Err(format!("schema refused: {e}")),
             };

@@ -228,7 +228,7 @@ async fn run(
 }
 
 /// What `value` a successful call carries, by what the tool returns.
-fn value_of(tool: &RegisteredTool, output: ToolOutput) -> CallOutput {
+fn value_of(tool: &RegisteredTool, mut output: ToolOutput) -> CallOutput {
     match tool.output_shape() {
         OutputShape::Nothing => CallOutput::Nothing,
         OutputShape::Text => CallOutput::Value(Value::String(
@@ -239,11 +239,16 @@ fn value_of(tool: &RegisteredTool, output: ToolOutput) -> CallOutput {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )),
-        OutputShape::Structured => CallOutput::Value(output.structured.unwrap_or(Value::Null)),
-        _ => CallOutput::Value(match output.structured {
-            Some(value) => value,
-            None => serde_json::to_value(&output.content).unwrap_or(Value::Null),
-        }),
+        OutputShape::Structured => {
+            CallOutput::Value(output.into_structured_value().unwrap_or(Value::Null))
+        }
+        _ => {
+            let content = std::mem::take(&mut output.content);
+            CallOutput::Value(match output.into_structured_value() {
+                Some(value) => value,
+                None => serde_json::to_value(&content).unwrap_or(Value::Null),
+            })
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{CallToolParams, CallToolResult, ContentBlock, Meta, ResultType, methods};
+use toolshape_schema::InstanceText;
 use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::error::{ClientError, ClientErrorKind};
@@ -198,6 +199,7 @@ impl Client {
     ) -> Result<ToolResult, ClientError> {
         let listing = self.listing().await?;
         let entry = listing.by_name.get(name).cloned();
+        let relay = options.relay;
         let peer = &self.inner.peer;
         let id = peer.next_id();
         let mut meta = self.request_meta();
@@ -269,12 +271,19 @@ impl Client {
             };
         let is_error = result.is_error();
         let structured_json = result.structured_content.map(RawValue::get);
-        let (mut structured, mut relayable) = match structured_json {
+        // For a relaying caller it is read for validation only, into an
+        // `InstanceText`; the `Value` is built if the result cannot be relayed.
+        let (mut read, mut relayable) = match structured_json {
+            Some(json) if relay => {
+                let text = InstanceText::parse(json).map_err(bad)?;
+                let one_way = !text.repeats_member_names();
+                (Structured::Text(text), one_way)
+            }
             Some(json) => {
                 let (value, one_way) = received::read_value(json).map_err(bad)?;
-                (Some(value), one_way)
+                (Structured::Value(value), one_way)
             }
-            None => (None, true),
+            None => (Structured::None, true),
         };
         let mut content = Vec::with_capacity(result.content.len());
         for block in &result.content {
@@ -285,22 +294,24 @@ impl Client {
         let mut refusal = None;
         if !is_error && let Some(entry) = &entry {
             if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
-                refusal = match (compiled, structured.as_ref()) {
+                refusal = match (compiled, &read) {
                     (Err(source), _) => Some(ClientErrorKind::UnusableSchema {
                         tool: name.to_owned(),
                         source,
                     }),
-                    (Ok(_), None) => Some(ClientErrorKind::MissingStructuredContent {
+                    (Ok(_), Structured::None) => Some(ClientErrorKind::MissingStructuredContent {
                         tool: name.to_owned(),
                     }),
-                    (Ok(compiled), Some(value)) => {
-                        compiled
-                            .validate(value)
-                            .err()
-                            .map(|source| ClientErrorKind::Validation {
-                                tool: name.to_owned(),
-                                source,
-                            })
+                    (Ok(compiled), read) => {
+                        let checked = match read {
+                            Structured::Text(text) => compiled.validate_text(text),
+                            Structured::Value(value) => compiled.validate(value),
+                            Structured::None => Ok(()),
+                        };
+                        checked.err().map(|source| ClientErrorKind::Validation {
+                            tool: name.to_owned(),
+                            source,
+                        })
                     }
                 };
             }
@@ -309,7 +320,7 @@ impl Client {
                 .as_ref()
                 .is_some_and(|m| m.contains_key(keys::WRAPPED_OUTPUT));
             if entry.wrapped || marked {
-                structured = structured.map(unwrap_result);
+                read = Structured::Value(read.into_value().map(unwrap_result).unwrap_or_default());
                 relayable = false;
             }
         }
@@ -320,6 +331,11 @@ impl Client {
             && result.meta.is_none()
             && result.result_type == version.has_result_type().then_some(ResultType::Complete)
             && received::is_one_line(text);
+        // A relaying caller gets no value of a result it can relay.
+        let structured = match read {
+            Structured::Text(_) if relayable => None,
+            read => read.into_value(),
+        };
         let structured_json = structured_json.map(Box::from);
         let meta = result.meta;
         // The text is kept where it was read, not copied.
@@ -345,6 +361,24 @@ impl Client {
         match refusal {
             Some(kind) => Err(ClientError::from(kind).rejecting(checked)),
             None => Ok(checked),
+        }
+    }
+}
+
+/// A result's `structuredContent` as read.
+enum Structured<'a> {
+    None,
+    Value(Value),
+    /// Read for validation without a `Value` (a relaying caller's).
+    Text(InstanceText<'a>),
+}
+
+impl Structured<'_> {
+    fn into_value(self) -> Option<Value> {
+        match self {
+            Structured::None => None,
+            Structured::Value(value) => Some(value),
+            Structured::Text(text) => Some(text.to_value()),
         }
     }
 }

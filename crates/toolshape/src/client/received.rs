@@ -42,6 +42,19 @@ impl ReceivedResult {
     pub fn json(&self) -> &str {
         self.json.get(self.start..).unwrap_or_default()
     }
+
+    /// Its `structuredContent` as a value, read again from its text (for a
+    /// peer on another revision, when the relaying caller kept no value).
+    pub(crate) fn structured_value(&self) -> Option<Value> {
+        #[derive(serde::Deserialize)]
+        struct Structured {
+            #[serde(rename = "structuredContent")]
+            structured_content: Option<Value>,
+        }
+        serde_json::from_str::<Structured>(self.json())
+            .ok()?
+            .structured_content
+    }
 }
 
 impl fmt::Debug for ReceivedResult {

@@ -221,8 +221,8 @@ impl RegisteredTool {
         if self.output_checked_by_handler {
             return Ok(());
         }
-        match &output.structured {
-            Some(value) => schema.validate(value),
+        match output.structured_value() {
+            Some(value) => schema.validate(&value),
             None => Err(ValidationErrorKind::Mismatch {
                 violations: vec![Violation {
                     instance_path: String::new(),

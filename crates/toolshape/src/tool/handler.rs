@@ -71,11 +71,37 @@ impl ToolOutput {
         self
     }
 
-    /// The relayed result, when it was written for `version`.
+    /// The relayed result, when it was written for `version`. Otherwise the
+    /// output is shaped: a relayed result's value is read again from its
+    /// text when the relaying caller kept none ([`CallOptions::relay`](crate::CallOptions::relay)).
     pub(crate) fn take_received_for(&mut self, version: ProtocolVersion) -> Option<ReceivedResult> {
-        self.received
-            .take()
-            .filter(|received| received.version == version)
+        let received = self.received.take()?;
+        if received.version == version {
+            return Some(received);
+        }
+        if self.structured.is_none() {
+            self.structured = received.structured_value();
+        }
+        None
+    }
+
+    /// The structured result: [`ToolOutput::structured`], or, when a
+    /// relaying caller kept no value, the relayed result's read again.
+    pub fn structured_value(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        match (&self.structured, &self.received) {
+            (Some(value), _) => Some(std::borrow::Cow::Borrowed(value)),
+            (None, Some(received)) => received.structured_value().map(std::borrow::Cow::Owned),
+            (None, None) => None,
+        }
+    }
+
+    /// As [`ToolOutput::structured_value`], taking the output.
+    pub fn into_structured_value(self) -> Option<Value> {
+        match (self.structured, self.received) {
+            (Some(value), _) => Some(value),
+            (None, Some(received)) => received.structured_value(),
+            (None, None) => None,
+        }
     }
 
     /// Adds entries to the result's `_meta`.

@@ -48,6 +48,11 @@ pub struct CallOptions {
     pub credentials: Option<Credentials>,
     /// Who is calling, as the transport tells it (see `ToolContext::caller`).
     pub caller: Option<Arc<str>>,
+    /// For a gateway that relays results as received (a client's
+    /// `ToolResult::take_received`): a result that can be relayed so is
+    /// validated from its text, and its `structured` value is not built
+    /// (`None`; the JSON is in `structured_json` and in the received result).
+    pub relay: bool,
 }
 
 impl CallOptions {
@@ -96,6 +101,14 @@ impl CallOptions {
     #[must_use]
     pub fn credentials(mut self, credentials: Credentials) -> Self {
         self.credentials = Some(credentials);
+        self
+    }
+
+    /// Sets [`CallOptions::relay`]: the caller relays the result as received
+    /// when it can, and needs no `Value` of it then.
+    #[must_use]
+    pub fn relaying(mut self) -> Self {
+        self.relay = true;
         self
     }
 

@@ -1,0 +1,581 @@
+//! An instance read from JSON text for validation without building a
+//! `serde_json::Value`: one flat vector of entries whose strings borrow the
+//! text (only a string with escapes is copied), read by serde_json's own
+//! parser (so numbers, strings and errors are exactly those of a `Value`),
+//! and handed to the validator through `jsonschema`'s custom-representation
+//! traits.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use jsonschema::JsonType;
+use jsonschema::json::{Array, Json, Node, NodeIdentity, Object};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// A JSON value read from text, for [`CompiledSchema::validate_text`]
+/// (crate::CompiledSchema::validate_text).
+pub struct InstanceText<'a> {
+    entries: Vec<Entry<'a>>,
+    /// Values in it (member names not counted).
+    values: u64,
+    /// Deepest nesting of arrays and objects (a scalar root is 0).
+    depth: usize,
+    /// Whether some object repeats a member name.
+    repeated: bool,
+}
+
+/// One entry: a value, or an object's member name (names and values
+/// alternate inside an object). A container's entries follow it, up to `end`.
+enum Entry<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    Str(&'a str),
+    String(Box<str>),
+    Array { len: usize, end: usize },
+    Object { len: usize, end: usize },
+}
+
+impl<'a> InstanceText<'a> {
+    /// Reads `text`, one JSON value (whitespace around it allowed), as
+    /// serde_json reads a `Value`.
+    pub fn parse(text: &'a str) -> serde_json::Result<Self> {
+        let mut reader = Reader {
+            entries: Vec::with_capacity(text.len() / 8 + 1),
+            values: 0,
+            depth: 0,
+            deepest: 0,
+            repeated: false,
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        ValueSeed(&mut reader).deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(InstanceText {
+            entries: reader.entries,
+            values: reader.values,
+            depth: reader.deepest,
+            repeated: reader.repeated,
+        })
+    }
+
+    /// Whether some object in it repeats a member name (a `Value` keeps the
+    /// last; other readers keep the first).
+    pub fn repeats_member_names(&self) -> bool {
+        self.repeated
+    }
+
+    /// The number of values in it.
+    pub(crate) fn values(&self) -> u64 {
+        self.values
+    }
+
+    /// Its deepest nesting of arrays and objects.
+    pub(crate) fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The value as a `serde_json::Value` (a repeated member name keeps its
+    /// last value, as serde_json does).
+    pub fn to_value(&self) -> Value {
+        TextNode::root(&self.entries).to_value().into_owned()
+    }
+
+    /// The root, for the validator.
+    pub(crate) fn root(&self) -> TextNode<'_> {
+        TextNode::root(&self.entries)
+    }
+}
+
+impl fmt::Debug for InstanceText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InstanceText")
+            .field("values", &self.values)
+            .field("depth", &self.depth)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Reader<'a> {
+    entries: Vec<Entry<'a>>,
+    values: u64,
+    depth: usize,
+    deepest: usize,
+    repeated: bool,
+}
+
+impl<'a> Reader<'a> {
+    fn push(&mut self, entry: Entry<'a>) {
+        self.values += 1;
+        self.entries.push(entry);
+    }
+
+    /// Opens a container at the next index, to be closed by [`Reader::close`].
+    fn open(&mut self) -> usize {
+        self.values += 1;
+        self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
+        self.entries.push(Entry::Null);
+        self.entries.len() - 1
+    }
+
+    fn close(&mut self, at: usize, entry: Entry<'a>) {
+        self.depth -= 1;
+        if let Some(slot) = self.entries.get_mut(at) {
+            *slot = entry;
+        }
+    }
+
+    /// Notes whether the object opened at `at`, of `len` members, repeats
+    /// a member name.
+    fn check_names(&mut self, at: usize, len: usize) {
+        if self.repeated {
+            return;
+        }
+        let object = TextNode {
+            entries: &self.entries,
+            at,
+        };
+        self.repeated = if len <= 16 {
+            object
+                .members()
+                .enumerate()
+                .any(|(i, (name, _))| object.members().take(i).any(|(other, _)| other == name))
+        } else {
+            let mut names: Vec<&str> = object.members().map(|(name, _)| name).collect();
+            names.sort_unstable();
+            names.windows(2).any(|pair| pair[0] == pair[1])
+        };
+    }
+}
+
+/// Reads one value into the reader.
+struct ValueSeed<'r, 'a>(&'r mut Reader<'a>);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for ValueSeed<'_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for ValueSeed<'_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+        self.0.push(Entry::Bool(value));
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
+        self.0.push(Entry::Number(value.into()));
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
+        self.0.push(Entry::Number(value.into()));
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
+        // As a `Value` reads it: a number out of range is null.
+        self.0
+            .push(Number::from_f64(value).map_or(Entry::Null, Entry::Number));
+        Ok(())
+    }
+
+    fn visit_borrowed_str<E>(self, value: &'de str) -> Result<(), E> {
+        self.0.push(Entry::Str(value));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        self.0.push(Entry::String(value.into()));
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.0.push(Entry::Null);
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        let at = self.0.open();
+        let mut len = 0;
+        while items.next_element_seed(ValueSeed(self.0))?.is_some() {
+            len += 1;
+        }
+        let end = self.0.entries.len();
+        self.0.close(at, Entry::Array { len, end });
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+        let at = self.0.open();
+        let mut len = 0;
+        while members.next_key_seed(NameSeed(self.0))?.is_some() {
+            members.next_value_seed(ValueSeed(self.0))?;
+            len += 1;
+        }
+        let end = self.0.entries.len();
+        self.0.close(at, Entry::Object { len, end });
+        if len > 1 {
+            self.0.check_names(at, len);
+        }
+        Ok(())
+    }
+}
+
+/// Reads one member name into the reader.
+struct NameSeed<'r, 'a>(&'r mut Reader<'a>);
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for NameSeed<'_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for NameSeed<'_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E>(self, value: &'de str) -> Result<(), E> {
+        self.0.entries.push(Entry::Str(value));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        self.0.entries.push(Entry::String(value.into()));
+        Ok(())
+    }
+}
+
+/// The representation [`InstanceText`] is validated as.
+pub(crate) struct TextJson;
+
+impl Json for TextJson {
+    type Node<'a> = TextNode<'a>;
+    type PreparedKey = String;
+    type StringBuffer = ();
+
+    // A member is found by a scan: a pass over the members is as cheap as one lookup.
+    const KEYS_PER_LOOKUP: usize = 64;
+
+    fn prepare_key(key: &str) -> String {
+        key.to_owned()
+    }
+
+    fn with_string_node<T>(_: &mut (), string: &str, f: impl FnOnce(TextNode<'_>) -> T) -> T {
+        let entries = [Entry::Str(string)];
+        f(TextNode::root(&entries))
+    }
+}
+
+/// One value of an [`InstanceText`].
+#[derive(Clone, Copy)]
+pub(crate) struct TextNode<'a> {
+    entries: &'a [Entry<'a>],
+    at: usize,
+}
+
+impl<'a> TextNode<'a> {
+    fn root(entries: &'a [Entry<'a>]) -> Self {
+        TextNode { entries, at: 0 }
+    }
+
+    fn entry(&self) -> &'a Entry<'a> {
+        // Nodes are made only at entries that exist; an empty text has none
+        // and reads as null.
+        self.entries.get(self.at).unwrap_or(&Entry::Null)
+    }
+
+    /// The index after this value and everything in it.
+    fn end(&self) -> usize {
+        match self.entry() {
+            Entry::Array { end, .. } | Entry::Object { end, .. } => *end,
+            _ => self.at + 1,
+        }
+    }
+
+    fn str(&self) -> Option<&'a str> {
+        match self.entry() {
+            Entry::Str(string) => Some(string),
+            Entry::String(string) => Some(string),
+            _ => None,
+        }
+    }
+
+    fn members(self) -> Members<'a> {
+        Members {
+            entries: self.entries,
+            next: self.at + 1,
+            end: self.end(),
+        }
+    }
+}
+
+impl<'a> Node<'a, TextJson> for TextNode<'a> {
+    type Object = TextNode<'a>;
+    type Array = TextNode<'a>;
+    type Number = &'a Number;
+
+    fn as_object(&self) -> Option<TextNode<'a>> {
+        matches!(self.entry(), Entry::Object { .. }).then_some(*self)
+    }
+
+    fn as_array(&self) -> Option<TextNode<'a>> {
+        matches!(self.entry(), Entry::Array { .. }).then_some(*self)
+    }
+
+    fn as_string(&self) -> Option<Cow<'a, str>> {
+        self.str().map(Cow::Borrowed)
+    }
+
+    fn as_number(&self) -> Option<&'a Number> {
+        match self.entry() {
+            Entry::Number(number) => Some(number),
+            _ => None,
+        }
+    }
+
+    fn as_boolean(&self) -> Option<bool> {
+        match self.entry() {
+            Entry::Bool(value) => Some(*value),
+            _ => None,
+        }
+    }
+
+    fn is_null(&self) -> bool {
+        matches!(self.entry(), Entry::Null)
+    }
+
+    fn json_type(&self) -> JsonType {
+        match self.entry() {
+            Entry::Null => JsonType::Null,
+            Entry::Bool(_) => JsonType::Boolean,
+            Entry::Number(_) => JsonType::Number,
+            Entry::Str(_) | Entry::String(_) => JsonType::String,
+            Entry::Array { .. } => JsonType::Array,
+            Entry::Object { .. } => JsonType::Object,
+        }
+    }
+
+    fn equals_value(&self, expected: &Value) -> bool {
+        match (self.entry(), expected) {
+            (Entry::Null, _) => expected.is_null(),
+            (Entry::Bool(value), _) => expected.as_bool() == Some(*value),
+            (Entry::Str(_) | Entry::String(_), _) => expected.as_str() == self.str(),
+            (Entry::Number(number), _) => {
+                jsonschema::json::cmp::equal(&Value::Number(number.clone()), expected)
+            }
+            _ => jsonschema::json::cmp::equal(&self.to_value(), expected),
+        }
+    }
+
+    fn to_value(&self) -> Cow<'a, Value> {
+        let value = match self.entry() {
+            Entry::Null => Value::Null,
+            Entry::Bool(value) => Value::Bool(*value),
+            Entry::Number(number) => Value::Number(number.clone()),
+            Entry::Str(_) | Entry::String(_) => {
+                Value::String(self.str().unwrap_or_default().into())
+            }
+            Entry::Array { .. } => Value::Array(
+                Elements {
+                    entries: self.entries,
+                    next: self.at + 1,
+                    end: self.end(),
+                }
+                .map(|item| item.to_value().into_owned())
+                .collect(),
+            ),
+            Entry::Object { .. } => {
+                let mut object = Map::new();
+                for (name, member) in self.members() {
+                    object.insert(name.to_owned(), member.to_value().into_owned());
+                }
+                Value::Object(object)
+            }
+        };
+        Cow::Owned(value)
+    }
+
+    fn identity(&self) -> Option<NodeIdentity> {
+        let tag = u32::try_from(self.at).ok()?;
+        Some(NodeIdentity::tagged(self.entries.as_ptr() as usize, tag))
+    }
+}
+
+impl<'a> Object<'a, TextJson> for TextNode<'a> {
+    type Node = TextNode<'a>;
+    type MemberName = &'a str;
+    type MembersIter = Members<'a>;
+
+    fn len(&self) -> usize {
+        match self.entry() {
+            Entry::Object { len, .. } => *len,
+            _ => 0,
+        }
+    }
+
+    fn get(&self, key: &String) -> Option<TextNode<'a>> {
+        TextNode::members(*self)
+            .find(|(name, _)| *name == key.as_str())
+            .map(|(_, member)| member)
+    }
+
+    fn members(&self) -> Members<'a> {
+        TextNode::members(*self)
+    }
+}
+
+impl<'a> Array<'a, TextJson> for TextNode<'a> {
+    type Node = TextNode<'a>;
+    type ElementsIter = Elements<'a>;
+
+    fn len(&self) -> usize {
+        match self.entry() {
+            Entry::Array { len, .. } => *len,
+            _ => 0,
+        }
+    }
+
+    fn elements(&self) -> Elements<'a> {
+        Elements {
+            entries: self.entries,
+            next: self.at + 1,
+            end: self.end(),
+        }
+    }
+}
+
+/// An object's members in the order written.
+pub(crate) struct Members<'a> {
+    entries: &'a [Entry<'a>],
+    next: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (&'a str, TextNode<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let name = TextNode {
+            entries: self.entries,
+            at: self.next,
+        }
+        .str()?;
+        let value = TextNode {
+            entries: self.entries,
+            at: self.next + 1,
+        };
+        self.next = value.end();
+        Some((name, value))
+    }
+}
+
+/// An array's items in order.
+pub(crate) struct Elements<'a> {
+    entries: &'a [Entry<'a>],
+    next: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = TextNode<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let item = TextNode {
+            entries: self.entries,
+            at: self.next,
+        };
+        self.next = item.end();
+        Some(item)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        for text in [
+            r#"{"a":[1,-2,3.5,"x\"y\u00e9",null,true,{"b":{}}],"c":18446744073709551615}"#,
+            r#" [ {"k\n":"v"} , [] , {} , -0 , 1e2 , 0.1 ] "#,
+            r#""just a string""#,
+            "12",
+            "null",
+        ] {
+            let read = InstanceText::parse(text).unwrap();
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(read.to_value(), value, "{text}");
+            assert!(!read.repeats_member_names(), "{text}");
+        }
+        for text in ["", "{", r#"{"a":1} x"#, "[1,]", "1e400"] {
+            assert!(InstanceText::parse(text).is_err(), "{text:?}");
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn counts_values_and_depth_as_validation_bounds_them() {
+        let read = InstanceText::parse(r#"{"a": [1, 2], "b": null}"#).unwrap();
+        assert_eq!((read.values(), read.depth()), (5, 2));
+        let read = InstanceText::parse("[[[1]]]").unwrap();
+        assert_eq!((read.values(), read.depth()), (4, 3));
+        let read = InstanceText::parse("7").unwrap();
+        assert_eq!((read.values(), read.depth()), (1, 0));
+    }
+
+    #[test]
+    fn a_repeated_member_name_anywhere_is_noted_and_the_last_kept() {
+        let read = InstanceText::parse(r#"[{"x":{"b":1,"c":2,"b":3}}]"#).unwrap();
+        assert!(read.repeats_member_names());
+        assert_eq!(read.to_value(), json!([{"x": {"b": 3, "c": 2}}]));
+        // An escaped spelling of the same name is the same name.
+        let read = InstanceText::parse(r#"{"a":1,"\u0061":2}"#).unwrap();
+        assert!(read.repeats_member_names());
+        // Past 16 members the names are sorted to compare them.
+        let many: Vec<String> = (0..20).map(|i| format!("\"m{i}\":{i}")).collect();
+        let text = format!("{{{}}}", many.join(","));
+        assert!(!InstanceText::parse(&text).unwrap().repeats_member_names());
+        let text = format!("{{{},\"m7\":0}}", many.join(","));
+        assert!(InstanceText::parse(&text).unwrap().repeats_member_names());
+        // The same name in different objects is no repetition.
+        let read = InstanceText::parse(r#"{"a":{"a":1},"b":{"a":2}}"#).unwrap();
+        assert!(!read.repeats_member_names());
+    }
+
+    #[test]
+    fn only_a_string_with_escapes_is_copied() {
+        let text = r#"{"plain":"abc","escaped":"a\tb"}"#;
+        let read = InstanceText::parse(text).unwrap();
+        let root = read.root();
+        let object = root.as_object().unwrap();
+        let plain = Object::get(&object, &"plain".to_owned()).unwrap();
+        let escaped = Object::get(&object, &"escaped".to_owned()).unwrap();
+        assert!(matches!(plain.entry(), Entry::Str(_)));
+        assert!(matches!(escaped.entry(), Entry::String(_)));
+        assert_eq!(escaped.as_string().as_deref(), Some("a\tb"));
+        assert!(escaped.equals_value(&json!("a\tb")));
+        assert!(!escaped.equals_value(&json!("a\\tb")));
+    }
+}
