@@ -375,3 +375,31 @@ async fn the_concurrency_limit_holds_calls_back_from_the_upstream() {
         assert_eq!(ok.structured, Some(json!({"value": "ok"})));
     }
 }
+
+/// An upstream that lists pages of new tools without end: the proxy does
+/// not start, and says which of the client's bounds the listing went past.
+#[tokio::test]
+async fn an_upstream_listing_without_end_stops_the_proxy_at_start() {
+    let command = ServerCommand::new(hostile_server_bin())
+        .args(["--endless", "10", "--page-size", "1000"])
+        .stderr(StderrMode::Capture);
+    let started = Proxy::start(
+        UpstreamSpec::Command(command),
+        Client::builder(),
+        ProxyOptions::default(),
+    )
+    .await;
+    let Err(toolshape_proxy::ProxyError::Listing(error)) = started else {
+        panic!("expected a listing error, got {:?}", started.err());
+    };
+    assert!(
+        matches!(
+            error.kind(),
+            ClientErrorKind::ListingOverBounds {
+                bound: toolshape::client::ListingBound::Items(10_000),
+                ..
+            }
+        ),
+        "{error}"
+    );
+}

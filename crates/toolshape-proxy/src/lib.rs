@@ -62,9 +62,13 @@ use forward::Forwarder;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProxyError {
-    /// The upstream server could not be reached, or its tools not listed.
+    /// The upstream server could not be reached.
     #[error("cannot reach the upstream server: {0}")]
     Upstream(#[source] ClientError),
+    /// The upstream server's tools could not be listed (it failed, or its
+    /// listing went past the client's bounds).
+    #[error("cannot list the upstream server's tools: {0}")]
+    Listing(#[source] ClientError),
     /// The audit log cannot be opened.
     #[error("cannot open the audit log: {0}")]
     Audit(#[source] std::io::Error),
@@ -133,7 +137,7 @@ impl Proxy {
             .map_err(ProxyError::Upstream)?;
         let broken = mirror::sync(&forwarder, &registry, &client)
             .await
-            .map_err(ProxyError::Upstream)?;
+            .map_err(ProxyError::Listing)?;
         let follower = tokio::spawn(mirror::follow(
             Arc::clone(&forwarder),
             registry.clone(),
