@@ -403,3 +403,40 @@ async fn an_upstream_listing_without_end_stops_the_proxy_at_start() {
         "{error}"
     );
 }
+
+/// An upstream announcing a changed tool list every 2 ms: the proxy lists
+/// its tools again at most once a second (the announcements in between
+/// coalesced), where it would otherwise list them without pause.
+#[tokio::test]
+async fn a_storm_of_list_changes_costs_one_listing_a_second() {
+    let counter = tempfile::NamedTempFile::new().unwrap();
+    let path = counter.path().display().to_string();
+    let command = ServerCommand::new(hostile_server_bin())
+        .args(["--list-changed-every", "2", "--count-lists", &path])
+        .stderr(StderrMode::Capture);
+    let proxy = Proxy::start(
+        UpstreamSpec::Command(command),
+        Client::builder(),
+        ProxyOptions::default(),
+    )
+    .await
+    .expect("the proxy starts");
+    tokio::time::sleep(std::time::Duration::from_millis(3_500)).await;
+    let requests: u64 = std::fs::read_to_string(&path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // 24 tools in pages of 3: 8 requests a listing. The first listing, then
+    // one a second: at most 5 listings in 3.5 s; at least 2 (it follows).
+    let pages = 8;
+    assert!(
+        (2 * pages..=5 * pages).contains(&requests),
+        "{requests} tools/list requests in 3.5 s"
+    );
+    // It serves meanwhile.
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let client = client(&url, ERAS[1]).await;
+    let result = call(&client, "ok", json!({})).await.unwrap();
+    assert!(!result.is_error, "{}", result.text());
+}

@@ -135,6 +135,9 @@ impl Proxy {
             .primary()
             .await
             .map_err(ProxyError::Upstream)?;
+        // Subscribed before the first listing: a change announced while it
+        // runs leads to another.
+        let changes = client.tool_list_changes();
         let broken = mirror::sync(&forwarder, &registry, &client)
             .await
             .map_err(ProxyError::Listing)?;
@@ -142,6 +145,7 @@ impl Proxy {
             Arc::clone(&forwarder),
             registry.clone(),
             client,
+            changes,
         ));
         Ok(Proxy {
             registry,

@@ -3,7 +3,7 @@
 //! anew; the registry then tells the proxy's clients (`listChanged`).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use toolshape::ToolRegistry;
 use toolshape::client::{Client, ClientError};
@@ -14,6 +14,9 @@ use crate::options::BrokenTools;
 
 /// The pause before listing again after a failed listing.
 const RETRY_LISTING: Duration = Duration::from_secs(1);
+
+/// The least time between the starts of two listings of the upstream's tools.
+pub(crate) const RELISTING_GAP: Duration = Duration::from_secs(1);
 
 /// Lists the upstream's tools through `client` and makes the registry
 /// exactly the admitted ones. Returns the tools left out as unusable, by name.
@@ -67,9 +70,18 @@ fn register(
 
 /// Follows the upstream for good: each time its tool list changes, or its
 /// first connection closes and is made again, lists its tools anew.
-pub(crate) async fn follow(forwarder: Arc<Forwarder>, registry: ToolRegistry, mut client: Client) {
+/// `changes` was subscribed before the listing the proxy started with, so a
+/// change announced while a listing runs leads to another. Listings are at
+/// least [`RELISTING_GAP`] apart: an upstream that announces changes without
+/// pause costs one listing per gap, the changes in between coalesced.
+pub(crate) async fn follow(
+    forwarder: Arc<Forwarder>,
+    registry: ToolRegistry,
+    mut client: Client,
+    mut changes: tokio::sync::watch::Receiver<u64>,
+) {
+    let mut listed = Instant::now();
     loop {
-        let mut changes = client.tool_list_changes();
         tokio::select! {
             changed = changes.changed() => {
                 if changed.is_err() {
@@ -78,10 +90,15 @@ pub(crate) async fn follow(forwarder: Arc<Forwarder>, registry: ToolRegistry, mu
             }
             () = client.closed() => {}
         }
+        tokio::time::sleep_until((listed + RELISTING_GAP).into()).await;
         loop {
             match forwarder.upstream.primary().await {
                 Ok(fresh) => {
                     client = fresh;
+                    // Subscribed before listing: what changes from here on
+                    // is noticed, and what changed before is in this listing.
+                    changes = client.tool_list_changes();
+                    listed = Instant::now();
                     match sync(&forwarder, &registry, &client).await {
                         Ok(_) => break,
                         Err(error) => tracing::warn!(%error, "cannot list the upstream's tools"),

@@ -13,8 +13,9 @@ use jsonschema::json::{Array, Json, Node, NodeIdentity, Object};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// A JSON value read from text, for [`CompiledSchema::validate_text`]
-/// (crate::CompiledSchema::validate_text).
+/// A JSON value read from text, for
+/// [`CompiledSchema::validate_text`](crate::CompiledSchema::validate_text):
+/// validated without building a `serde_json::Value` of it.
 pub struct InstanceText<'a> {
     entries: Vec<Entry<'a>>,
     /// Values in it (member names not counted).

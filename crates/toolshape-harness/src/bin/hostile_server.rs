@@ -24,7 +24,9 @@
 //! - `--no-tools-capability` declares no `tools` capability;
 //!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--endless BYTES`
 //!   lists pages of new tools (`more_<n>`, descriptions `BYTES` long) without
-//!   end, each with a new cursor; `--unstable FILE`
+//!   end, each with a new cursor; `--list-changed-every MS` announces a
+//!   changed tool list every MS ms for good, and `--count-lists FILE` counts
+//!   the `tools/list` requests in FILE (see `hostile/storm.rs`); `--unstable FILE`
 //!   lists the tools in reverse order on every other start (counted in FILE).
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
@@ -56,15 +58,18 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
+#[path = "hostile/config.rs"]
+mod config;
 #[path = "hostile/defects.rs"]
 mod defects;
+#[path = "hostile/storm.rs"]
+mod storm;
 #[path = "hostile/tools.rs"]
 mod tools;
 
+use config::{Config, Unknown, parse_args};
 use tools::{TOOLS, object_schema, tool_definition};
 
-/// Tools per `tools/list` page unless `--page-size` says otherwise.
-const DEFAULT_PAGE_SIZE: usize = 3;
 /// Size of the `huge` response unless its `bytes` argument says otherwise.
 const DEFAULT_HUGE_BYTES: usize = 100 * 1000 * 1000;
 /// Nesting of the `deep` structuredContent.
@@ -72,90 +77,6 @@ const DEEP_NESTING: usize = 10_000;
 
 /// Notifications `flood` sends unless its `n` argument says otherwise.
 const DEFAULT_FLOOD: u64 = 10_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Unknown {
-    Result,
-    Error,
-}
-
-struct Config {
-    legacy_only: bool,
-    page_size: usize,
-    canary_port: u16,
-    unknown: Unknown,
-    duplicate: bool,
-    check_defects: bool,
-    no_tools_capability: bool,
-    cursor_loop: bool,
-    /// `--endless BYTES`: pages of new tools without end, each description
-    /// `BYTES` long.
-    endless: Option<usize>,
-    /// List in reverse order (`--unstable`, on every other start).
-    reversed: bool,
-}
-
-/// Counts the starts in `path`; true on every other one.
-fn every_other_start(path: &str) -> Result<bool, String> {
-    let starts: u64 = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .unwrap_or(0);
-    std::fs::write(path, (starts + 1).to_string())
-        .map_err(|e| format!("--unstable {path}: {e}"))?;
-    Ok(starts % 2 == 1)
-}
-
-fn parse_args() -> Result<Config, String> {
-    let mut config = Config {
-        legacy_only: false,
-        page_size: DEFAULT_PAGE_SIZE,
-        canary_port: 9,
-        unknown: Unknown::Result,
-        duplicate: false,
-        check_defects: false,
-        no_tools_capability: false,
-        cursor_loop: false,
-        endless: None,
-        reversed: false,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
-        match arg.as_str() {
-            "--legacy-only" => config.legacy_only = true,
-            "--duplicate" => config.duplicate = true,
-            "--check-defects" => config.check_defects = true,
-            "--no-tools-capability" => config.no_tools_capability = true,
-            "--cursor-loop" => config.cursor_loop = true,
-            "--endless" => {
-                let bytes = value("--endless")?;
-                config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
-            }
-            "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
-            "--page-size" => {
-                config.page_size = value("--page-size")?
-                    .parse::<usize>()
-                    .map_err(|e| format!("--page-size: {e}"))?
-                    .max(1);
-            }
-            "--canary-port" => {
-                config.canary_port = value("--canary-port")?
-                    .parse()
-                    .map_err(|e| format!("--canary-port: {e}"))?;
-            }
-            "--unknown-tool" => {
-                config.unknown = match value("--unknown-tool")?.as_str() {
-                    "result" => Unknown::Result,
-                    "error" => Unknown::Error,
-                    other => return Err(format!("--unknown-tool: {other:?} is not result|error")),
-                };
-            }
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    Ok(config)
-}
 
 struct Server {
     config: Config,
@@ -287,6 +208,9 @@ impl Server {
                 let Ok(start) = start else {
                     return self.error(&id, -32602, "Invalid cursor");
                 };
+                if let Some(path) = &self.config.count_lists {
+                    storm::count_listing(path);
+                }
                 if let Some(padding) = self.config.endless {
                     return self.endless_page(&id, start, padding);
                 }
@@ -556,6 +480,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(ms) = config.list_changed_every {
+        storm::announce_changes_every(std::time::Duration::from_millis(ms.max(1)));
+    }
     let mut server = Server {
         config,
         out: BufWriter::new(io::stdout()),

@@ -1,0 +1,103 @@
+//! The hostile server's command line (see `hostile_server.rs` for what
+//! each flag does).
+
+/// Tools per `tools/list` page unless `--page-size` says otherwise.
+const DEFAULT_PAGE_SIZE: usize = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unknown {
+    Result,
+    Error,
+}
+
+pub(crate) struct Config {
+    pub(crate) legacy_only: bool,
+    pub(crate) page_size: usize,
+    pub(crate) canary_port: u16,
+    pub(crate) unknown: Unknown,
+    pub(crate) duplicate: bool,
+    pub(crate) check_defects: bool,
+    pub(crate) no_tools_capability: bool,
+    pub(crate) cursor_loop: bool,
+    /// `--endless BYTES`: pages of new tools without end, each description
+    /// `BYTES` long.
+    pub(crate) endless: Option<usize>,
+    /// `--list-changed-every MS`.
+    pub(crate) list_changed_every: Option<u64>,
+    /// `--count-lists FILE`: the number of `tools/list` requests, kept in FILE.
+    pub(crate) count_lists: Option<String>,
+    /// List in reverse order (`--unstable`, on every other start).
+    pub(crate) reversed: bool,
+}
+
+/// Counts the starts in `path`; true on every other one.
+fn every_other_start(path: &str) -> Result<bool, String> {
+    let starts: u64 = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    std::fs::write(path, (starts + 1).to_string())
+        .map_err(|e| format!("--unstable {path}: {e}"))?;
+    Ok(starts % 2 == 1)
+}
+
+pub(crate) fn parse_args() -> Result<Config, String> {
+    let mut config = Config {
+        legacy_only: false,
+        page_size: DEFAULT_PAGE_SIZE,
+        canary_port: 9,
+        unknown: Unknown::Result,
+        duplicate: false,
+        check_defects: false,
+        no_tools_capability: false,
+        cursor_loop: false,
+        endless: None,
+        list_changed_every: None,
+        count_lists: None,
+        reversed: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--legacy-only" => config.legacy_only = true,
+            "--duplicate" => config.duplicate = true,
+            "--check-defects" => config.check_defects = true,
+            "--no-tools-capability" => config.no_tools_capability = true,
+            "--cursor-loop" => config.cursor_loop = true,
+            "--endless" => {
+                let bytes = value("--endless")?;
+                config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
+            }
+            "--list-changed-every" => {
+                let ms = value("--list-changed-every")?;
+                config.list_changed_every = Some(
+                    ms.parse()
+                        .map_err(|e| format!("--list-changed-every: {e}"))?,
+                );
+            }
+            "--count-lists" => config.count_lists = Some(value("--count-lists")?),
+            "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
+            "--page-size" => {
+                config.page_size = value("--page-size")?
+                    .parse::<usize>()
+                    .map_err(|e| format!("--page-size: {e}"))?
+                    .max(1);
+            }
+            "--canary-port" => {
+                config.canary_port = value("--canary-port")?
+                    .parse()
+                    .map_err(|e| format!("--canary-port: {e}"))?;
+            }
+            "--unknown-tool" => {
+                config.unknown = match value("--unknown-tool")?.as_str() {
+                    "result" => Unknown::Result,
+                    "error" => Unknown::Error,
+                    other => return Err(format!("--unknown-tool: {other:?} is not result|error")),
+                };
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(config)
+}
