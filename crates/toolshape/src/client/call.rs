@@ -320,7 +320,7 @@ impl Client {
                 .as_ref()
                 .is_some_and(|m| m.contains_key(keys::WRAPPED_OUTPUT));
             if entry.wrapped || marked {
-                read = Structured::Value(read.into_value().map(unwrap_result).unwrap_or_default());
+                read = read.unwrapped();
                 relayable = false;
             }
         }
@@ -374,6 +374,14 @@ enum Structured<'a> {
 }
 
 impl Structured<'_> {
+    /// `{"result": v}` as `v`; no structured content stays none.
+    fn unwrapped(self) -> Self {
+        match self.into_value() {
+            Some(value) => Structured::Value(unwrap_result(value)),
+            None => Structured::None,
+        }
+    }
+
     fn into_value(self) -> Option<Value> {
         match self {
             Structured::None => None,
@@ -405,5 +413,25 @@ fn unwrap_result(value: Value) -> Value {
             map.remove(WRAPPED_RESULT_KEY).unwrap_or(Value::Null)
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwrapping_keeps_no_structured_content_as_none() {
+        assert!(Structured::None.unwrapped().into_value().is_none());
+        let text = InstanceText::parse(r#"{"result":[1,{"a":2}]}"#).unwrap();
+        assert_eq!(
+            Structured::Text(text).unwrapped().into_value(),
+            Some(json!([1, {"a": 2}]))
+        );
+        let other = Structured::Value(json!({"result": 1, "more": 2}));
+        assert_eq!(
+            other.unwrapped().into_value(),
+            Some(json!({"result": 1, "more": 2}))
+        );
     }
 }
