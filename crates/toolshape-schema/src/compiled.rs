@@ -13,6 +13,10 @@ use crate::error::{ValidationError, ValidationErrorKind};
 use crate::limits::Limits;
 use crate::text::{InstanceText, TextJson};
 
+/// The most members of one object an [`InstanceText`] is validated with: a
+/// member is found by a scan there, so a larger object goes through a `Value`.
+const SCANNED_MEMBERS: usize = 32;
+
 /// A schema compiled once and validated against many times. `Send + Sync`;
 /// share it through the `Arc` the engine hands out.
 pub struct CompiledSchema {
@@ -72,7 +76,12 @@ impl CompiledSchema {
     /// (the `Value` is built for a report, a budgeted run, an object that
     /// repeats a member name, or a trusted schema).
     pub fn validate_text(&self, instance: &InstanceText<'_>) -> Result<(), ValidationError> {
-        let Some(validator) = &self.text_validator else {
+        // A repeated member name: the `Value` keeps the last, and only its
+        // depth counts. A large object: a member is found by a scan, which
+        // the work estimate does not count.
+        let Some(validator) = self.text_validator.as_ref().filter(|_| {
+            !instance.repeats_member_names() && instance.largest_object() <= SCANNED_MEMBERS
+        }) else {
             return self.validate(&instance.to_value());
         };
         if self.is_quarantined() {
@@ -85,10 +94,7 @@ impl CompiledSchema {
             .into());
         }
         let work = self.expansion.saturating_mul(instance.values());
-        if work <= self.limits.inline_work
-            && !instance.repeats_member_names()
-            && validator.is_valid(instance.root())
-        {
+        if work <= self.limits.inline_work && validator.is_valid(instance.root()) {
             return Ok(());
         }
         self.validate(&instance.to_value())

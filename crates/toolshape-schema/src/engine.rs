@@ -167,9 +167,13 @@ impl SchemaEngine {
         let validator = self.build_validator::<jsonschema::json::SerdeJson>(schema, draft)?;
         // An untrusted schema validates what a peer sent, read from its text:
         // the same schema compiled for that text, read without a `Value`.
+        // Not when references may be fetched: the two compiles would fetch
+        // twice, and could be given two different documents.
         let text_validator = match inner.trust {
-            Trust::Untrusted => Some(Arc::new(self.build_validator::<TextJson>(schema, draft)?)),
-            Trust::Trusted => None,
+            Trust::Untrusted if !inner.retriever.may_fetch() => {
+                Some(Arc::new(self.build_validator::<TextJson>(schema, draft)?))
+            }
+            Trust::Untrusted | Trust::Trusted => None,
         };
 
         Ok(CompiledSchema {

@@ -47,6 +47,18 @@ impl Retriever {
     pub(crate) fn new(network: Option<Arc<NetworkPolicy>>) -> Self {
         Retriever { network }
     }
+
+    /// Whether it may fetch anything (a network policy was given).
+    pub(crate) fn may_fetch(&self) -> bool {
+        #[cfg(feature = "network")]
+        {
+            self.network.is_some()
+        }
+        #[cfg(not(feature = "network"))]
+        {
+            false
+        }
+    }
 }
 
 impl Retrieve for Retriever {

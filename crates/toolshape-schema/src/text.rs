@@ -24,6 +24,8 @@ pub struct InstanceText<'a> {
     depth: usize,
     /// Whether some object repeats a member name.
     repeated: bool,
+    /// The most members of one object in it.
+    largest_object: usize,
 }
 
 /// One entry: a value, or an object's member name (names and values
@@ -48,6 +50,7 @@ impl<'a> InstanceText<'a> {
             depth: 0,
             deepest: 0,
             repeated: false,
+            largest_object: 0,
         };
         let mut deserializer = serde_json::Deserializer::from_str(text);
         ValueSeed(&mut reader).deserialize(&mut deserializer)?;
@@ -57,6 +60,7 @@ impl<'a> InstanceText<'a> {
             values: reader.values,
             depth: reader.deepest,
             repeated: reader.repeated,
+            largest_object: reader.largest_object,
         })
     }
 
@@ -74,6 +78,11 @@ impl<'a> InstanceText<'a> {
     /// Its deepest nesting of arrays and objects.
     pub(crate) fn depth(&self) -> usize {
         self.depth
+    }
+
+    /// The most members of one object in it.
+    pub(crate) fn largest_object(&self) -> usize {
+        self.largest_object
     }
 
     /// The value as a `serde_json::Value` (a repeated member name keeps its
@@ -103,6 +112,7 @@ struct Reader<'a> {
     depth: usize,
     deepest: usize,
     repeated: bool,
+    largest_object: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -225,6 +235,7 @@ impl<'de: 'a, 'a> Visitor<'de> for ValueSeed<'_, 'a> {
         }
         let end = self.0.entries.len();
         self.0.close(at, Entry::Object { len, end });
+        self.0.largest_object = self.0.largest_object.max(len);
         if len > 1 {
             self.0.check_names(at, len);
         }

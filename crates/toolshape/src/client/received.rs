@@ -48,8 +48,14 @@ impl ReceivedResult {
     pub(crate) fn structured_value(&self) -> Option<Value> {
         #[derive(serde::Deserialize)]
         struct Structured {
-            #[serde(rename = "structuredContent")]
+            /// Present as `null` is `Some(Value::Null)`, not `None`.
+            #[serde(rename = "structuredContent", default, deserialize_with = "present")]
             structured_content: Option<Value>,
+        }
+        fn present<'de, D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<Value>, D::Error> {
+            <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
         }
         serde_json::from_str::<Structured>(self.json())
             .ok()?
@@ -184,6 +190,20 @@ mod tests {
         // The same name in different objects is not a repetition.
         let (_, one_way) = read_value(r#"{"a":{"a":1},"b":{"a":2}}"#).unwrap();
         assert!(one_way);
+    }
+
+    #[test]
+    fn a_relayed_results_structured_content_is_read_again_null_included() {
+        let received = |json: &str| ReceivedResult {
+            version: ProtocolVersion::V2026_07_28,
+            json: json.into(),
+            start: 0,
+        };
+        let null = received(r#"{"content":[],"structuredContent":null}"#);
+        assert_eq!(null.structured_value(), Some(Value::Null));
+        let array = received(r#"{"structuredContent":[1,{"a":2}],"content":[]}"#);
+        assert_eq!(array.structured_value(), Some(json!([1, {"a": 2}])));
+        assert_eq!(received(r#"{"content":[]}"#).structured_value(), None);
     }
 
     #[test]
