@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use toolshape_protocol::ProtocolVersion;
 
@@ -47,19 +48,26 @@ impl ReceivedResult {
     /// peer on another revision, when the relaying caller kept no value).
     pub(crate) fn structured_value(&self) -> Option<Value> {
         #[derive(serde::Deserialize)]
-        struct Structured {
-            /// Present as `null` is `Some(Value::Null)`, not `None`.
-            #[serde(rename = "structuredContent", default, deserialize_with = "present")]
-            structured_content: Option<Value>,
+        struct Structured<'a> {
+            /// Present as `null` is `Some`, not `None`; kept as text, so that
+            /// its depth counts from itself, as when it was first read.
+            #[serde(
+                rename = "structuredContent",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            structured_content: Option<&'a RawValue>,
         }
         fn present<'de, D: serde::Deserializer<'de>>(
             deserializer: D,
-        ) -> Result<Option<Value>, D::Error> {
-            <Value as serde::Deserialize>::deserialize(deserializer).map(Some)
+        ) -> Result<Option<&'de RawValue>, D::Error> {
+            <&RawValue as serde::Deserialize>::deserialize(deserializer).map(Some)
         }
-        serde_json::from_str::<Structured>(self.json())
+        let raw = serde_json::from_str::<Structured<'_>>(self.json())
             .ok()?
-            .structured_content
+            .structured_content?;
+        serde_json::from_str(raw.get()).ok()
     }
 }
 
@@ -204,6 +212,12 @@ mod tests {
         let array = received(r#"{"structuredContent":[1,{"a":2}],"content":[]}"#);
         assert_eq!(array.structured_value(), Some(json!([1, {"a": 2}])));
         assert_eq!(received(r#"{"content":[]}"#).structured_value(), None);
+        // As deep as a `Value` read on its own allows: the result around it
+        // does not count.
+        let deep = format!("{}1{}", "[".repeat(127), "]".repeat(127));
+        let expected: Value = serde_json::from_str(&deep).unwrap();
+        let result = format!(r#"{{"content":[],"structuredContent":{deep}}}"#);
+        assert_eq!(received(&result).structured_value(), Some(expected));
     }
 
     #[test]
