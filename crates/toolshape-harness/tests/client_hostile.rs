@@ -113,40 +113,6 @@ async fn a_paginated_listing_is_followed_to_the_end() {
     }
 }
 
-/// A server that pages without end is stopped at the client's bounds: a
-/// listing of more tools than it keeps, of more bytes, or of more pages.
-#[tokio::test]
-async fn an_endless_listing_stops_at_the_bounds() {
-    use toolshape::client::ListingBound;
-    let cases: [(&[&str], ListingBound); 3] = [
-        (
-            &["--endless", "10", "--page-size", "1000"],
-            ListingBound::Items(10_000),
-        ),
-        (
-            &["--endless", "1048576", "--page-size", "10"],
-            ListingBound::Bytes(64 * 1024 * 1024),
-        ),
-        (
-            &["--endless", "0", "--page-size", "1"],
-            ListingBound::Pages(10_000),
-        ),
-    ];
-    for (args, expected) in cases {
-        let client = hostile(args).await;
-        let over = |error: toolshape::client::ClientError| match error.kind() {
-            ClientErrorKind::ListingOverBounds { method, bound } => {
-                assert_eq!((*method, *bound), ("tools/list", expected), "{args:?}");
-            }
-            other => panic!("{args:?}: {other}"),
-        };
-        over(client.list_tools().await.unwrap_err());
-        // The connection goes on; a call, which needs the tool's listed
-        // schemas, lists again and fails the same way.
-        over(client.call_tool("ok", no_arguments()).await.unwrap_err());
-    }
-}
-
 /// A name listed twice: the first definition is kept, and it is the one
 /// calls are validated against.
 #[tokio::test]
@@ -194,62 +160,6 @@ async fn output_that_breaks_its_schema_is_a_validation_error() {
         assert!(matches!(typed.kind(), ClientErrorKind::Validation { .. }));
         assert_usable(&client).await;
     }
-}
-
-/// A caller that relays results (`CallOptions::relaying`, as the proxy
-/// does) has them validated from their text: one it can relay comes without
-/// a value, one it cannot (a repeated member name) with it, and output that
-/// breaks its schema is refused with the same violations as for any caller.
-#[tokio::test]
-async fn a_relaying_caller_gets_results_checked_from_their_text() {
-    let client = hostile(&[]).await;
-    let call = |arguments: Value, relay: bool| {
-        let options = if relay {
-            CallOptions::new().relaying()
-        } else {
-            CallOptions::new()
-        };
-        client.call_tool_with(
-            if arguments.is_null() {
-                "mismatch"
-            } else {
-                "ok"
-            },
-            arguments.as_object().cloned(),
-            options,
-        )
-    };
-    let mut relayed = call(json!({"verbatim": r#"{"value":"ok"}"#}), true)
-        .await
-        .unwrap();
-    assert_eq!(relayed.structured, None);
-    assert_eq!(relayed.structured_json(), Some(r#"{"value":"ok"}"#));
-    assert!(relayed.take_received().is_some());
-    let plain = call(json!({"verbatim": r#"{"value":"ok"}"#}), false)
-        .await
-        .unwrap();
-    assert_eq!(plain.structured, Some(json!({"value": "ok"})));
-    // Read two ways: not relayable, so the value is built (the last member).
-    let mut repeated = call(json!({"verbatim": r#"{"value":"no","value":"ok"}"#}), true)
-        .await
-        .unwrap();
-    assert_eq!(repeated.structured, Some(json!({"value": "ok"})));
-    assert!(repeated.take_received().is_none());
-    // Breaking its schema (`{"value": 5}`): refused either way, alike.
-    let refused = |error: toolshape::client::ClientError| match error.kind() {
-        ClientErrorKind::Validation { source, .. } => source.to_string(),
-        other => panic!("expected a validation error, got {other}"),
-    };
-    let bad = json!({"verbatim": r#"{"value":5}"#});
-    let relaying = refused(call(bad.clone(), true).await.unwrap_err());
-    assert_eq!(relaying, refused(call(bad, false).await.unwrap_err()));
-    assert!(relaying.contains("/value"), "{relaying}");
-    let relaying = refused(call(Value::Null, true).await.unwrap_err());
-    assert_eq!(
-        relaying,
-        refused(call(Value::Null, false).await.unwrap_err())
-    );
-    assert_usable(&client).await;
 }
 
 #[tokio::test]

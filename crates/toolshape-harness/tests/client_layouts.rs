@@ -4,7 +4,8 @@
 //! parsing it once, as the type it expects. These cases, against the hostile
 //! server (a child process), hold the same message with members after its
 //! result: a valid message must still be read in full, an invalid one must
-//! fail its call at once, and the connection goes on either way.
+//! fail its call at once, and the connection goes on either way. And a
+//! relaying caller's results, read from their text.
 
 mod client_common;
 
@@ -67,4 +68,59 @@ async fn a_result_beside_an_error_or_a_repeated_id_fails_its_call_at_once() {
         // The connection goes on.
         assert_eq!(call(&client, "").await.unwrap(), json!({"value": "}x"}));
     }
+}
+
+/// A caller that relays results (`CallOptions::relaying`, as the proxy
+/// does) has them validated from their text: one it can relay comes without
+/// a value, one it cannot (a repeated member name) with it, and output that
+/// breaks its schema is refused with the same violations as for any caller.
+#[tokio::test]
+async fn a_relaying_caller_gets_results_checked_from_their_text() {
+    let client = hostile(&[]).await;
+    let call = |tool: &'static str, arguments: Value, relay: bool| {
+        let options = if relay {
+            CallOptions::new().relaying()
+        } else {
+            CallOptions::new()
+        };
+        client.call_tool_with(tool, arguments.as_object().cloned(), options)
+    };
+    let verbatim = |text: &str| json!({"verbatim": text});
+    let mut relayed = call("ok", verbatim(r#"{"value":"ok"}"#), true)
+        .await
+        .unwrap();
+    assert_eq!(relayed.structured, None);
+    assert_eq!(relayed.structured_json(), Some(r#"{"value":"ok"}"#));
+    assert!(relayed.take_received().is_some());
+    let plain = call("ok", verbatim(r#"{"value":"ok"}"#), false)
+        .await
+        .unwrap();
+    assert_eq!(plain.structured, Some(json!({"value": "ok"})));
+    // Read two ways: not relayable, so the value is built (the last member).
+    let mut repeated = call("ok", verbatim(r#"{"value":"no","value":"ok"}"#), true)
+        .await
+        .unwrap();
+    assert_eq!(repeated.structured, Some(json!({"value": "ok"})));
+    assert!(repeated.take_received().is_none());
+    // Breaking its schema: refused either way, alike.
+    let refused = |error: toolshape::client::ClientError| match error.kind() {
+        ClientErrorKind::Validation { source, .. } => source.to_string(),
+        other => panic!("expected a validation error, got {other}"),
+    };
+    for (tool, arguments) in [("ok", verbatim(r#"{"value":5}"#)), ("mismatch", json!({}))] {
+        let relaying = refused(call(tool, arguments.clone(), true).await.unwrap_err());
+        let plain = refused(call(tool, arguments, false).await.unwrap_err());
+        assert_eq!(relaying, plain, "{tool}");
+    }
+    let relaying = refused(
+        call("ok", verbatim(r#"{"value":5}"#), true)
+            .await
+            .unwrap_err(),
+    );
+    assert!(relaying.contains("/value"), "{relaying}");
+    // The connection goes on.
+    assert_eq!(
+        call("ok", json!({}), false).await.unwrap().structured,
+        Some(json!({"value": "ok"}))
+    );
 }
