@@ -327,12 +327,17 @@ impl<'a> TextNode<'a> {
         }
     }
 
-    fn members(self) -> Members<'a> {
-        Members {
+    /// The entries directly inside this container (none for a scalar).
+    fn children(self) -> Elements<'a> {
+        Elements {
             entries: self.entries,
             next: self.at + 1,
             end: self.end(),
         }
+    }
+
+    fn members(self) -> Members<'a> {
+        Members(self.children())
     }
 }
 
@@ -403,13 +408,9 @@ impl<'a> Node<'a, TextJson> for TextNode<'a> {
                 Value::String(self.str().unwrap_or_default().into())
             }
             Entry::Array { .. } => Value::Array(
-                Elements {
-                    entries: self.entries,
-                    next: self.at + 1,
-                    end: self.end(),
-                }
-                .map(|item| item.to_value().into_owned())
-                .collect(),
+                self.children()
+                    .map(|item| item.to_value().into_owned())
+                    .collect(),
             ),
             Entry::Object { .. } => {
                 let mut object = Map::new();
@@ -463,43 +464,12 @@ impl<'a> Array<'a, TextJson> for TextNode<'a> {
     }
 
     fn elements(&self) -> Elements<'a> {
-        Elements {
-            entries: self.entries,
-            next: self.at + 1,
-            end: self.end(),
-        }
+        self.children()
     }
 }
 
-/// An object's members in the order written.
-pub(crate) struct Members<'a> {
-    entries: &'a [Entry<'a>],
-    next: usize,
-    end: usize,
-}
-
-impl<'a> Iterator for Members<'a> {
-    type Item = (&'a str, TextNode<'a>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.end {
-            return None;
-        }
-        let name = TextNode {
-            entries: self.entries,
-            at: self.next,
-        }
-        .str()?;
-        let value = TextNode {
-            entries: self.entries,
-            at: self.next + 1,
-        };
-        self.next = value.end();
-        Some((name, value))
-    }
-}
-
-/// An array's items in order.
+/// The entries directly inside a container, in the order written: an
+/// array's items, or an object's names and values in turn.
 pub(crate) struct Elements<'a> {
     entries: &'a [Entry<'a>],
     next: usize,
@@ -519,6 +489,18 @@ impl<'a> Iterator for Elements<'a> {
         };
         self.next = item.end();
         Some(item)
+    }
+}
+
+/// An object's members in the order written: its children taken in pairs.
+pub(crate) struct Members<'a>(Elements<'a>);
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (&'a str, TextNode<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let name = self.0.next()?.str()?;
+        Some((name, self.0.next()?))
     }
 }
 

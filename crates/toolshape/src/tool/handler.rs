@@ -1,6 +1,7 @@
 //! What a tool handler is: JSON arguments in, [`ToolOutput`] or
 //! [`ToolError`] out, with its types erased.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -87,10 +88,10 @@ impl ToolOutput {
 
     /// The structured result: [`ToolOutput::structured`], or, when a
     /// relaying caller kept no value, the relayed result's read again.
-    pub fn structured_value(&self) -> Option<std::borrow::Cow<'_, Value>> {
+    pub fn structured_value(&self) -> Option<Cow<'_, Value>> {
         match (&self.structured, &self.received) {
-            (Some(value), _) => Some(std::borrow::Cow::Borrowed(value)),
-            (None, Some(received)) => received.structured_value().map(std::borrow::Cow::Owned),
+            (Some(value), _) => Some(Cow::Borrowed(value)),
+            (None, Some(received)) => received.structured_value().map(Cow::Owned),
             (None, None) => None,
         }
     }
