@@ -192,8 +192,15 @@ impl<'r> Estimator<'r> {
 
         let mut cost = Cost::leaf();
         for (keyword, reference) in walk::references(map) {
+            // As the engine reads them: a `$recursiveRef` as `#` through
+            // the dynamic scope, whatever it says (it may only say `#`).
+            let resolved = if keyword == "$recursiveRef" {
+                resolver.lookup_recursive_ref()
+            } else {
+                resolver.lookup(reference)
+            };
             // Unresolvable references are reported by the compiler proper.
-            let Ok(resolved) = resolver.lookup(reference) else {
+            let Ok(resolved) = resolved else {
                 continue;
             };
             let (target, target_resolver, target_draft) = resolved.into_inner();
