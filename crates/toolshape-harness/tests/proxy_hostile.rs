@@ -133,6 +133,30 @@ async fn results_go_as_written_only_to_the_same_revision_and_only_when_unambiguo
     }
 }
 
+/// The upstream adds text of its own beside the text block repeating
+/// `structuredContent`: the mirror stays, so a 2025-03-26 client (no
+/// `structuredContent`) still gets the value, as text.
+#[tokio::test]
+async fn a_mirror_beside_text_of_the_tools_own_is_kept_for_every_revision() {
+    let served = serve(ProxyOptions::default()).await;
+    let note = "Looked up just now.";
+    for version in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let client = client(&served.url, Negotiation::Pinned(version)).await;
+        let result = call(&client, "ok", json!({"note": note})).await.unwrap();
+        assert!(!result.is_error, "{version:?}: {}", result.text());
+        let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).collect();
+        assert_eq!(texts, [r#"{"value":"ok"}"#, note], "{version:?}");
+        let structured = version
+            .supports_structured_output()
+            .then(|| json!({"value": "ok"}));
+        assert_eq!(result.structured, structured, "{version:?}");
+    }
+}
+
 #[tokio::test]
 async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     let mut options = ProxyOptions::default();

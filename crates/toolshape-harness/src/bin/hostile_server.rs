@@ -42,7 +42,9 @@
 //! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
 //! answered) and `received`. `ok` called with `{"verbatim": TEXT}` answers
 //! with `structuredContent` and a text block that are both TEXT as written
-//! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result).
+//! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result);
+//! with `{"note": TEXT}` it answers `{"value": "ok"}` with its text block
+//! and a second text block, TEXT.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -299,7 +301,17 @@ impl Server {
                     let tail = arguments.get("then").and_then(Value::as_str);
                     self.verbatim(id, text, tail.unwrap_or_default())
                 }
-                None => self.structured(id, json!({"value": "ok"})),
+                None => match arguments.get("note").and_then(Value::as_str) {
+                    Some(note) => {
+                        let value = json!({"value": "ok"});
+                        let content = [
+                            json!({"type": "text", "text": value.to_string()}),
+                            json!({"type": "text", "text": note}),
+                        ];
+                        self.result(id, json!({"content": content, "structuredContent": value}))
+                    }
+                    None => self.structured(id, json!({"value": "ok"})),
+                },
             },
             "echo" => self.structured(id, json!({"echo": arguments})),
             "pair" => {
