@@ -164,16 +164,18 @@ impl SchemaEngine {
             inner.limits.max_expansion,
         )?;
 
-        let validator = self.build_validator::<jsonschema::json::SerdeJson>(schema, draft)?;
+        // Both validators are built on the registry prepared above, with
+        // nothing more to fetch: what was fetched once (and estimated) is
+        // what they validate against, however a host answers a second time.
+        let validator =
+            self.build_validator::<jsonschema::json::SerdeJson>(schema, draft, &registry)?;
         // An untrusted schema validates what a peer sent, read from its text:
         // the same schema compiled for that text, read without a `Value`.
-        // Not when references may be fetched: the two compiles would fetch
-        // twice, and could be given two different documents.
         let text_validator = match inner.trust {
-            Trust::Untrusted if !inner.retriever.may_fetch() => {
-                Some(Arc::new(self.build_validator::<TextJson>(schema, draft)?))
-            }
-            Trust::Untrusted | Trust::Trusted => None,
+            Trust::Untrusted => Some(Arc::new(
+                self.build_validator::<TextJson>(schema, draft, &registry)?,
+            )),
+            Trust::Trusted => None,
         };
 
         Ok(CompiledSchema {
@@ -190,18 +192,19 @@ impl SchemaEngine {
     }
 
     /// The validator of `schema` for instances in the representation `F`,
-    /// with the engine's settings.
+    /// with the engine's settings, its references resolved in `registry`
+    /// (prepared: nothing is fetched here).
     fn build_validator<F: jsonschema::json::Json>(
         &self,
         schema: &Value,
         draft: referencing::Draft,
+        registry: &Registry<'_>,
     ) -> Result<Validator<F>, SchemaError> {
         let inner = &*self.inner;
-        let documents = inner.documents.as_ref().map_err(Clone::clone)?;
         let options = jsonschema::options_for::<F>()
             .with_draft(draft)
-            .with_registry(documents)
-            .with_retriever(inner.retriever.clone());
+            .with_registry(registry)
+            .with_retriever(Retriever::offline());
         let options = match inner.formats.assert_formats() {
             Some(assert) => options.should_validate_formats(assert),
             None => options,
@@ -352,5 +355,44 @@ impl SchemaEngineBuilder {
                 runaways: Arc::default(),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::InstanceText;
+    use crate::resolve::tests::Served;
+
+    /// An engine whose remote references are answered by `served`.
+    fn engine_fetching_from(served: &Arc<Served>) -> SchemaEngine {
+        let mut engine = SchemaEngine::builder().build();
+        let Some(inner) = Arc::get_mut(&mut engine.inner) else {
+            panic!("a new engine is not shared");
+        };
+        inner.retriever.served = Some(Arc::clone(served));
+        engine
+    }
+
+    /// A remote document is fetched once per compile, and the one fetched
+    /// is the one both validators (and the cost estimate) use, even when
+    /// its host answers differently the next time.
+    #[test]
+    fn a_remote_reference_is_fetched_once_and_validated_as_fetched() {
+        let served = Arc::new(Served::new(vec![
+            json!({"type": "integer"}),
+            json!({"type": "string"}),
+        ]));
+        let engine = engine_fetching_from(&served);
+        let schema = json!({"$ref": "https://schemas.example.com/n.json"});
+        let compiled = engine.compile(&schema).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(served.fetches(), 1);
+        assert!(compiled.validate(&json!(1)).is_ok());
+        assert!(compiled.validate(&json!("one")).is_err());
+        let text = |json| InstanceText::parse(json).unwrap_or_else(|e| panic!("{e}"));
+        assert!(compiled.validate_text(&text("1")).is_ok());
+        assert!(compiled.validate_text(&text(r#""one""#)).is_err());
     }
 }

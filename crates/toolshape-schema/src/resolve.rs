@@ -34,6 +34,9 @@ impl std::error::Error for Refused {}
 pub(crate) struct Retriever {
     #[cfg(feature = "network")]
     network: Option<Arc<NetworkPolicy>>,
+    /// In tests, a host that answers every fetch, counting them.
+    #[cfg(test)]
+    pub(crate) served: Option<std::sync::Arc<tests::Served>>,
 }
 
 impl Retriever {
@@ -45,18 +48,10 @@ impl Retriever {
     /// A retriever that fetches what `network` allows, or refuses everything without a policy.
     #[cfg(feature = "network")]
     pub(crate) fn new(network: Option<Arc<NetworkPolicy>>) -> Self {
-        Retriever { network }
-    }
-
-    /// Whether it may fetch anything (a network policy was given).
-    pub(crate) fn may_fetch(&self) -> bool {
-        #[cfg(feature = "network")]
-        {
-            self.network.is_some()
-        }
-        #[cfg(not(feature = "network"))]
-        {
-            false
+        Retriever {
+            network,
+            #[cfg(test)]
+            served: None,
         }
     }
 }
@@ -67,6 +62,10 @@ impl Retrieve for Retriever {
         &self,
         uri: &Uri<String>,
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        #[cfg(test)]
+        if let Some(served) = &self.served {
+            return Ok(served.answer());
+        }
         #[cfg(feature = "network")]
         if let Some(policy) = &self.network
             && policy.allows(uri)
@@ -117,4 +116,39 @@ pub(crate) fn documents(documents: Vec<(String, Value)>) -> Result<Registry<'sta
         builder = builder.add(uri, document).map_err(|e| map_error(&e))?;
     }
     builder.prepare().map_err(|e| map_error(&e))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::Value;
+
+    /// A host that answers each fetch with the next of its documents (the
+    /// last one again once they run out), for any URI.
+    #[derive(Debug, Default)]
+    pub(crate) struct Served {
+        documents: Vec<Value>,
+        fetches: Mutex<usize>,
+    }
+
+    impl Served {
+        pub(crate) fn new(documents: Vec<Value>) -> Self {
+            Served {
+                documents,
+                fetches: Mutex::new(0),
+            }
+        }
+
+        pub(crate) fn fetches(&self) -> usize {
+            *self.fetches.lock().unwrap_or_else(|e| e.into_inner())
+        }
+
+        pub(super) fn answer(&self) -> Value {
+            let mut fetches = self.fetches.lock().unwrap_or_else(|e| e.into_inner());
+            let document = self.documents.get(*fetches).or(self.documents.last());
+            *fetches += 1;
+            document.cloned().unwrap_or(Value::Bool(true))
+        }
+    }
 }
