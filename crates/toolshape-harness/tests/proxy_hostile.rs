@@ -134,26 +134,38 @@ async fn results_go_as_written_only_to_the_same_revision_and_only_when_unambiguo
 }
 
 /// The upstream adds text of its own beside the text block repeating
-/// `structuredContent`: the mirror stays, so a 2025-03-26 client (no
-/// `structuredContent`) still gets the value, as text.
+/// `structuredContent`: the proxy writes that block again for each client
+/// (first, from the value it validated), so a 2025-03-26 client (no
+/// `structuredContent`) still gets the value, as text, and never a text
+/// that reads otherwise than the value (here a repeated member name).
 #[tokio::test]
-async fn a_mirror_beside_text_of_the_tools_own_is_kept_for_every_revision() {
+async fn a_mirror_beside_text_of_the_tools_own_is_written_for_every_revision() {
     let served = serve(ProxyOptions::default()).await;
     let note = "Looked up just now.";
+    let cases = [
+        json!({"note": note}),
+        json!({"note": note, "verbatim": r#"{"value":"no","value":"ok"}"#}),
+    ];
     for version in [
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2026_07_28,
     ] {
         let client = client(&served.url, Negotiation::Pinned(version)).await;
-        let result = call(&client, "ok", json!({"note": note})).await.unwrap();
-        assert!(!result.is_error, "{version:?}: {}", result.text());
-        let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).collect();
-        assert_eq!(texts, [r#"{"value":"ok"}"#, note], "{version:?}");
-        let structured = version
-            .supports_structured_output()
-            .then(|| json!({"value": "ok"}));
-        assert_eq!(result.structured, structured, "{version:?}");
+        for arguments in &cases {
+            let result = call(&client, "ok", arguments.clone()).await.unwrap();
+            assert!(!result.is_error, "{version:?}: {}", result.text());
+            let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).collect();
+            assert_eq!(
+                texts,
+                [r#"{"value":"ok"}"#, note],
+                "{version:?} {arguments}"
+            );
+            let structured = version
+                .supports_structured_output()
+                .then(|| json!({"value": "ok"}));
+            assert_eq!(result.structured, structured, "{version:?} {arguments}");
+        }
     }
 }
 

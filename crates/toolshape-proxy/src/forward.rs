@@ -300,20 +300,19 @@ fn output(mut result: ToolResult) -> ToolOutput {
     let mut content = std::mem::take(&mut result.content);
     // A result relayed as received comes without its value (read again
     // only for a client on another revision); a stripped one keeps its text.
-    // Beside text of the tool's own the mirror stays as the upstream wrote
-    // it: this server then writes none, and a client without
-    // `structuredContent` would get the value in no form.
+    let mut mirrored = false;
     if result.structured.is_some() || received.is_some() {
         let sent = result.structured_json();
-        let is_mirror = |block: &ContentBlock| mirrors(block, result.structured.as_ref(), sent);
-        let own_text = content
-            .iter()
-            .any(|block| block.as_text().is_some() && !is_mirror(block));
-        if !own_text {
-            content.retain(|block| !is_mirror(block));
-        }
+        let before = content.len();
+        content.retain(|block| !mirrors(block, result.structured.as_ref(), sent));
+        mirrored = content.len() < before;
     }
     let mut output = ToolOutput::content(content);
+    if mirrored {
+        // Beside text of the tool's own, this server writes a mirror only
+        // when asked: a client without `structuredContent` needs it.
+        output = output.with_mirror();
+    }
     output.structured = result.structured;
     output.meta = meta;
     match received {

@@ -93,10 +93,19 @@ impl<'r> Cost<'r> {
         if self.named.is_empty() {
             self.named.clone_from(&other.named);
         } else if !other.named.is_empty() {
-            self.named = merge_sum(&self.named, &other.named);
+            self.named = merge(&self.named, &other.named, u64::saturating_add);
         }
         self.any_property = self.any_property.saturating_add(other.any_property);
         self.array_child = self.array_child.saturating_add(other.array_child);
+    }
+
+    /// Takes the worse of this cost and `other`, part by part: an upper
+    /// bound of either, for a place that applies one of the two.
+    fn max_with(&mut self, other: &Cost<'r>) {
+        self.here = self.here.max(other.here);
+        self.named = merge(&self.named, &other.named, u64::max);
+        self.any_property = self.any_property.max(other.any_property);
+        self.array_child = self.array_child.max(other.array_child);
     }
 
     /// Adds what a child subschema costs, by the group of children it applies to.
@@ -123,8 +132,13 @@ impl<'r> Cost<'r> {
     }
 }
 
-/// Two sorted per-name costs added name by name.
-fn merge_sum<'r>(a: &[(&'r str, u64)], b: &[(&'r str, u64)]) -> Vec<(&'r str, u64)> {
+/// Two sorted per-name costs combined name by name (a name only one has
+/// keeps its cost).
+fn merge<'r>(
+    a: &[(&'r str, u64)],
+    b: &[(&'r str, u64)],
+    combine: fn(u64, u64) -> u64,
+) -> Vec<(&'r str, u64)> {
     let mut merged = Vec::with_capacity(a.len() + b.len());
     let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
     loop {
@@ -134,7 +148,7 @@ fn merge_sum<'r>(a: &[(&'r str, u64)], b: &[(&'r str, u64)]) -> Vec<(&'r str, u6
                 std::cmp::Ordering::Greater => b.next().copied(),
                 std::cmp::Ordering::Equal => {
                     let (x, y) = (a.next(), b.next());
-                    x.zip(y).map(|(x, y)| (x.0, x.1.saturating_add(y.1)))
+                    x.zip(y).map(|(x, y)| (x.0, combine(x.1, y.1)))
                 }
             },
             (Some(_), None) => a.next().copied(),
@@ -149,6 +163,44 @@ fn merge_sum<'r>(a: &[(&'r str, u64)], b: &[(&'r str, u64)]) -> Vec<(&'r str, u6
 }
 
 impl<'r> Estimator<'r> {
+    /// What a `$recursiveRef` costs where it stands. Only draft 2019-09 has
+    /// the keyword (elsewhere the engine ignores it), and only as `#`, any
+    /// other value is refused. The engine reads `#` through the dynamic
+    /// scope (the outermost resource with `$recursiveAnchor`), or, when a
+    /// `$ref` to the same resource was compiled first, as that `$ref`'s
+    /// target: the worse of the two counts.
+    fn recursive_ref(
+        &mut self,
+        reference: &str,
+        resolver: &Resolver<'r>,
+        draft: Draft,
+        depth: usize,
+    ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
+        if draft != Draft::Draft201909 {
+            return Ok(None);
+        }
+        if reference != "#" {
+            return Err(SchemaErrorKind::UndefinedRecursiveRef {
+                value: excerpt(reference, 100),
+                at: excerpt(&self.pointer, 200),
+            }
+            .into());
+        }
+        let mut worst: Option<Cost<'r>> = None;
+        for resolved in [resolver.lookup("#"), resolver.lookup_recursive_ref()] {
+            let Ok(resolved) = resolved else {
+                continue;
+            };
+            let (target, target_resolver, target_draft) = resolved.into_inner();
+            let target_cost = self.cost(target, &target_resolver, target_draft, depth)?;
+            match &mut worst {
+                Some(worst) => worst.max_with(&target_cost),
+                None => worst = Some(Cost::clone(&target_cost)),
+            }
+        }
+        Ok(worst.map(Rc::new))
+    }
+
     fn cost(
         &mut self,
         node: &'r Value,
@@ -192,23 +244,24 @@ impl<'r> Estimator<'r> {
 
         let mut cost = Cost::leaf();
         for (keyword, reference) in walk::references(map) {
-            // As the engine reads them: a `$recursiveRef` as `#` through
-            // the dynamic scope, whatever it says (it may only say `#`).
-            let resolved = if keyword == "$recursiveRef" {
-                resolver.lookup_recursive_ref()
-            } else {
-                resolver.lookup(reference)
-            };
-            // Unresolvable references are reported by the compiler proper.
-            let Ok(resolved) = resolved else {
-                continue;
-            };
-            let (target, target_resolver, target_draft) = resolved.into_inner();
             let len = self.pointer.len();
             push_segment(&mut self.pointer, keyword);
-            let target_cost = self.cost(target, &target_resolver, target_draft, depth)?;
+            let target_cost = if keyword == "$recursiveRef" {
+                self.recursive_ref(reference, resolver, draft, depth)?
+            } else {
+                // Unresolvable references are reported by the compiler proper.
+                match resolver.lookup(reference) {
+                    Ok(resolved) => {
+                        let (target, target_resolver, target_draft) = resolved.into_inner();
+                        Some(self.cost(target, &target_resolver, target_draft, depth)?)
+                    }
+                    Err(_) => None,
+                }
+            };
             self.pointer.truncate(len);
-            cost.add_in_place(&target_cost);
+            if let Some(target_cost) = target_cost {
+                cost.add_in_place(&target_cost);
+            }
         }
 
         let mut items = (0u64, 0u64);

@@ -67,6 +67,15 @@ pub enum SchemaErrorKind {
         /// JSON Pointer to the subschema whose cost crossed the limit.
         at: String,
     },
+    /// A draft 2019-09 `$recursiveRef` other than `#`: the draft defines the
+    /// keyword for `#` only (and validators read other values differently).
+    #[error("$recursiveRef {value:?} at {at}: draft 2019-09 defines $recursiveRef only as \"#\"")]
+    UndefinedRecursiveRef {
+        /// The keyword's value, shortened.
+        value: String,
+        /// JSON Pointer to it (through the references followed to reach it).
+        at: String,
+    },
     /// A `$ref` cycle that never descends into the instance: it would recurse forever.
     #[error("reference cycle at {at} applies to the same instance location forever")]
     ReferenceCycle {

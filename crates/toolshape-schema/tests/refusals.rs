@@ -214,6 +214,69 @@ fn recursive_fan_out_is_refused() {
     }
 }
 
+/// A 2019-09 `$recursiveRef` counts as the engine reads it: `#` through the
+/// dynamic scope, or the target of a `$ref` to the same place compiled
+/// first, the worse of the two; other values, which the draft leaves
+/// undefined (and which the engine reads now as `#`, now as a `$ref`), are
+/// refused; in other drafts it is no keyword at all.
+#[test]
+fn recursive_refs_count_as_the_engine_reads_them() {
+    let engine = SchemaEngine::default();
+    let draft = "https://json-schema.org/draft/2019-09/schema";
+    // Found by review: a `$recursiveRef` naming a target a `$ref` reaches
+    // first is wired to that target, which doubles each level.
+    let aliased = json!({
+        "$schema": draft, "$id": "https://example.com/a", "$ref": "#/$defs/x",
+        "$defs": {
+            "x": {"anyOf": [
+                {"type": "object", "properties": {"a": {"$ref": "b"}}},
+                {"type": "object", "properties": {"a": {"$ref": "b"}}, "required": ["a"]}
+            ]},
+            "b": {"$id": "b", "items": {"$recursiveRef": "https://example.com/a#/$defs/x"}}
+        }
+    });
+    // Found by the fuzzer: `/` against a relative root `$id`.
+    let slash = json!({
+        "$schema": draft, "$id": "main.json", "$ref": "inner.json",
+        "$defs": {"inner": {"$id": "inner.json", "$recursiveAnchor": true,
+            "additionalProperties": {"$recursiveRef": "/"}}}
+    });
+    for schema in [aliased, slash] {
+        let error = quickly("undefined $recursiveRef", || engine.compile(&schema)).unwrap_err();
+        assert!(
+            matches!(error.kind(), SchemaErrorKind::UndefinedRecursiveRef { .. }),
+            "{error}"
+        );
+    }
+    // `#` whose recursive target fans out per level is refused...
+    let fan_out = json!({
+        "$schema": draft, "$recursiveAnchor": true, "type": "array",
+        "items": {"anyOf": [{"$recursiveRef": "#"}, {"$recursiveRef": "#"}]}
+    });
+    let error = quickly("recursive fan-out", || engine.compile(&fan_out)).unwrap_err();
+    assert!(
+        matches!(error.kind(), SchemaErrorKind::ExpansionTooCostly { .. }),
+        "{error}"
+    );
+    // ...a plain recursive tree is not, and validates.
+    let tree = json!({
+        "$schema": draft, "$recursiveAnchor": true, "type": ["integer", "array"],
+        "items": {"$recursiveRef": "#"}
+    });
+    let compiled = engine.compile(&tree).unwrap();
+    assert!(compiled.validate(&json!([1, [2, [3]]])).is_ok());
+    assert!(compiled.validate(&json!([1, ["x"]])).is_err());
+    // In 2020-12 (and draft-07) `$recursiveRef` is an unknown keyword.
+    for dialect in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-07/schema#",
+    ] {
+        let schema = json!({"$schema": dialect, "$recursiveRef": "#/$defs/a", "$defs": {"a": {}}});
+        assert!(engine.compile(&schema).is_ok(), "{dialect}");
+    }
+    still_serves(&engine);
+}
+
 #[test]
 fn reference_cycle_that_never_descends_is_refused() {
     let engine = SchemaEngine::default();

@@ -43,8 +43,8 @@
 //! answered) and `received`. `ok` called with `{"verbatim": TEXT}` answers
 //! with `structuredContent` and a text block that are both TEXT as written
 //! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result);
-//! with `{"note": TEXT}` it answers `{"value": "ok"}` with its text block
-//! and a second text block, TEXT.
+//! with `{"note": TEXT}` it answers `{"value": "ok"}` (or the verbatim text)
+//! with its text block and a second text block, TEXT.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -135,14 +135,26 @@ impl Server {
     /// A successful call result whose `structuredContent` and text block
     /// are both `text`, written as given (spacing, repeated names), with
     /// `then` (raw members, e.g. `,"x":1`) after the result.
-    fn verbatim(&mut self, id: &Value, text: &str, then: &str) -> io::Result<()> {
+    fn verbatim(
+        &mut self,
+        id: &Value,
+        text: &str,
+        then: &str,
+        note: Option<&str>,
+    ) -> io::Result<()> {
         let result_type = if self.modern {
             r#","resultType":"complete""#
         } else {
             ""
         };
+        let note = note.map_or_else(String::new, |note| {
+            format!(
+                r#",{{"type":"text","text":{}}}"#,
+                Value::String(note.to_owned())
+            )
+        });
         let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}],"structuredContent":{text}{result_type}}}{then}}}"#,
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}{note}],"structuredContent":{text}{result_type}}}{then}}}"#,
             Value::String(text.to_owned())
         );
         self.write_line(&line)
@@ -299,7 +311,8 @@ impl Server {
             "ok" => match arguments.get("verbatim").and_then(Value::as_str) {
                 Some(text) => {
                     let tail = arguments.get("then").and_then(Value::as_str);
-                    self.verbatim(id, text, tail.unwrap_or_default())
+                    let note = arguments.get("note").and_then(Value::as_str);
+                    self.verbatim(id, text, tail.unwrap_or_default(), note)
                 }
                 None => match arguments.get("note").and_then(Value::as_str) {
                     Some(note) => {

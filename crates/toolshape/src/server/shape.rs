@@ -78,6 +78,7 @@ fn build(
         structured,
         mut content,
         meta,
+        mirrored,
         ..
     } = output;
     let mut result = WireResult::from_parts(Vec::new(), None);
@@ -108,8 +109,10 @@ fn build(
             );
         };
         let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
-        // The text mirror comes first, unless the tool wrote its own text.
-        if wants_text && !content.iter().any(|b| matches!(b, ContentBlock::Text(_))) {
+        // The text mirror comes first, unless the tool wrote its own text
+        // (and did not ask for the mirror beside it).
+        let own_text = content.iter().any(|b| matches!(b, ContentBlock::Text(_)));
+        if wants_text && (mirrored || !own_text) {
             content.insert(0, ContentBlock::text(json.get()));
         }
         if version.supports_structured_output() {

@@ -27,6 +27,9 @@ pub struct ToolOutput {
     /// Another server's result this output was read from, written as it
     /// came to a peer on its revision.
     received: Option<ReceivedResult>,
+    /// Whether the text block repeating the structured JSON goes first
+    /// even beside text of the tool's own.
+    pub(crate) mirrored: bool,
 }
 
 impl ToolOutput {
@@ -37,6 +40,7 @@ impl ToolOutput {
             content: Vec::new(),
             meta: None,
             received: None,
+            mirrored: false,
         }
     }
 
@@ -47,6 +51,7 @@ impl ToolOutput {
             content: vec![ContentBlock::text(text)],
             meta: None,
             received: None,
+            mirrored: false,
         }
     }
 
@@ -57,6 +62,7 @@ impl ToolOutput {
             content,
             meta: None,
             received: None,
+            mirrored: false,
         }
     }
 
@@ -103,6 +109,17 @@ impl ToolOutput {
             (None, Some(received)) => received.structured_value(),
             (None, None) => None,
         }
+    }
+
+    /// Asks for the text block repeating the structured JSON (shaped for
+    /// each peer's revision) even though `content` holds text of the tool's
+    /// own; it goes first. Without this, a tool that writes its own text
+    /// gets no such block: its text is what peers without structured output
+    /// read. For a gateway whose upstream wrote both.
+    #[must_use]
+    pub fn with_mirror(mut self) -> Self {
+        self.mirrored = true;
+        self
     }
 
     /// Adds entries to the result's `_meta`.
