@@ -32,12 +32,15 @@ pub(crate) fn estimate<'r>(
     instance_depth: usize,
     limit: u64,
 ) -> Result<u64, SchemaError> {
+    let mut anchors = Anchors::default();
+    anchors.collect(root, resolver, draft, 0)?;
     let mut estimator = Estimator {
         memo: HashMap::new(),
         on_stack: HashSet::new(),
         limit,
         frames: 0,
         pointer: String::new(),
+        anchors,
     };
     Ok(estimator
         .cost(root, resolver, draft, instance_depth)?
@@ -52,6 +55,78 @@ struct Estimator<'r> {
     limit: u64,
     frames: usize,
     pointer: String,
+    anchors: Anchors<'r>,
+}
+
+/// A subschema with what it takes to estimate it: the resolver for its
+/// place (its base URI) and its draft.
+#[derive(Clone)]
+struct Placed<'r> {
+    schema: &'r Value,
+    resolver: Resolver<'r>,
+    draft: Draft,
+}
+
+/// Where the document's dynamic references may land, whatever the dynamic
+/// scope: every resource root with `$recursiveAnchor: true` (2019-09) and
+/// every subschema with a `$dynamicAnchor` (2020-12), by name. A cost is
+/// memoized per subschema and depth, not per dynamic scope, so a dynamic
+/// reference counts as the worst of all the places it could land (the
+/// engine compiles one target per scope it meets).
+#[derive(Default)]
+struct Anchors<'r> {
+    recursive: Vec<Placed<'r>>,
+    dynamic: Vec<(&'r str, Placed<'r>)>,
+}
+
+impl<'r> Anchors<'r> {
+    fn collect(
+        &mut self,
+        node: &'r Value,
+        resolver: &Resolver<'r>,
+        draft: Draft,
+        depth: usize,
+    ) -> Result<(), SchemaError> {
+        let Value::Object(map) = node else {
+            return Ok(());
+        };
+        if depth > MAX_FRAMES {
+            return Err(SchemaErrorKind::TooDeep {
+                limit: MAX_FRAMES,
+                at: String::new(),
+            }
+            .into());
+        }
+        let draft = draft.detect(node);
+        let scoped;
+        let is_resource = depth == 0 || map.contains_key(draft.id_keyword());
+        let resolver = if depth > 0 && map.contains_key(draft.id_keyword()) {
+            scoped = resolver
+                .in_subresource(ResourceRef::new(node, draft))
+                .map_err(|e| SchemaErrorKind::Unresolvable(excerpt(&e.to_string(), 200)))?;
+            &scoped
+        } else {
+            resolver
+        };
+        let placed = || Placed {
+            schema: node,
+            resolver: resolver.clone(),
+            draft,
+        };
+        if is_resource && map.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
+            self.recursive.push(placed());
+        }
+        if let Some(Value::String(name)) = map.get("$dynamicAnchor") {
+            self.dynamic.push((name.as_str(), placed()));
+        }
+        let mut result = Ok(());
+        walk::for_each_subschema(map, |edge| {
+            if result.is_ok() {
+                result = self.collect(edge.schema, resolver, draft, depth + 1);
+            }
+        });
+        result
+    }
 }
 
 /// The cost of applying one subschema at one instance location.
@@ -186,16 +261,80 @@ impl<'r> Estimator<'r> {
             }
             .into());
         }
+        let mut places = Vec::new();
+        let mut anchored = false;
+        let targets = [resolver.lookup("#"), resolver.lookup_recursive_ref()];
+        for resolved in targets.into_iter().flatten() {
+            let (schema, resolver, draft) = resolved.into_inner();
+            anchored |= schema.get("$recursiveAnchor") == Some(&Value::Bool(true));
+            places.push(Placed {
+                schema,
+                resolver,
+                draft,
+            });
+        }
+        // Only a root with `$recursiveAnchor` sends it on through the scope.
+        if anchored {
+            places.extend(self.anchors.recursive.iter().cloned());
+        }
+        self.worst_of(places, depth)
+    }
+
+    /// What a `$dynamicRef` costs where it stands: its target in this
+    /// dynamic scope, and, for a reference to an anchor by name, every
+    /// subschema with that `$dynamicAnchor` (its target in some other scope).
+    fn dynamic_ref(
+        &mut self,
+        reference: &str,
+        resolver: &Resolver<'r>,
+        depth: usize,
+    ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
+        let name = reference.rsplit_once('#').map(|(_, fragment)| fragment);
+        let name = name.filter(|name| !name.is_empty() && !name.starts_with('/'));
+        let named = self
+            .anchors
+            .dynamic
+            .iter()
+            .filter(|(anchor, _)| Some(*anchor) == name)
+            .map(|(_, place)| place.clone());
+        let named: Vec<Placed<'r>> = named.collect();
+        let Ok(resolved) = resolver.lookup(reference) else {
+            return self.worst_of(named, depth);
+        };
+        let (schema, resolver, draft) = resolved.into_inner();
+        if named.is_empty() {
+            // The usual case, without a list.
+            return Ok(Some(self.cost(schema, &resolver, draft, depth)?));
+        }
+        let mut places = named;
+        places.push(Placed {
+            schema,
+            resolver,
+            draft,
+        });
+        self.worst_of(places, depth)
+    }
+
+    /// The worst cost of the places a reference may land, at `depth`.
+    fn worst_of(
+        &mut self,
+        places: Vec<Placed<'r>>,
+        depth: usize,
+    ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
         let mut worst: Option<Cost<'r>> = None;
-        for resolved in [resolver.lookup("#"), resolver.lookup_recursive_ref()] {
-            let Ok(resolved) = resolved else {
+        for (at, place) in places.iter().enumerate() {
+            // A place met twice counts once (a few places: a scan is enough).
+            let schema = std::ptr::from_ref(place.schema);
+            if places[..at]
+                .iter()
+                .any(|p| std::ptr::from_ref(p.schema) == schema)
+            {
                 continue;
-            };
-            let (target, target_resolver, target_draft) = resolved.into_inner();
-            let target_cost = self.cost(target, &target_resolver, target_draft, depth)?;
+            }
+            let cost = self.cost(place.schema, &place.resolver, place.draft, depth)?;
             match &mut worst {
-                Some(worst) => worst.max_with(&target_cost),
-                None => worst = Some(Cost::clone(&target_cost)),
+                Some(worst) => worst.max_with(&cost),
+                None => worst = Some(Cost::clone(&cost)),
             }
         }
         Ok(worst.map(Rc::new))
@@ -246,17 +385,17 @@ impl<'r> Estimator<'r> {
         for (keyword, reference) in walk::references(map) {
             let len = self.pointer.len();
             push_segment(&mut self.pointer, keyword);
-            let target_cost = if keyword == "$recursiveRef" {
-                self.recursive_ref(reference, resolver, draft, depth)?
-            } else {
+            let target_cost = match keyword {
+                "$recursiveRef" => self.recursive_ref(reference, resolver, draft, depth)?,
+                "$dynamicRef" => self.dynamic_ref(reference, resolver, depth)?,
                 // Unresolvable references are reported by the compiler proper.
-                match resolver.lookup(reference) {
+                _ => match resolver.lookup(reference) {
                     Ok(resolved) => {
                         let (target, target_resolver, target_draft) = resolved.into_inner();
                         Some(self.cost(target, &target_resolver, target_draft, depth)?)
                     }
                     Err(_) => None,
-                }
+                },
             };
             self.pointer.truncate(len);
             if let Some(target_cost) = target_cost {

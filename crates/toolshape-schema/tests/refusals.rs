@@ -277,6 +277,57 @@ fn recursive_refs_count_as_the_engine_reads_them() {
     still_serves(&engine);
 }
 
+/// Found by review: a dynamic reference lands on a different place in each
+/// dynamic scope, and one of them fans out per level. The estimate counts
+/// the worst place, whichever scope it meets first (before, one order of
+/// the two `anyOf` branches was accepted, and validating a 60-deep instance
+/// ran inline for over a minute).
+#[test]
+fn dynamic_references_count_their_worst_landing_in_any_scope() {
+    let engine = SchemaEngine::default();
+    let recursive = |first: &str, second: &str| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$id": "https://example.com/root",
+            "anyOf": [{"$ref": first}, {"$ref": second}],
+            "$defs": {
+                "e2": {"$id": "e2", "$ref": "r"},
+                "e1": {"$id": "e1", "$recursiveAnchor": true,
+                    "anyOf": [{"$ref": "r"}, {"$ref": "r", "required": ["c"]}]},
+                "r": {"$id": "r", "$recursiveAnchor": true, "type": "object",
+                    "properties": {"c": {"$recursiveRef": "#"}}}
+            }
+        })
+    };
+    let dynamic = |first: &str, second: &str| {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/root",
+            "anyOf": [{"$ref": first}, {"$ref": second}],
+            "$defs": {
+                "e2": {"$id": "e2", "$ref": "r"},
+                "e1": {"$id": "e1", "$dynamicAnchor": "n",
+                    "anyOf": [{"$ref": "r"}, {"$ref": "r", "required": ["c"]}]},
+                "r": {"$id": "r", "$dynamicAnchor": "n", "type": "object",
+                    "properties": {"c": {"$dynamicRef": "#n"}}}
+            }
+        })
+    };
+    for schema in [
+        recursive("e2", "e1"),
+        recursive("e1", "e2"),
+        dynamic("e2", "e1"),
+        dynamic("e1", "e2"),
+    ] {
+        let error = quickly("dynamic fan-out", || engine.compile(&schema)).unwrap_err();
+        assert!(
+            matches!(error.kind(), SchemaErrorKind::ExpansionTooCostly { .. }),
+            "{error}\n{schema}"
+        );
+    }
+    still_serves(&engine);
+}
+
 #[test]
 fn reference_cycle_that_never_descends_is_refused() {
     let engine = SchemaEngine::default();
