@@ -58,6 +58,22 @@ struct Estimator<'r> {
     anchors: Anchors<'r>,
 }
 
+/// The resolver inside `node` when it has an `$id` of its own (its
+/// references resolve against it); `None` when it has none.
+fn within<'r>(
+    node: &'r Value,
+    draft: Draft,
+    resolver: &Resolver<'r>,
+) -> Result<Option<Resolver<'r>>, SchemaError> {
+    if node.get(draft.id_keyword()).is_none() {
+        return Ok(None);
+    }
+    resolver
+        .in_subresource(ResourceRef::new(node, draft))
+        .map(Some)
+        .map_err(|e| SchemaErrorKind::Unresolvable(excerpt(&e.to_string(), 200)).into())
+}
+
 /// A subschema with what it takes to estimate it: the resolver for its
 /// place (its base URI) and its draft.
 #[derive(Clone)]
@@ -98,16 +114,9 @@ impl<'r> Anchors<'r> {
             .into());
         }
         let draft = draft.detect(node);
-        let scoped;
         let is_resource = depth == 0 || map.contains_key(draft.id_keyword());
-        let resolver = if depth > 0 && map.contains_key(draft.id_keyword()) {
-            scoped = resolver
-                .in_subresource(ResourceRef::new(node, draft))
-                .map_err(|e| SchemaErrorKind::Unresolvable(excerpt(&e.to_string(), 200)))?;
-            &scoped
-        } else {
-            resolver
-        };
+        let scoped = within(node, draft, resolver)?;
+        let resolver = scoped.as_ref().unwrap_or(resolver);
         let placed = || Placed {
             schema: node,
             resolver: resolver.clone(),
@@ -369,17 +378,9 @@ impl<'r> Estimator<'r> {
             .into());
         }
 
-        // A subschema with its own `$id` resolves its references against it.
         let draft = draft.detect(node);
-        let scoped;
-        let resolver = if map.contains_key(draft.id_keyword()) {
-            scoped = resolver
-                .in_subresource(ResourceRef::new(node, draft))
-                .map_err(|e| SchemaErrorKind::Unresolvable(excerpt(&e.to_string(), 200)))?;
-            &scoped
-        } else {
-            resolver
-        };
+        let scoped = within(node, draft, resolver)?;
+        let resolver = scoped.as_ref().unwrap_or(resolver);
 
         let mut cost = Cost::leaf();
         for (keyword, reference) in walk::references(map) {

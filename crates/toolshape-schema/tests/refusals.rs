@@ -285,39 +285,44 @@ fn recursive_refs_count_as_the_engine_reads_them() {
 #[test]
 fn dynamic_references_count_their_worst_landing_in_any_scope() {
     let engine = SchemaEngine::default();
-    let recursive = |first: &str, second: &str| {
+    // (draft, the anchor, the reference to it) for 2019-09 and 2020-12.
+    let schema = |dialect: &str, anchor: (&str, Value), reference: Value, first: &str| {
+        let second = if first == "e1" { "e2" } else { "e1" };
+        let mut e1 =
+            json!({"$id": "e1", "anyOf": [{"$ref": "r"}, {"$ref": "r", "required": ["c"]}]});
+        let mut r = json!({"$id": "r", "type": "object", "properties": {"c": reference}});
+        e1[anchor.0] = anchor.1.clone();
+        r[anchor.0] = anchor.1;
         json!({
-            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$schema": dialect,
             "$id": "https://example.com/root",
             "anyOf": [{"$ref": first}, {"$ref": second}],
-            "$defs": {
-                "e2": {"$id": "e2", "$ref": "r"},
-                "e1": {"$id": "e1", "$recursiveAnchor": true,
-                    "anyOf": [{"$ref": "r"}, {"$ref": "r", "required": ["c"]}]},
-                "r": {"$id": "r", "$recursiveAnchor": true, "type": "object",
-                    "properties": {"c": {"$recursiveRef": "#"}}}
-            }
+            "$defs": {"e2": {"$id": "e2", "$ref": "r"}, "e1": e1, "r": r}
         })
     };
-    let dynamic = |first: &str, second: &str| {
-        json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "https://example.com/root",
-            "anyOf": [{"$ref": first}, {"$ref": second}],
-            "$defs": {
-                "e2": {"$id": "e2", "$ref": "r"},
-                "e1": {"$id": "e1", "$dynamicAnchor": "n",
-                    "anyOf": [{"$ref": "r"}, {"$ref": "r", "required": ["c"]}]},
-                "r": {"$id": "r", "$dynamicAnchor": "n", "type": "object",
-                    "properties": {"c": {"$dynamicRef": "#n"}}}
-            }
-        })
+    let recursive = |first| {
+        let dialect = "https://json-schema.org/draft/2019-09/schema";
+        schema(
+            dialect,
+            ("$recursiveAnchor", json!(true)),
+            json!({"$recursiveRef": "#"}),
+            first,
+        )
+    };
+    let dynamic = |first| {
+        let dialect = "https://json-schema.org/draft/2020-12/schema";
+        schema(
+            dialect,
+            ("$dynamicAnchor", json!("n")),
+            json!({"$dynamicRef": "#n"}),
+            first,
+        )
     };
     for schema in [
-        recursive("e2", "e1"),
-        recursive("e1", "e2"),
-        dynamic("e2", "e1"),
-        dynamic("e1", "e2"),
+        recursive("e2"),
+        recursive("e1"),
+        dynamic("e2"),
+        dynamic("e1"),
     ] {
         let error = quickly("dynamic fan-out", || engine.compile(&schema)).unwrap_err();
         assert!(
