@@ -41,6 +41,7 @@ pub(crate) fn estimate<'r>(
         frames: 0,
         pointer: String::new(),
         anchors,
+        anchored: HashMap::new(),
     };
     Ok(estimator
         .cost(root, resolver, draft, instance_depth)?
@@ -56,6 +57,18 @@ struct Estimator<'r> {
     frames: usize,
     pointer: String,
     anchors: Anchors<'r>,
+    /// The worst cost of each group of anchors at each depth, worked out
+    /// once: every dynamic reference to the group shares it.
+    anchored: HashMap<(Group<'r>, usize), Option<Rc<Cost<'r>>>>,
+}
+
+/// The anchors a dynamic reference may land on in some other scope.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Group<'r> {
+    /// Every resource root with `$recursiveAnchor: true`.
+    Recursive,
+    /// Every `$dynamicAnchor` of this name.
+    Dynamic(&'r str),
 }
 
 /// The resolver inside `node` when it has an `$id` of its own (its
@@ -283,10 +296,8 @@ impl<'r> Estimator<'r> {
             });
         }
         // Only a root with `$recursiveAnchor` sends it on through the scope.
-        if anchored {
-            places.extend(self.anchors.recursive.iter().cloned());
-        }
-        self.worst_of(places, depth)
+        let group = anchored.then_some(Group::Recursive);
+        self.worst_of(places, group, depth)
     }
 
     /// What a `$dynamicRef` costs where it stands: its target in this
@@ -300,53 +311,75 @@ impl<'r> Estimator<'r> {
     ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
         let name = reference.rsplit_once('#').map(|(_, fragment)| fragment);
         let name = name.filter(|name| !name.is_empty() && !name.starts_with('/'));
-        let named = self
-            .anchors
-            .dynamic
-            .iter()
-            .filter(|(anchor, _)| Some(*anchor) == name)
-            .map(|(_, place)| place.clone());
-        let named: Vec<Placed<'r>> = named.collect();
-        let Ok(resolved) = resolver.lookup(reference) else {
-            return self.worst_of(named, depth);
-        };
-        let (schema, resolver, draft) = resolved.into_inner();
-        if named.is_empty() {
-            // The usual case, without a list.
-            return Ok(Some(self.cost(schema, &resolver, draft, depth)?));
-        }
-        let mut places = named;
-        places.push(Placed {
-            schema,
-            resolver,
-            draft,
+        // The group's own name, borrowed from the schema like its anchors.
+        let group = name.and_then(|name| {
+            let mut names = self.anchors.dynamic.iter().map(|(anchor, _)| *anchor);
+            names.find(|anchor| *anchor == name).map(Group::Dynamic)
         });
-        self.worst_of(places, depth)
+        let places = match resolver.lookup(reference) {
+            Ok(resolved) => {
+                let (schema, resolver, draft) = resolved.into_inner();
+                vec![Placed {
+                    schema,
+                    resolver,
+                    draft,
+                }]
+            }
+            Err(_) => Vec::new(),
+        };
+        self.worst_of(places, group, depth)
     }
 
-    /// The worst cost of the places a reference may land, at `depth`.
+    /// The worst cost, at `depth`, of the places a reference may land: the
+    /// `places` looked up here and the anchors of `group`. A place met
+    /// twice is a memo hit.
     fn worst_of(
         &mut self,
         places: Vec<Placed<'r>>,
+        group: Option<Group<'r>>,
         depth: usize,
     ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
         let mut worst: Option<Cost<'r>> = None;
-        for (at, place) in places.iter().enumerate() {
-            // A place met twice counts once (a few places: a scan is enough).
-            let schema = std::ptr::from_ref(place.schema);
-            if places[..at]
-                .iter()
-                .any(|p| std::ptr::from_ref(p.schema) == schema)
-            {
-                continue;
-            }
-            let cost = self.cost(place.schema, &place.resolver, place.draft, depth)?;
+        let mut costs = Vec::with_capacity(places.len() + 1);
+        for place in places {
+            costs.push(self.cost(place.schema, &place.resolver, place.draft, depth)?);
+        }
+        if let Some(group) = group
+            && let Some(cost) = self.group_cost(group, depth)?
+        {
+            costs.push(cost);
+        }
+        for cost in costs {
             match &mut worst {
                 Some(worst) => worst.max_with(&cost),
                 None => worst = Some(Cost::clone(&cost)),
             }
         }
         Ok(worst.map(Rc::new))
+    }
+
+    /// The worst cost of a group's anchors at `depth`, worked out once.
+    fn group_cost(
+        &mut self,
+        group: Group<'r>,
+        depth: usize,
+    ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
+        if let Some(known) = self.anchored.get(&(group, depth)) {
+            return Ok(known.clone());
+        }
+        let places: Vec<Placed<'r>> = match group {
+            Group::Recursive => self.anchors.recursive.clone(),
+            Group::Dynamic(name) => self
+                .anchors
+                .dynamic
+                .iter()
+                .filter(|(anchor, _)| *anchor == name)
+                .map(|(_, place)| place.clone())
+                .collect(),
+        };
+        let worst = self.worst_of(places, None, depth)?;
+        self.anchored.insert((group, depth), worst.clone());
+        Ok(worst)
     }
 
     fn cost(
