@@ -137,9 +137,9 @@ fn refusal(
             single(Rule::SchemaOverBounds, "")
         }
         // These name a path through `$ref`s, not a place in the document.
-        SchemaErrorKind::ExpansionTooCostly { .. } | SchemaErrorKind::ReferenceCycle { .. } => {
-            single(Rule::SchemaOverBounds, "")
-        }
+        SchemaErrorKind::ExpansionTooCostly { .. }
+        | SchemaErrorKind::EstimateTooCostly { .. }
+        | SchemaErrorKind::ReferenceCycle { .. } => single(Rule::SchemaOverBounds, ""),
         SchemaErrorKind::TooDeep { at: pointer, .. }
         | SchemaErrorKind::BacktrackingPattern { at: pointer, .. } => {
             single(Rule::SchemaOverBounds, pointer)

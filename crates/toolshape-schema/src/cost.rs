@@ -18,6 +18,7 @@ use referencing::{Draft, Resolver, ResourceRef};
 use serde_json::Value;
 
 use crate::error::{SchemaError, SchemaErrorKind};
+use crate::limits::Limits;
 use crate::report::excerpt;
 use crate::walk::{self, Applies, ChildGroup, Key, push_segment};
 
@@ -29,22 +30,22 @@ pub(crate) fn estimate<'r>(
     root: &'r Value,
     resolver: &Resolver<'r>,
     draft: Draft,
-    instance_depth: usize,
-    limit: u64,
+    limits: &Limits,
 ) -> Result<u64, SchemaError> {
     let mut anchors = Anchors::default();
     anchors.collect(root, resolver, draft, 0)?;
     let mut estimator = Estimator {
         memo: HashMap::new(),
         on_stack: HashSet::new(),
-        limit,
+        limit: limits.max_expansion,
+        max_steps: limits.max_estimate_steps,
         frames: 0,
         pointer: String::new(),
         anchors,
         anchored: HashMap::new(),
     };
     Ok(estimator
-        .cost(root, resolver, draft, instance_depth)?
+        .cost(root, resolver, draft, limits.max_instance_depth)?
         .total())
 }
 
@@ -54,6 +55,8 @@ struct Estimator<'r> {
     memo: HashMap<(usize, usize), Rc<Cost<'r>>>,
     on_stack: HashSet<(usize, usize)>,
     limit: u64,
+    /// Most costs worked out (memo entries) before the schema is refused.
+    max_steps: usize,
     frames: usize,
     pointer: String,
     anchors: Anchors<'r>,
@@ -483,6 +486,12 @@ impl<'r> Estimator<'r> {
         }
         let cost = Rc::new(cost);
         self.memo.insert(key, Rc::clone(&cost));
+        if self.memo.len() > self.max_steps {
+            return Err(SchemaErrorKind::EstimateTooCostly {
+                limit: self.max_steps,
+            }
+            .into());
+        }
         Ok(cost)
     }
 }

@@ -156,13 +156,7 @@ impl SchemaEngine {
 
         let draft = dialect.draft();
         let (registry, base) = resolve::prepare(documents, schema, draft, &inner.retriever)?;
-        let expansion = cost::estimate(
-            schema,
-            &registry.resolver(base),
-            draft,
-            inner.limits.max_instance_depth,
-            inner.limits.max_expansion,
-        )?;
+        let expansion = cost::estimate(schema, &registry.resolver(base), draft, &inner.limits)?;
 
         // Both validators are built on the registry prepared above, with
         // nothing more to fetch: what was fetched once (and estimated) is

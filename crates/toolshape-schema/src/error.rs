@@ -76,6 +76,15 @@ pub enum SchemaErrorKind {
         /// JSON Pointer to it (through the references followed to reach it).
         at: String,
     },
+    /// Working out the schema's worst-case cost took more than
+    /// [`crate::Limits::max_estimate_steps`] steps.
+    #[error(
+        "schema is too intricate to bound: working out its worst-case cost took more than {limit} steps"
+    )]
+    EstimateTooCostly {
+        /// The limit that was exceeded.
+        limit: usize,
+    },
     /// A `$ref` cycle that never descends into the instance: it would recurse forever.
     #[error("reference cycle at {at} applies to the same instance location forever")]
     ReferenceCycle {

@@ -21,6 +21,10 @@ pub struct Limits {
     /// counting every branch of `anyOf`/`oneOf`/`allOf` and following `$ref`s
     /// (recursion unrolled to [`Limits::max_instance_depth`]).
     pub max_expansion: u64,
+    /// Most steps (a subschema at an instance depth) working out a schema's
+    /// worst-case cost may take: a schema too intricate to bound within them
+    /// is refused. The 2020-12 meta-schema takes between 10,000 and 20,000.
+    pub max_estimate_steps: usize,
     /// Deepest instance a validation accepts; deeper ones fail without being walked further.
     pub max_instance_depth: usize,
     /// Time one validation against an untrusted schema may take.
@@ -45,6 +49,7 @@ impl Default for Limits {
             max_schema_depth: 64,
             max_subschemas: 10_000,
             max_expansion: 100_000,
+            max_estimate_steps: 200_000,
             max_instance_depth: 128,
             validation_budget: Duration::from_millis(500),
             inline_work: 1_000_000,
