@@ -108,7 +108,7 @@ struct Placed<'r> {
 #[derive(Default)]
 struct Anchors<'r> {
     recursive: Vec<Placed<'r>>,
-    dynamic: Vec<(&'r str, Placed<'r>)>,
+    dynamic: HashMap<&'r str, Vec<Placed<'r>>>,
 }
 
 impl<'r> Anchors<'r> {
@@ -138,11 +138,20 @@ impl<'r> Anchors<'r> {
             resolver: resolver.clone(),
             draft,
         };
-        if is_resource && map.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
+        // Each in the one draft that has it, as the engine reads them.
+        if draft == Draft::Draft201909
+            && is_resource
+            && map.get("$recursiveAnchor") == Some(&Value::Bool(true))
+        {
             self.recursive.push(placed());
         }
-        if let Some(Value::String(name)) = map.get("$dynamicAnchor") {
-            self.dynamic.push((name.as_str(), placed()));
+        if draft == Draft::Draft202012
+            && let Some(Value::String(name)) = map.get("$dynamicAnchor")
+        {
+            self.dynamic
+                .entry(name.as_str())
+                .or_default()
+                .push(placed());
         }
         let mut result = Ok(());
         walk::for_each_subschema(map, |edge| {
@@ -303,10 +312,12 @@ impl<'r> Estimator<'r> {
         self.worst_of(places, group, depth)
     }
 
-    /// What a `$dynamicRef` costs where it stands: its target in this
-    /// dynamic scope, and, for a reference to an anchor by name, every
-    /// subschema with that `$dynamicAnchor` (its target in some other scope).
-    fn dynamic_ref(
+    /// What a `$ref` or `$dynamicRef` costs where it stands: its target in
+    /// this dynamic scope, and, for a reference to an anchor by a name some
+    /// `$dynamicAnchor` has, every subschema with that anchor (its target in
+    /// some other scope: a lookup that meets a dynamic anchor goes through
+    /// the scope, whichever keyword made it).
+    fn by_reference(
         &mut self,
         reference: &str,
         resolver: &Resolver<'r>,
@@ -315,10 +326,9 @@ impl<'r> Estimator<'r> {
         let name = reference.rsplit_once('#').map(|(_, fragment)| fragment);
         let name = name.filter(|name| !name.is_empty() && !name.starts_with('/'));
         // The group's own name, borrowed from the schema like its anchors.
-        let group = name.and_then(|name| {
-            let mut names = self.anchors.dynamic.iter().map(|(anchor, _)| *anchor);
-            names.find(|anchor| *anchor == name).map(Group::Dynamic)
-        });
+        let group = name
+            .and_then(|name| self.anchors.dynamic.get_key_value(name))
+            .map(|(name, _)| Group::Dynamic(name));
         let places = match resolver.lookup(reference) {
             Ok(resolved) => {
                 let (schema, resolver, draft) = resolved.into_inner();
@@ -372,13 +382,7 @@ impl<'r> Estimator<'r> {
         }
         let places: Vec<Placed<'r>> = match group {
             Group::Recursive => self.anchors.recursive.clone(),
-            Group::Dynamic(name) => self
-                .anchors
-                .dynamic
-                .iter()
-                .filter(|(anchor, _)| *anchor == name)
-                .map(|(_, place)| place.clone())
-                .collect(),
+            Group::Dynamic(name) => self.anchors.dynamic.get(name).cloned().unwrap_or_default(),
         };
         let worst = self.worst_of(places, None, depth)?;
         self.anchored.insert((group, depth), worst.clone());
@@ -424,15 +428,12 @@ impl<'r> Estimator<'r> {
             push_segment(&mut self.pointer, keyword);
             let target_cost = match keyword {
                 "$recursiveRef" => self.recursive_ref(reference, resolver, draft, depth)?,
-                "$dynamicRef" => self.dynamic_ref(reference, resolver, depth)?,
+                // Only 2020-12 has it; elsewhere the engine ignores it.
+                "$dynamicRef" if draft != Draft::Draft202012 => None,
+                // A `$ref` to a `$dynamicAnchor` by name resolves through the
+                // dynamic scope as well.
                 // Unresolvable references are reported by the compiler proper.
-                _ => match resolver.lookup(reference) {
-                    Ok(resolved) => {
-                        let (target, target_resolver, target_draft) = resolved.into_inner();
-                        Some(self.cost(target, &target_resolver, target_draft, depth)?)
-                    }
-                    Err(_) => None,
-                },
+                _ => self.by_reference(reference, resolver, depth)?,
             };
             self.pointer.truncate(len);
             if let Some(target_cost) = target_cost {

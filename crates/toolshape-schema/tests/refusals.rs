@@ -318,17 +318,41 @@ fn dynamic_references_count_their_worst_landing_in_any_scope() {
             first,
         )
     };
+    // A plain `$ref` to a dynamic anchor by name goes through the scope too.
+    let plain = |first| {
+        let dialect = "https://json-schema.org/draft/2020-12/schema";
+        schema(
+            dialect,
+            ("$dynamicAnchor", json!("n")),
+            json!({"$ref": "#n"}),
+            first,
+        )
+    };
     for schema in [
         recursive("e2"),
         recursive("e1"),
         dynamic("e2"),
         dynamic("e1"),
+        plain("e2"),
+        plain("e1"),
     ] {
         let error = quickly("dynamic fan-out", || engine.compile(&schema)).unwrap_err();
         assert!(
             matches!(error.kind(), SchemaErrorKind::ExpansionTooCostly { .. }),
             "{error}\n{schema}"
         );
+    }
+    // Before 2020-12 `$dynamicAnchor` and `$dynamicRef` are no keywords
+    // (found by review: these were refused as reference cycles).
+    for schema in [
+        json!({
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "$id": "https://example.com/a", "$ref": "#/$defs/x",
+            "$defs": {"x": {"$dynamicAnchor": "x", "allOf": [{"$dynamicRef": "#x"}]}}
+        }),
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "$dynamicRef": "#"}),
+    ] {
+        assert!(engine.compile(&schema).is_ok(), "{schema}");
     }
     still_serves(&engine);
 }
