@@ -300,42 +300,30 @@ fn dynamic_references_count_their_worst_landing_in_any_scope() {
             "$defs": {"e2": {"$id": "e2", "$ref": "r"}, "e1": e1, "r": r}
         })
     };
-    let recursive = |first| {
-        let dialect = "https://json-schema.org/draft/2019-09/schema";
-        schema(
-            dialect,
+    let draft2019 = "https://json-schema.org/draft/2019-09/schema";
+    let draft2020 = "https://json-schema.org/draft/2020-12/schema";
+    let kinds = [
+        (
+            draft2019,
             ("$recursiveAnchor", json!(true)),
             json!({"$recursiveRef": "#"}),
-            first,
-        )
-    };
-    let dynamic = |first| {
-        let dialect = "https://json-schema.org/draft/2020-12/schema";
-        schema(
-            dialect,
+        ),
+        (
+            draft2020,
             ("$dynamicAnchor", json!("n")),
             json!({"$dynamicRef": "#n"}),
-            first,
-        )
-    };
-    // A plain `$ref` to a dynamic anchor by name goes through the scope too.
-    let plain = |first| {
-        let dialect = "https://json-schema.org/draft/2020-12/schema";
-        schema(
-            dialect,
+        ),
+        // A plain `$ref` to a dynamic anchor by name goes through the scope too.
+        (
+            draft2020,
             ("$dynamicAnchor", json!("n")),
             json!({"$ref": "#n"}),
-            first,
-        )
-    };
-    for schema in [
-        recursive("e2"),
-        recursive("e1"),
-        dynamic("e2"),
-        dynamic("e1"),
-        plain("e2"),
-        plain("e1"),
-    ] {
+        ),
+    ];
+    let cases = kinds.iter().flat_map(|(dialect, anchor, reference)| {
+        ["e2", "e1"].map(|first| schema(dialect, anchor.clone(), reference.clone(), first))
+    });
+    for schema in cases {
         let error = quickly("dynamic fan-out", || engine.compile(&schema)).unwrap_err();
         assert!(
             matches!(error.kind(), SchemaErrorKind::ExpansionTooCostly { .. }),
