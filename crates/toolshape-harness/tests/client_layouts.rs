@@ -13,20 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolshape::CallOptions;
-use toolshape::client::{
-    Client, ClientErrorKind, ClientOptions, Negotiation, ServerCommand, StderrMode,
-};
+use toolshape::client::{Client, ClientErrorKind};
 
-use client_common::{connect, hostile_server_bin};
-
-async fn hostile(args: &[&str]) -> Client {
-    let mut options = ClientOptions::default();
-    options.request_timeout = Duration::from_secs(20);
-    let command = ServerCommand::new(hostile_server_bin())
-        .args(args)
-        .stderr(StderrMode::Capture);
-    connect(command, Negotiation::Auto, options).await
-}
+use client_common::connect_hostile as hostile;
 
 /// Calls `ok` answering `{"value": "}x"}` (a brace in a string, to trip a
 /// reader that looks for the result's end by hand) followed by `then`.

@@ -5,23 +5,9 @@
 
 mod client_common;
 
-use std::time::Duration;
+use toolshape::client::{ClientError, ClientErrorKind, ListingBound};
 
-use toolshape::client::{
-    Client, ClientError, ClientErrorKind, ClientOptions, ListingBound, Negotiation, ServerCommand,
-    StderrMode,
-};
-
-use client_common::{connect, hostile_server_bin};
-
-async fn hostile(args: &[&str]) -> Client {
-    let mut options = ClientOptions::default();
-    options.request_timeout = Duration::from_secs(20);
-    let command = ServerCommand::new(hostile_server_bin())
-        .args(args)
-        .stderr(StderrMode::Capture);
-    connect(command, Negotiation::Auto, options).await
-}
+use client_common::connect_hostile as hostile;
 
 /// A server that pages without end is stopped at the client's bounds: a
 /// listing of more tools than it keeps, of more bytes, or of more pages.

@@ -199,3 +199,14 @@ pub async fn serve_over_http(server: toolshape::Server) -> String {
     });
     url
 }
+
+/// Connects to the hostile server started with `args` (20 s per request,
+/// its stderr captured).
+pub async fn connect_hostile(args: &[&str]) -> Client {
+    let mut options = ClientOptions::default();
+    options.request_timeout = Duration::from_secs(20);
+    let command = ServerCommand::new(hostile_server_bin())
+        .args(args)
+        .stderr(StderrMode::Capture);
+    connect(command, Negotiation::Auto, options).await
+}
