@@ -42,7 +42,7 @@ pub(crate) fn estimate<'r>(
         frames: 0,
         pointer: String::new(),
         anchors,
-        anchored: HashMap::new(),
+        group_costs: HashMap::new(),
     };
     Ok(estimator
         .cost(root, resolver, draft, limits.max_instance_depth)?
@@ -62,7 +62,7 @@ struct Estimator<'r> {
     anchors: Anchors<'r>,
     /// The worst cost of each group of anchors at each depth, worked out
     /// once: every dynamic reference to the group shares it.
-    anchored: HashMap<(Group<'r>, usize), Option<Rc<Cost<'r>>>>,
+    group_costs: HashMap<(Group<'r>, usize), Option<Rc<Cost<'r>>>>,
 }
 
 /// The anchors a dynamic reference may land on in some other scope.
@@ -329,18 +329,24 @@ impl<'r> Estimator<'r> {
         let group = name
             .and_then(|name| self.anchors.dynamic.get_key_value(name))
             .map(|(name, _)| Group::Dynamic(name));
-        let places = match resolver.lookup(reference) {
-            Ok(resolved) => {
-                let (schema, resolver, draft) = resolved.into_inner();
-                vec![Placed {
-                    schema,
-                    resolver,
-                    draft,
-                }]
+        let target = resolver.lookup(reference).ok().map(|resolved| {
+            let (schema, resolver, draft) = resolved.into_inner();
+            Placed {
+                schema,
+                resolver,
+                draft,
             }
-            Err(_) => Vec::new(),
-        };
-        self.worst_of(places, group, depth)
+        });
+        match (target, group) {
+            // The usual reference: its one target, shared as it is.
+            (Some(target), None) => Ok(Some(self.cost(
+                target.schema,
+                &target.resolver,
+                target.draft,
+                depth,
+            )?)),
+            (target, group) => self.worst_of(target.into_iter().collect(), group, depth),
+        }
     }
 
     /// The worst cost, at `depth`, of the places a reference may land: the
@@ -377,7 +383,7 @@ impl<'r> Estimator<'r> {
         group: Group<'r>,
         depth: usize,
     ) -> Result<Option<Rc<Cost<'r>>>, SchemaError> {
-        if let Some(known) = self.anchored.get(&(group, depth)) {
+        if let Some(known) = self.group_costs.get(&(group, depth)) {
             return Ok(known.clone());
         }
         let places: Vec<Placed<'r>> = match group {
@@ -385,7 +391,7 @@ impl<'r> Estimator<'r> {
             Group::Dynamic(name) => self.anchors.dynamic.get(name).cloned().unwrap_or_default(),
         };
         let worst = self.worst_of(places, None, depth)?;
-        self.anchored.insert((group, depth), worst.clone());
+        self.group_costs.insert((group, depth), worst.clone());
         Ok(worst)
     }
 
@@ -430,9 +436,8 @@ impl<'r> Estimator<'r> {
                 "$recursiveRef" => self.recursive_ref(reference, resolver, draft, depth)?,
                 // Only 2020-12 has it; elsewhere the engine ignores it.
                 "$dynamicRef" if draft != Draft::Draft202012 => None,
-                // A `$ref` to a `$dynamicAnchor` by name resolves through the
-                // dynamic scope as well.
-                // Unresolvable references are reported by the compiler proper.
+                // `$ref` and `$dynamicRef` (either may meet a dynamic
+                // anchor); an unresolvable one is reported by the compiler.
                 _ => self.by_reference(reference, resolver, depth)?,
             };
             self.pointer.truncate(len);
