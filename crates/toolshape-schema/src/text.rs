@@ -44,17 +44,36 @@ impl<'a> InstanceText<'a> {
     /// Reads `text`, one JSON value (whitespace around it allowed), as
     /// serde_json reads a `Value`.
     pub fn parse(text: &'a str) -> serde_json::Result<Self> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = Self::read(&mut deserializer, text.len())?;
+        deserializer.end()?;
+        Ok(read)
+    }
+
+    /// Reads the one JSON value `text` starts with (after whitespace), as
+    /// [`InstanceText::parse`] does, and says where in `text` it ends: for a
+    /// value inside a larger text (what follows it is not read; a number
+    /// or literal must be followed by whitespace or punctuation).
+    pub fn parse_prefix(text: &'a str) -> serde_json::Result<(Self, usize)> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Prefix<'a>>();
+        match values.next() {
+            Some(read) => Ok((read?.0, values.byte_offset())),
+            None => Err(<serde_json::Error as serde::de::Error>::custom(
+                "no JSON value",
+            )),
+        }
+    }
+
+    fn read<'de: 'a, D: Deserializer<'de>>(deserializer: D, len: usize) -> Result<Self, D::Error> {
         let mut reader = Reader {
-            entries: Vec::with_capacity(text.len() / 8 + 1),
+            entries: Vec::with_capacity(len / 8 + 1),
             values: 0,
             depth: 0,
             deepest: 0,
             repeated: false,
             largest_object: 0,
         };
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        ValueSeed(&mut reader).deserialize(&mut deserializer)?;
-        deserializer.end()?;
+        ValueSeed(&mut reader).deserialize(deserializer)?;
         Ok(InstanceText {
             entries: reader.entries,
             values: reader.values,
@@ -103,6 +122,16 @@ impl fmt::Debug for InstanceText<'_> {
             .field("values", &self.values)
             .field("depth", &self.depth)
             .finish_non_exhaustive()
+    }
+}
+
+/// [`InstanceText::parse_prefix`]'s value, read through serde_json's
+/// stream reader (which tells where a value ends).
+struct Prefix<'a>(InstanceText<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Prefix<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        InstanceText::read(deserializer, 1024).map(Prefix)
     }
 }
 

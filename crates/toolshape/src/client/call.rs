@@ -255,42 +255,35 @@ impl Client {
         // with the same text is its mirror, told without parsing it again.
         // Usually this reading is the only one of the result's text.
         let mut reread: Option<Box<RawValue>> = None;
-        let (text, result): (&str, CallToolResult<&RawValue, &RawValue>) =
-            match serde_json::from_str(answer.text()) {
-                Ok(result) => (answer.text(), result),
-                Err(error) => match answer.reread()? {
-                    Some(result) => {
-                        let result = &*reread.insert(result);
-                        (
-                            result.get(),
-                            serde_json::from_str(result.get()).map_err(bad)?,
-                        )
-                    }
-                    None => return Err(bad(error)),
-                },
-            };
-        let is_error = result.is_error();
-        let structured_json = result.structured_content.map(RawValue::get);
-        // For a relaying caller it is read for validation only, into an
-        // `InstanceText`; the `Value` is built if the result cannot be relayed.
-        let (mut read, mut relayable) = match structured_json {
-            Some(json) if relay => {
-                let text = InstanceText::parse(json).map_err(bad)?;
-                let one_way = !text.repeats_member_names();
-                (Structured::Text(text), one_way)
+        let mirrored = relay.then(|| mirror::read_mirrored(answer.text())).flatten();
+        let Reading {
+            text,
+            is_error,
+            structured_json,
+            mut read,
+            mut relayable,
+            content,
+            meta,
+            result_type,
+        } = match mirrored {
+            Some(mirrored) => Reading::mirrored(answer.text(), mirrored),
+            None => {
+                let (text, result) = match serde_json::from_str(answer.text()) {
+                    Ok(result) => (answer.text(), result),
+                    Err(error) => match answer.reread()? {
+                        Some(result) => {
+                            let result = &*reread.insert(result);
+                            (
+                                result.get(),
+                                serde_json::from_str(result.get()).map_err(bad)?,
+                            )
+                        }
+                        None => return Err(bad(error)),
+                    },
+                };
+                Reading::parsed(text, result, relay).map_err(bad)?
             }
-            Some(json) => {
-                let (value, one_way) = received::read_value(json).map_err(bad)?;
-                (Structured::Value(value), one_way)
-            }
-            None => (Structured::None, true),
         };
-        let mut content = Vec::with_capacity(result.content.len());
-        for block in &result.content {
-            let (block, mirror) = read_block(block, structured_json).map_err(bad)?;
-            relayable &= mirror;
-            content.push(block);
-        }
         let mut refusal = None;
         if !is_error && let Some(entry) = &entry {
             if let Some(compiled) = entry.output_schema(&self.inner.engine).await {
@@ -315,8 +308,7 @@ impl Client {
                     }
                 };
             }
-            let marked = result
-                .meta
+            let marked = meta
                 .as_ref()
                 .is_some_and(|m| m.contains_key(keys::WRAPPED_OUTPUT));
             if entry.wrapped || marked {
@@ -328,8 +320,8 @@ impl Client {
         relayable = relayable
             && !is_error
             && refusal.is_none()
-            && result.meta.is_none()
-            && result.result_type == version.has_result_type().then_some(ResultType::Complete)
+            && meta.is_none()
+            && result_type == version.has_result_type().then_some(ResultType::Complete)
             && received::is_one_line(text);
         // A relaying caller gets no value of a result it can relay.
         let structured = match read {
@@ -337,7 +329,6 @@ impl Client {
             read => read.into_value(),
         };
         let structured_json = structured_json.map(Box::from);
-        let meta = result.meta;
         // The text is kept where it was read, not copied.
         let received = relayable.then(|| {
             let (json, start) = match reread {
@@ -362,6 +353,78 @@ impl Client {
             Some(kind) => Err(ClientError::from(kind).rejecting(checked)),
             None => Ok(checked),
         }
+    }
+}
+
+/// A result as read, before it is checked.
+struct Reading<'a> {
+    /// The result's JSON text.
+    text: &'a str,
+    is_error: bool,
+    /// `structuredContent`'s JSON text.
+    structured_json: Option<&'a str>,
+    read: Structured<'a>,
+    /// Whether it reads one way only and its content blocks are the mirror
+    /// of `structuredContent` (so far: the checks may still refuse it).
+    relayable: bool,
+    content: Vec<ContentBlock>,
+    meta: Option<Meta>,
+    result_type: Option<ResultType>,
+}
+
+impl<'a> Reading<'a> {
+    /// A result read in one pass by [`mirror::read_mirrored`].
+    fn mirrored(text: &'a str, mirrored: mirror::Mirrored<'a>) -> Self {
+        Self {
+            text,
+            is_error: mirrored.is_error,
+            structured_json: Some(mirrored.structured_json),
+            relayable: !mirrored.structured.repeats_member_names(),
+            read: Structured::Text(mirrored.structured),
+            content: vec![ContentBlock::text(mirrored.structured_json)],
+            meta: None,
+            result_type: mirrored.result_type,
+        }
+    }
+
+    /// A result read with its members kept as text; for a relaying caller
+    /// `structuredContent` is read for validation only, into an
+    /// `InstanceText` (the `Value` is built if the result cannot be
+    /// relayed).
+    fn parsed(
+        text: &'a str,
+        result: CallToolResult<&'a RawValue, &'a RawValue>,
+        relay: bool,
+    ) -> serde_json::Result<Self> {
+        let structured_json = result.structured_content.map(RawValue::get);
+        let (read, mut relayable) = match structured_json {
+            Some(json) if relay => {
+                let text = InstanceText::parse(json)?;
+                let one_way = !text.repeats_member_names();
+                (Structured::Text(text), one_way)
+            }
+            Some(json) => {
+                let (value, one_way) = received::read_value(json)?;
+                (Structured::Value(value), one_way)
+            }
+            None => (Structured::None, true),
+        };
+        let mut content = Vec::with_capacity(result.content.len());
+        for block in &result.content {
+            let (block, mirror) = read_block(block, structured_json)?;
+            relayable &= mirror;
+            content.push(block);
+        }
+        Ok(Self {
+            text,
+            is_error: result.is_error(),
+            structured_json,
+            read,
+            relayable,
+            content,
+            meta: result.meta,
+            result_type: result.result_type,
+        })
     }
 }
 

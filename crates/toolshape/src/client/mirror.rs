@@ -8,6 +8,14 @@
 //! client builds the block from that text instead of decoding it again. Any
 //! other block (more members, escaped member names, a different text) is
 //! parsed as usual, so a `false` here is never wrong, only slower.
+//!
+//! For a relaying caller, [`read_mirrored`] reads a whole result laid out as
+//! servers usually write it (that one block and `structuredContent`) in one
+//! pass: the block's text is compared with `structuredContent`'s text and
+//! never parsed, and `structuredContent` is read once, for validation.
+
+use toolshape_protocol::ResultType;
+use toolshape_schema::InstanceText;
 
 /// Whether `block` (one content block's JSON, known to be valid) is a text
 /// block with no other member than `type` and `text`, whose text is exactly
@@ -18,6 +26,81 @@ pub(super) fn is_text_block_of(block: &str, expected: &str) -> bool {
         at: 0,
     };
     reader.text_block_of(expected.as_bytes()).is_some()
+}
+
+/// A result read by [`read_mirrored`].
+pub(super) struct Mirrored<'a> {
+    /// `structuredContent`'s JSON text, as written.
+    pub(super) structured_json: &'a str,
+    /// `structuredContent`, read for validation.
+    pub(super) structured: InstanceText<'a>,
+    /// `isError` (absent is `false`).
+    pub(super) is_error: bool,
+    /// `resultType`: `"complete"` or absent.
+    pub(super) result_type: Option<ResultType>,
+}
+
+/// A tool result (its JSON text, known to be UTF-8) read in one pass when it
+/// is an object of exactly these members, each once and in any order, names
+/// without escapes: `content` holding one block, the text block repeating
+/// `structuredContent`; `structuredContent`; and optionally `isError` and
+/// `resultType: "complete"`; with nothing after it but whitespace. `None`
+/// for anything else, which is then read as usual (and any fault in it
+/// reported there): `None` is never wrong, only slower.
+pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
+    let mut reader = Reader {
+        bytes: result.as_bytes(),
+        at: 0,
+    };
+    let (mut text_at, mut structured, mut is_error, mut result_type) = (None, None, None, None);
+    reader.skip_space();
+    reader.eat(b'{')?;
+    loop {
+        reader.skip_space();
+        let name = reader.plain_string()?;
+        reader.skip_space();
+        reader.eat(b':')?;
+        reader.skip_space();
+        match name {
+            b"content" if text_at.is_none() => text_at = Some(reader.one_text_block()?),
+            b"structuredContent" if structured.is_none() => {
+                let rest = result.get(reader.at..)?;
+                let (value, len) = InstanceText::parse_prefix(rest).ok()?;
+                structured = Some((rest.get(..len)?, value));
+                reader.at += len;
+            }
+            b"isError" if is_error.is_none() => is_error = Some(reader.boolean()?),
+            b"resultType" if result_type.is_none() => {
+                (reader.plain_string()? == b"complete").then_some(())?;
+                result_type = Some(ResultType::Complete);
+            }
+            _ => return None,
+        }
+        reader.skip_space();
+        match reader.next()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    reader.skip_space();
+    (reader.at == reader.bytes.len()).then_some(())?;
+    let (structured_json, structured) = structured?;
+    // The block's text, compared now that `structuredContent` is known,
+    // ends where it was skipped to.
+    let (start, end) = text_at?;
+    let mut text = Reader {
+        bytes: result.as_bytes(),
+        at: start,
+    };
+    text.string_equal_to(structured_json.as_bytes())?;
+    (text.at == end).then_some(())?;
+    Some(Mirrored {
+        structured_json,
+        structured,
+        is_error: is_error.unwrap_or(false),
+        result_type,
+    })
 }
 
 struct Reader<'a> {
@@ -60,6 +143,74 @@ impl<'a> Reader<'a> {
         (self.at == self.bytes.len() && has_type && has_text).then_some(())
     }
 
+    /// `[B]`, B a block of only `"type": "text"` and `"text"`: where its
+    /// text starts, after the opening quote, and ends, after the closing one
+    /// (the text is skipped, not read: it is checked when it is compared).
+    fn one_text_block(&mut self) -> Option<(usize, usize)> {
+        self.eat(b'[')?;
+        self.skip_space();
+        self.eat(b'{')?;
+        let (mut has_type, mut text_at) = (false, None);
+        loop {
+            self.skip_space();
+            let key = self.plain_string()?;
+            self.skip_space();
+            self.eat(b':')?;
+            self.skip_space();
+            match key {
+                b"type" if !has_type => {
+                    (self.plain_string()? == b"text").then_some(())?;
+                    has_type = true;
+                }
+                b"text" if text_at.is_none() => {
+                    self.eat(b'"')?;
+                    let start = self.at;
+                    self.skip_string()?;
+                    text_at = Some((start, self.at));
+                }
+                _ => return None,
+            }
+            self.skip_space();
+            match self.next()? {
+                b',' => continue,
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        self.skip_space();
+        self.eat(b']')?;
+        has_type.then_some(())?;
+        text_at
+    }
+
+    /// After an opening quote: past the closing one, an escaped byte
+    /// taken as it is.
+    fn skip_string(&mut self) -> Option<()> {
+        loop {
+            let rest = self.bytes.get(self.at..)?;
+            let stop = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+            self.at += stop + 1;
+            if rest.get(stop) == Some(&b'"') {
+                return Some(());
+            }
+            self.at += 1;
+        }
+    }
+
+    /// `true` or `false`.
+    fn boolean(&mut self) -> Option<bool> {
+        let rest = self.bytes.get(self.at..)?;
+        let (value, len) = if rest.starts_with(b"true") {
+            (true, 4)
+        } else if rest.starts_with(b"false") {
+            (false, 5)
+        } else {
+            return None;
+        };
+        self.at += len;
+        Some(value)
+    }
+
     fn next(&mut self) -> Option<u8> {
         let byte = *self.bytes.get(self.at)?;
         self.at += 1;
@@ -83,7 +234,7 @@ impl<'a> Reader<'a> {
         loop {
             match self.next()? {
                 b'"' => return self.bytes.get(start..self.at - 1),
-                b'\\' => return None,
+                b'\\' | 0..=0x1f => return None,
                 _ => {}
             }
         }
@@ -100,7 +251,7 @@ impl<'a> Reader<'a> {
             // The run before the next quote or escape, equal to what is wanted.
             let mut run = 0;
             for (&byte, &want) in rest.iter().zip(wanted) {
-                if byte == b'"' || byte == b'\\' || byte != want {
+                if byte == b'"' || byte == b'\\' || byte < 0x20 || byte != want {
                     break;
                 }
                 run += 1;
@@ -163,15 +314,16 @@ impl<'a> Reader<'a> {
     fn hex4(&mut self) -> Option<u32> {
         let digits = self.bytes.get(self.at..self.at + 4)?;
         self.at += 4;
-        let digits = std::str::from_utf8(digits).ok()?;
-        u32::from_str_radix(digits, 16).ok()
+        digits.iter().try_fold(0, |unit, &digit| {
+            Some(unit * 16 + char::from(digit).to_digit(16)?)
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_text_block_of;
-    use serde_json::json;
+    use super::{is_text_block_of, read_mirrored};
+    use serde_json::{Value, json};
 
     /// The block as a server would write it: `{"type":"text","text":...}`.
     fn written(text: &str) -> String {
@@ -213,5 +365,100 @@ mod tests {
         let trailing = r#"{"type":"text","text":"{\"a\":1}"}x"#;
         assert!(!is_text_block_of(trailing, structured));
         assert!(!is_text_block_of("", structured));
+    }
+
+    /// A result as a server would write it, mirror first.
+    fn result(structured: &Value) -> String {
+        let text = structured.to_string();
+        json!({"content": [{"type": "text", "text": text}], "structuredContent": structured})
+            .to_string()
+    }
+
+    #[test]
+    fn a_usual_result_is_read_in_one_pass() {
+        let structured = json!({"a": "x\"y\\", "b": [1, 2.5, null, true], "c": "é 𝄞\t", "d": {}});
+        let written = result(&structured);
+        let read = read_mirrored(&written).expect("read");
+        assert_eq!(read.structured_json, structured.to_string());
+        assert_eq!(read.structured.to_value(), structured);
+        assert!(!read.is_error);
+        assert_eq!(read.result_type, None);
+        // Other member orders, spacing, escapes, `isError` and `resultType`.
+        let spaced = r#" { "isError" : true , "structuredContent" : {"a": [1]} ,
+            "content" : [ { "text" : "{\"a\": [1]}" , "type" : "text" } ],
+            "resultType" : "complete" } "#;
+        let read = read_mirrored(spaced).expect("read");
+        assert_eq!(read.structured_json, r#"{"a": [1]}"#);
+        assert!(read.is_error);
+        assert_eq!(read.result_type, Some(toolshape_protocol::ResultType::Complete));
+        let escaped = r#"{"content":[{"type":"text","text":"\u005b1,\"\u00e9\ud834\udd1e\"]"}],"structuredContent":[1,"é𝄞"]}"#;
+        assert!(read_mirrored(escaped).is_some());
+        // Any JSON value (2026-07-28), a scalar too.
+        for value in [json!(7), json!("s"), json!(null), json!([{"x": 1}])] {
+            assert!(read_mirrored(&result(&value)).is_some(), "{value}");
+        }
+    }
+
+    #[test]
+    fn any_other_result_is_left_to_the_parser() {
+        let sc = r#""structuredContent":{"a":1}"#;
+        let block = r#"{"type":"text","text":"{\"a\":1}"}"#;
+        let other = [
+            // Not the mirror, no block, two blocks, another block.
+            format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":2}}"}}],{sc}}}"#),
+            format!(r#"{{"content":[],{sc}}}"#),
+            format!(r#"{{"content":[{block},{block}],{sc}}}"#),
+            format!(r#"{{"content":[{{"type":"image","text":"{{\"a\":1}}"}}],{sc}}}"#),
+            // No structured content; other or repeated members.
+            format!(r#"{{"content":[{block}]}}"#),
+            format!(r#"{{"content":[{block}],{sc},"_meta":{{}}}}"#),
+            format!(r#"{{"content":[{block}],{sc},{sc}}}"#),
+            format!(r#"{{"content":[{block}],{sc},"isError":false,"isError":false}}"#),
+            format!(r#"{{"content":[{block}],{sc},"resultType":"input_required"}}"#),
+            format!(r#"{{"content":[{block}],{sc},"isError":0}}"#),
+            format!(r#"{{"content":[{block}],"struct\u0075redContent":{{"a":1}}}}"#),
+            // Trailing data (a result cut from a message with more members).
+            format!(r#"{{"content":[{block}],{sc}}},"x":1"#),
+            format!(r#"{{"content":[{block}],{sc}"#),
+            // A control character, a bad escape, an unclosed text.
+            format!("{{\"content\":[{{\"type\":\"text\",\"text\":\"{{\\\"a\\\":\t1}}\"}}],\"structuredContent\":{{\"a\":\t1}}}}"),
+            format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":\u+031}}"}}],{sc}}}"#),
+            format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":1}}\x"}}],{sc}}}"#),
+            r#"{"content":[{"type":"text","text":"{\"a\":1}"#.to_owned(),
+        ];
+        for text in &other {
+            assert!(read_mirrored(text).is_none(), "{text}");
+        }
+    }
+
+    /// Whatever one byte of a usual result is changed to, a result read in
+    /// one pass is one serde_json reads too, whose block repeats its
+    /// `structuredContent` and whose `structuredContent` is the one read.
+    #[test]
+    fn a_result_read_in_one_pass_is_one_the_parser_reads_alike() {
+        let structured = json!({"k": "a\"\\/\u{1}é", "n": [-1.5e3, 0], "t": true});
+        let written = result(&structured);
+        let replacements = b" \t\n\"\\{}[],:0aeu/\x01\x7f";
+        let mut read = 0;
+        for at in 0..written.len() {
+            for &byte in replacements {
+                let mut bytes = written.clone().into_bytes();
+                bytes[at] = byte;
+                let Ok(text) = String::from_utf8(bytes) else {
+                    continue;
+                };
+                let Some(mirrored) = read_mirrored(&text) else {
+                    continue;
+                };
+                read += 1;
+                let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let block_text = value["content"][0]["text"].as_str().expect("text");
+                assert_eq!(block_text, mirrored.structured_json, "{text}");
+                assert_eq!(value["structuredContent"], mirrored.structured.to_value(), "{text}");
+                assert_eq!(value.as_object().map(|o| o.len()), Some(2), "{text}");
+            }
+        }
+        // Spacing and same-meaning changes still read.
+        assert!(read > written.len() / 4, "{read}");
     }
 }
