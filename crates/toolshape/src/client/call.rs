@@ -255,7 +255,9 @@ impl Client {
         // with the same text is its mirror, told without parsing it again.
         // Usually this reading is the only one of the result's text.
         let mut reread: Option<Box<RawValue>> = None;
-        let mirrored = relay.then(|| mirror::read_mirrored(answer.text())).flatten();
+        let mirrored = relay
+            .then(|| mirror::read_mirrored(answer.text()))
+            .flatten();
         let Reading {
             text,
             is_error,

@@ -390,7 +390,10 @@ mod tests {
         let read = read_mirrored(spaced).expect("read");
         assert_eq!(read.structured_json, r#"{"a": [1]}"#);
         assert!(read.is_error);
-        assert_eq!(read.result_type, Some(toolshape_protocol::ResultType::Complete));
+        assert_eq!(
+            read.result_type,
+            Some(toolshape_protocol::ResultType::Complete)
+        );
         let escaped = r#"{"content":[{"type":"text","text":"\u005b1,\"\u00e9\ud834\udd1e\"]"}],"structuredContent":[1,"é𝄞"]}"#;
         assert!(read_mirrored(escaped).is_some());
         // Any JSON value (2026-07-28), a scalar too.
@@ -421,7 +424,8 @@ mod tests {
             format!(r#"{{"content":[{block}],{sc}}},"x":1"#),
             format!(r#"{{"content":[{block}],{sc}"#),
             // A control character, a bad escape, an unclosed text.
-            format!("{{\"content\":[{{\"type\":\"text\",\"text\":\"{{\\\"a\\\":\t1}}\"}}],\"structuredContent\":{{\"a\":\t1}}}}"),
+            "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"a\\\":\t1}\"}],\"structuredContent\":{\"a\":\t1}}"
+                .to_owned(),
             format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":\u+031}}"}}],{sc}}}"#),
             format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":1}}\x"}}],{sc}}}"#),
             r#"{"content":[{"type":"text","text":"{\"a\":1}"#.to_owned(),
@@ -451,10 +455,15 @@ mod tests {
                     continue;
                 };
                 read += 1;
-                let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let value: Value =
+                    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
                 let block_text = value["content"][0]["text"].as_str().expect("text");
                 assert_eq!(block_text, mirrored.structured_json, "{text}");
-                assert_eq!(value["structuredContent"], mirrored.structured.to_value(), "{text}");
+                assert_eq!(
+                    value["structuredContent"],
+                    mirrored.structured.to_value(),
+                    "{text}"
+                );
                 assert_eq!(value.as_object().map(|o| o.len()), Some(2), "{text}");
             }
         }
