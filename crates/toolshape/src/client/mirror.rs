@@ -435,39 +435,61 @@ mod tests {
         }
     }
 
-    /// Whatever one byte of a usual result is changed to, a result read in
-    /// one pass is one serde_json reads too, whose block repeats its
-    /// `structuredContent` and whose `structuredContent` is the one read.
+    /// Whatever one byte of a usual result is changed to, or with one byte
+    /// taken out or put in, a result read in one pass is one serde_json
+    /// reads too, whose one block repeats its `structuredContent` and whose
+    /// `structuredContent` is the one read.
     #[test]
     fn a_result_read_in_one_pass_is_one_the_parser_reads_alike() {
         let structured = json!({"k": "a\"\\/\u{1}é", "n": [-1.5e3, 0], "t": true});
-        let written = result(&structured);
-        let replacements = b" \t\n\"\\{}[],:0aeu/\x01\x7f";
-        let mut read = 0;
-        for at in 0..written.len() {
-            for &byte in replacements {
-                let mut bytes = written.clone().into_bytes();
-                bytes[at] = byte;
-                let Ok(text) = String::from_utf8(bytes) else {
-                    continue;
-                };
-                let Some(mirrored) = read_mirrored(&text) else {
-                    continue;
-                };
-                read += 1;
-                let value: Value =
-                    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
-                let block_text = value["content"][0]["text"].as_str().expect("text");
-                assert_eq!(block_text, mirrored.structured_json, "{text}");
-                assert_eq!(
-                    value["structuredContent"],
-                    mirrored.structured.to_value(),
-                    "{text}"
-                );
-                assert_eq!(value.as_object().map(|o| o.len()), Some(2), "{text}");
+        let mut results = vec![result(&structured), result(&json!(["x", 1]))];
+        // The block's text escaped otherwise (as `ensure_ascii` writers do).
+        results.push(
+            r#"{"isError":false,"structuredContent":{"a":"é/"},"content":[{"type":"text","text":"{\"a\":\"\u00e9\/\"}"}]}"#
+                .to_owned(),
+        );
+        let bytes = b" \t\n\"\\{}[],:0aeu/\x01\x7f";
+        for written in &results {
+            assert!(read_mirrored(written).is_some(), "{written}");
+            let mut read = 0;
+            for at in 0..=written.len() {
+                let mut edits: Vec<Vec<u8>> = Vec::new();
+                for &byte in bytes {
+                    let mut inserted = written.clone().into_bytes();
+                    inserted.insert(at, byte);
+                    edits.push(inserted);
+                    if at < written.len() {
+                        let mut replaced = written.clone().into_bytes();
+                        replaced[at] = byte;
+                        edits.push(replaced);
+                    }
+                }
+                if at < written.len() {
+                    let mut removed = written.clone().into_bytes();
+                    removed.remove(at);
+                    edits.push(removed);
+                }
+                for edit in edits {
+                    let Ok(text) = String::from_utf8(edit) else {
+                        continue;
+                    };
+                    let Some(mirrored) = read_mirrored(&text) else {
+                        continue;
+                    };
+                    read += 1;
+                    let value: Value =
+                        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                    let content = value["content"].as_array().expect("content");
+                    assert_eq!(content.len(), 1, "{text}");
+                    assert_eq!(content[0]["type"], "text", "{text}");
+                    assert_eq!(content[0]["text"], mirrored.structured_json, "{text}");
+                    let structured = &value["structuredContent"];
+                    assert_eq!(structured, &mirrored.structured.to_value(), "{text}");
+                    assert_eq!(value["isError"] == true, mirrored.is_error, "{text}");
+                }
             }
+            // Spacing and same-meaning changes still read.
+            assert!(read > written.len() / 4, "{read} of {written}");
         }
-        // Spacing and same-meaning changes still read.
-        assert!(read > written.len() / 4, "{read}");
     }
 }
