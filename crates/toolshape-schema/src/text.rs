@@ -131,6 +131,9 @@ struct Prefix<'a>(InstanceText<'a>);
 
 impl<'de: 'a, 'a> serde::Deserialize<'de> for Prefix<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Its length is not known here: room for a value of about a
+        // kilobyte of text (129 entries), as `parse` would make; a larger
+        // one grows.
         InstanceText::read(deserializer, 1024).map(Prefix)
     }
 }
@@ -600,5 +603,34 @@ mod tests {
         assert_eq!(escaped.as_string().as_deref(), Some("a\tb"));
         assert!(escaped.equals_value(&json!("a\tb")));
         assert!(!escaped.equals_value(&json!("a\\tb")));
+    }
+
+    #[test]
+    fn a_prefix_is_read_up_to_the_end_of_its_value() {
+        fn read(text: &str) -> serde_json::Result<(Value, usize)> {
+            InstanceText::parse_prefix(text).map(|(value, end)| (value.to_value(), end))
+        }
+        assert_eq!(read("  1").unwrap(), (json!(1), 3));
+        assert_eq!(read("1 ,x").unwrap(), (json!(1), 1));
+        assert_eq!(read("[1]x").unwrap(), (json!([1]), 3));
+        assert_eq!(
+            read(r#" {"a":"}"} , "b""#).unwrap(),
+            (json!({"a": "}"}), 10)
+        );
+        // A number or literal must end before what follows.
+        assert!(read("1x").is_err());
+        assert!(read("truex").is_err());
+        // No value, or a broken one.
+        assert!(read("").is_err());
+        assert!(read("  ").is_err());
+        assert!(read("[1,]").is_err());
+        // As deep as `parse` reads, no deeper.
+        let deep = |n| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(read(&deep(127)).is_ok());
+        assert!(read(&deep(128)).is_err());
+        assert_eq!(
+            InstanceText::parse(&deep(128)).is_ok(),
+            read(&deep(128)).is_ok()
+        );
     }
 }

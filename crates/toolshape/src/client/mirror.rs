@@ -323,7 +323,10 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::{is_text_block_of, read_mirrored};
+    use serde_json::value::RawValue;
     use serde_json::{Value, json};
+    use toolshape_protocol::CallToolResult;
+    use toolshape_schema::InstanceText;
 
     /// The block as a server would write it: `{"type":"text","text":...}`.
     fn written(text: &str) -> String {
@@ -477,8 +480,27 @@ mod tests {
                         continue;
                     };
                     read += 1;
+                    // What the usual reading makes of it: the same.
+                    let usual: CallToolResult<&RawValue, &RawValue> =
+                        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                    let structured_json = usual.structured_content.expect("structured").get();
+                    assert_eq!(structured_json, mirrored.structured_json, "{text}");
+                    assert_eq!(usual.content.len(), 1, "{text}");
+                    assert!(is_text_block_of(usual.content[0].get(), structured_json));
+                    assert_eq!(usual.is_error(), mirrored.is_error, "{text}");
+                    assert_eq!(usual.result_type, mirrored.result_type, "{text}");
+                    assert!(usual.meta.is_none(), "{text}");
+                    let usual_structured = InstanceText::parse(structured_json).expect("read");
+                    assert_eq!(
+                        usual_structured.repeats_member_names(),
+                        mirrored.structured.repeats_member_names()
+                    );
+                    // And what serde_json makes of the whole.
                     let value: Value =
                         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                    let known = ["content", "structuredContent", "isError", "resultType"];
+                    let object = value.as_object().expect("object");
+                    assert!(object.keys().all(|k| known.contains(&k.as_str())), "{text}");
                     let content = value["content"].as_array().expect("content");
                     assert_eq!(content.len(), 1, "{text}");
                     assert_eq!(content[0]["type"], "text", "{text}");
