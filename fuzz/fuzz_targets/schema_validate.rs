@@ -4,7 +4,9 @@
 //! trusted engine (inline, no budget) as from an untrusted one (bounded,
 //! budgeted) whenever both reach one, and the same for the instance read
 //! from its text ([`InstanceText`], no `Value` built when valid) as for the
-//! `Value` serde_json reads from that text.
+//! `Value` serde_json reads from that text; read as the start of a longer
+//! text ([`InstanceText::parse_prefix`]), the value is the same and ends
+//! where its text does.
 
 #![no_main]
 
@@ -33,6 +35,12 @@ fuzz_target!(|data: &[u8]| {
         instance,
         "InstanceText reads another value"
     );
+    let followed = format!("{text},0");
+    let Ok((prefix, end)) = InstanceText::parse_prefix(&followed) else {
+        panic!("InstanceText reads a value it refuses as the start of a text");
+    };
+    assert_eq!(prefix.to_value(), instance, "a prefix reads another value");
+    assert_eq!(end, text.trim_end().len(), "a prefix ends elsewhere");
     let from_text = compiled.validate_text(&read);
     check_report(untrusted, &from_text);
     if let (Some(a), Some(b)) = (verdict(&first), verdict(&from_text)) {
