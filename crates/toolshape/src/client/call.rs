@@ -229,13 +229,9 @@ impl Client {
         let timeout = options
             .timeout
             .unwrap_or(self.inner.options.request_timeout);
-        let request = self.request_in_rounds(methods::TOOLS_CALL, route, timeout, |round| {
-            let mut params = CallToolParams::new(name, arguments.clone());
-            params.meta = meta.clone();
-            params.input_responses = round.input_responses;
-            params.request_state = round.request_state;
-            params
-        });
+        let mut params = CallToolParams::new(name, arguments);
+        params.meta = meta;
+        let request = self.request_in_rounds(methods::TOOLS_CALL, route, timeout, params);
         // A cancellation drops the request, which tells the server.
         let answer = match options.cancel {
             Some(cancel) => tokio::select! {

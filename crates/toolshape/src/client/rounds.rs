@@ -8,8 +8,10 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use toolshape_protocol::InputRequiredResult;
 use toolshape_protocol::asks::Ask;
+use toolshape_protocol::prompts::GetPromptParams;
+use toolshape_protocol::resources::ReadResourceParams;
+use toolshape_protocol::{CallToolParams, InputRequiredResult};
 
 use super::Client;
 use super::answer::ResultJson;
@@ -24,6 +26,34 @@ pub(crate) const MAX_ROUNDS: usize = 8;
 pub(crate) struct RoundInput {
     pub(crate) input_responses: Option<Map<String, Value>>,
     pub(crate) request_state: Option<String>,
+}
+
+/// The params of a request that may go in rounds: built once, then given
+/// each retry's answers and state.
+pub(crate) trait RoundParams: Serialize {
+    /// Sets the answers and state the next round carries.
+    fn set_round(&mut self, round: RoundInput);
+}
+
+impl RoundParams for CallToolParams {
+    fn set_round(&mut self, round: RoundInput) {
+        self.input_responses = round.input_responses;
+        self.request_state = round.request_state;
+    }
+}
+
+impl RoundParams for ReadResourceParams {
+    fn set_round(&mut self, round: RoundInput) {
+        self.input_responses = round.input_responses;
+        self.request_state = round.request_state;
+    }
+}
+
+impl RoundParams for GetPromptParams {
+    fn set_round(&mut self, round: RoundInput) {
+        self.input_responses = round.input_responses;
+        self.request_state = round.request_state;
+    }
 }
 
 /// Whether a result's text may be an interim `input_required` one. Most
@@ -47,26 +77,20 @@ fn is_input_required(raw: &RawValue) -> bool {
 }
 
 impl Client {
-    /// Sends `method` with the params `build` makes for each round, until
-    /// the server's answer is final.
-    pub(crate) async fn request_in_rounds<P, F>(
+    /// Sends `method` with `params`, given each round's answers, until the
+    /// server's answer is final.
+    pub(crate) async fn request_in_rounds<P: RoundParams>(
         &self,
         method: &'static str,
         route: Route,
         timeout: Duration,
-        mut build: F,
-    ) -> Result<ResultJson, ClientError>
-    where
-        P: Serialize,
-        F: FnMut(RoundInput) -> P,
-    {
+        mut params: P,
+    ) -> Result<ResultJson, ClientError> {
         let peer = &self.inner.peer;
         // Only 2026-07-28 has interim results: on the handshake revisions a
         // result is final without looking.
         let rounds = self.protocol_version().is_stateless();
-        let mut input = RoundInput::default();
         for _ in 0..MAX_ROUNDS {
-            let params = build(std::mem::take(&mut input));
             let answer = peer
                 .request(
                     peer.next_id(),
@@ -105,10 +129,10 @@ impl Client {
                     .map_err(ClientErrorKind::Protocol)?;
                 responses.insert(key, answer);
             }
-            input = RoundInput {
+            params.set_round(RoundInput {
                 input_responses: (!responses.is_empty()).then_some(responses),
                 request_state: interim.request_state,
-            };
+            });
         }
         Err(ClientError::invalid(format!(
             "the server still asked for input after {MAX_ROUNDS} rounds"

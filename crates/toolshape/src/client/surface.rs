@@ -15,7 +15,7 @@ use toolshape_protocol::prompts::{GetPromptParams, GetPromptResult, Prompt};
 use toolshape_protocol::resources::{
     ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
 };
-use toolshape_protocol::{LoggingLevel, Meta, methods};
+use toolshape_protocol::{LoggingLevel, methods};
 
 use super::Client;
 use super::error::ClientError;
@@ -127,19 +127,14 @@ impl Client {
 
     /// Reads the resource at `uri` (answering the server's questions, if it asks).
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
-        let meta: Option<Meta> = self.request_meta();
+        let mut params = ReadResourceParams::new(uri);
+        params.meta = self.request_meta();
         let raw = self
             .request_in_rounds(
                 methods::RESOURCES_READ,
                 self.route(),
                 self.inner.options.request_timeout,
-                |round| {
-                    let mut params = ReadResourceParams::new(uri);
-                    params.meta = meta.clone();
-                    params.input_responses = round.input_responses;
-                    params.request_state = round.request_state;
-                    params
-                },
+                params,
             )
             .await?;
         let result: ReadResourceResult = raw.parse(methods::RESOURCES_READ)?;
@@ -171,7 +166,8 @@ impl Client {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<GetPromptResult, ClientError> {
-        let meta: Option<Meta> = self.request_meta();
+        let mut params = GetPromptParams::new(name, arguments);
+        params.meta = self.request_meta();
         let mut route = self.route();
         route.name = Some(name.to_owned());
         let raw = self
@@ -179,13 +175,7 @@ impl Client {
                 methods::PROMPTS_GET,
                 route,
                 self.inner.options.request_timeout,
-                |round| {
-                    let mut params = GetPromptParams::new(name, arguments.clone());
-                    params.meta = meta.clone();
-                    params.input_responses = round.input_responses;
-                    params.request_state = round.request_state;
-                    params
-                },
+                params,
             )
             .await?;
         raw.parse(methods::PROMPTS_GET)
