@@ -23,7 +23,11 @@
 # p50, the CPU time per call of the process the client talks to (read from
 # /proc: for a relay or the proxy that process alone), and the CPU per call
 # of the rmcp behind it in the same run: what a relay costs beside what the
-# server itself spends serving the same calls.
+# server itself spends serving the same calls. CPU times are read from /proc
+# just before and just after each row's calls, by `toolshape bench` (its
+# server and that server's child) or by this script (an HTTP upstream), so
+# that no row runs beside a process polling it: every row, direct or not,
+# runs alone with its client.
 #
 #   scripts/bench-proxy.sh [CALLS] [CONCURRENCY]   (defaults: 20000 8)
 #   SKIP_BUILD=1 uses the binaries already built; ROUNDS=N sets the rounds.
@@ -56,22 +60,6 @@ hz=$(getconf CLK_TCK)
 # A process's CPU ticks so far (user + system), empty once it is gone.
 ticks_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || true; }
 
-# Follows the first child of the process whose pid is in (or will be written
-# to) $1, writing its CPU ticks (user + system) to $2 until it exits.
-watch_child() { # pidfile ticksfile
-  local parent="" child="" ticks
-  for _ in $(seq 1 400); do
-    parent=$(cat "$1" 2>/dev/null || true)
-    [ -n "$parent" ] && child=$(cat /proc/"$parent"/task/*/children 2>/dev/null | awk '{print $1; exit}')
-    [ -n "$child" ] && break
-    sleep 0.05
-  done
-  [ -n "$child" ] || return 0
-  while ticks=$(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null); do
-    echo "$ticks" > "$2"
-    sleep 0.05
-  done
-}
 # Ticks as CPU µs per call (empty when unknown).
 per_call() { # ticks
   [ -n "$1" ] && python3 -c 'import sys; print(int(sys.argv[1]) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]))' "$1" "$hz" "$calls"
@@ -89,22 +77,16 @@ record() { # name transport concurrency line [upstream CPU µs/call]
   fi
 }
 
-# A stdio row: the client starts the command; a relay's rmcp child is followed.
+# A stdio row: the client starts the command and reports its CPU and, for a
+# relay or the proxy, that of its rmcp child (both read before and after the
+# run: nothing polls while a row runs, in any row).
 stdio_run() { # name concurrency command...
   local name=$1 conc=$2; shift 2
   echo "round $round: $name over stdio, concurrency $conc..." >&2
-  local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
-  rm -f "$pidfile" "$ticks"
-  if [ "$name" != rmcp ]; then
-    watch_child "$pidfile" "$ticks" & watcher=$!
-    set -- sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@"
-  fi
   local line=""
   line=$("$bench" bench --json --quiet-server --calls "$calls" --concurrency "$conc" \
     --tool "$tool" --args "$tool_args" -- "$@") || true
-  [ -z "$watcher" ] || wait "$watcher" 2>/dev/null || true
-  local used=""; [ -s "$ticks" ] && used=$(cat "$ticks")
-  record "$name" stdio "$conc" "$line" "$(per_call "$used")"
+  record "$name" stdio "$conc" "$line"
 }
 
 # Starts rmcp's HTTP server as the upstream, on port $upstream_port.
@@ -173,11 +155,6 @@ http_run() { # name kind concurrency
     record "$name" http "$conc" ""; stop_server; stop_upstream; return
   fi
   echo "round $round: $name over HTTP, concurrency $conc..." >&2
-  local pidfile=$work/proxy-bench.pid ticks=$work/proxy-bench.ticks watcher=""
-  rm -f "$ticks"
-  if [ "$kind" = proxy-child ] || [ "$kind" = proxy-child-1 ]; then
-    echo "$server_pid" > "$pidfile"; watch_child "$pidfile" "$ticks" & watcher=$!
-  fi
   local before=""; [ -n "$upstream_pid" ] && before=$(ticks_of "$upstream_pid")
   local line=""
   line=$("$bench" bench --json --url "http://127.0.0.1:$port/mcp" --clients "$conc" \
@@ -190,7 +167,6 @@ http_run() { # name kind concurrency
   fi
   stop_server
   stop_upstream
-  [ -z "$watcher" ] || { wait "$watcher" 2>/dev/null || true; [ -s "$ticks" ] && used=$(cat "$ticks"); }
   record "$name" http "$conc" "$line" "$(per_call "$used")"
 }
 
@@ -228,7 +204,9 @@ for key in keys:
         "p50_ms": median([r["report"]["p50_ms"] for r in reports]),
         "p99_ms": median([r["report"]["p99_ms"] for r in reports]),
         "cpu": median([r["report"].get("server_cpu_us_per_call") for r in reports]),
-        "upstream": median([r.get("upstream_cpu") for r in reports]),
+        # rmcp behind: measured apart (an HTTP upstream), or the child of
+        # the process called (its stdio child), as the client reports it.
+        "upstream": median([r.get("upstream_cpu") or r["report"].get("children_cpu_us_per_call") for r in reports]),
         "rounds": len(reports),
     }
 print(f"{calls} calls of get_weather_data per row, validated at the client (through the proxy, also at the proxy); median of {rounds} interleaved rounds\n")

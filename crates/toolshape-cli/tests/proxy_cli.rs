@@ -444,3 +444,37 @@ async fn threads_sets_the_runtime_an_http_front_runs_on() {
     // workers: at least three.
     assert!(counts[0] <= 1 && counts[1] >= 3, "{counts:?}");
 }
+
+/// `toolshape bench` in front of the proxy reports the CPU of the proxy and
+/// of the server behind it (read before and after the calls, Linux); in
+/// front of a server without a child, no such second figure.
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_reports_the_cpu_of_the_server_behind_a_proxy() {
+    let root = fixture();
+    let root = root.path().to_str().unwrap();
+    let serve = toolshape_bin();
+    let serve = serve.to_str().unwrap();
+    let bench = |server: &[&str]| -> Value {
+        let output = std::process::Command::new(toolshape_bin())
+            .args(["bench", "--json", "--quiet-server", "--calls", "200"])
+            .args(["--tool", "count_lines", "--args", r#"{"path":"three.txt"}"#])
+            .arg("--")
+            .args(server)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let direct = bench(&[serve, "serve", "--root", root]);
+    assert!(direct["server_cpu_us_per_call"].is_number(), "{direct}");
+    assert!(direct["children_cpu_us_per_call"].is_null(), "{direct}");
+    let proxied = bench(&[serve, "proxy", "--", serve, "serve", "--root", root]);
+    assert_eq!(proxied["failures"], 0, "{proxied}");
+    assert!(proxied["server_cpu_us_per_call"].is_number(), "{proxied}");
+    assert!(proxied["children_cpu_us_per_call"].is_number(), "{proxied}");
+}

@@ -66,6 +66,10 @@ pub(crate) struct Report {
     /// microseconds (stdio servers this command started, and the processes
     /// named with --server-pid; Linux only).
     server_cpu_us_per_call: Option<f64>,
+    /// CPU time the servers' own child processes spent per call during the
+    /// run, in microseconds: the server behind a proxy or relay that this
+    /// command started or named (Linux only; none when they have no child).
+    children_cpu_us_per_call: Option<f64>,
 }
 
 /// CPU seconds (user + system) a process has used so far, from `/proc`.
@@ -127,15 +131,40 @@ impl Caller {
     }
 }
 
-/// The CPU seconds the servers have used: the children this command started
-/// and the processes named on the command line.
-fn servers_cpu(clients: &[Caller], named: &[u32]) -> Option<f64> {
-    let children: Vec<u32> = clients.iter().filter_map(Caller::server_pid).collect();
-    let pids: Vec<u32> = children.iter().chain(named).copied().collect();
+/// The servers: the children this command started and the processes named
+/// on the command line.
+fn servers(clients: &[Caller], named: &[u32]) -> Vec<u32> {
+    let started = clients.iter().filter_map(Caller::server_pid);
+    started.chain(named.iter().copied()).collect()
+}
+
+/// The CPU seconds `pids` have used (`None` when there are none, or one
+/// cannot be read).
+fn cpu_of(pids: &[u32]) -> Option<f64> {
     if pids.is_empty() {
         return None;
     }
-    pids.into_iter().map(cpu_seconds).sum()
+    pids.iter().copied().map(cpu_seconds).sum()
+}
+
+/// The child processes of `pids` (those of each of their threads, from
+/// `/proc`; Linux only).
+fn children_of(pids: &[u32]) -> Vec<u32> {
+    let mut children = Vec::new();
+    for pid in pids {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                children.extend(
+                    list.split_whitespace()
+                        .filter_map(|pid| pid.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    children
 }
 
 fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
@@ -192,7 +221,11 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let bar = progress_bar(args.calls, args.json);
     let next = Arc::new(AtomicUsize::new(0));
     let failures = Arc::new(AtomicUsize::new(0));
-    let cpu_before = servers_cpu(&clients, &args.server_pid);
+    // Read before and after the run only: nothing polls while it runs.
+    let servers = servers(&clients, &args.server_pid);
+    let children = children_of(&servers);
+    let cpu_before = cpu_of(&servers);
+    let children_before = cpu_of(&children);
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..args.concurrency.max(1) {
@@ -236,8 +269,11 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         latencies.extend(joined.unwrap_or_default());
     }
     let elapsed = started.elapsed();
-    let cpu_used = servers_cpu(&clients, &args.server_pid)
+    let cpu_used = cpu_of(&servers)
         .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let children_used = cpu_of(&children)
+        .zip(children_before)
         .map(|(after, before)| after - before);
     bar.finish_and_clear();
     for client in &clients {
@@ -272,6 +308,8 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         max_ms: percentile(&latencies, 1.0),
         server_cpu_us_per_call: cpu_used
             .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
+        children_cpu_us_per_call: children_used
+            .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
     };
     if args.json {
         outln!("{}", serde_json::to_string(&report).unwrap_or_default());
@@ -298,6 +336,9 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         );
         if let Some(cpu) = report.server_cpu_us_per_call {
             outln!("server CPU {cpu:.1} µs per call");
+        }
+        if let Some(cpu) = report.children_cpu_us_per_call {
+            outln!("its child processes' CPU {cpu:.1} µs per call");
         }
     }
     if report.failures + report.mismatches > 0 {
