@@ -110,6 +110,58 @@ async fn valid_calls_pass_through_unchanged_on_every_revision() {
     }
 }
 
+/// The workspace's files, resources of `toolshape serve`, reach a client
+/// through the proxy as they do directly: listed, templated and read; a
+/// missing file is "not found" in the client's revision's shape.
+#[tokio::test]
+async fn the_upstreams_resources_pass_through() {
+    let root = fixture();
+    for version in [ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28] {
+        let negotiation = Negotiation::Pinned(version);
+        let direct = connect(serve_command(root.path()), negotiation, options()).await;
+        let proxied = connect(proxy_command(root.path(), &[]), negotiation, options()).await;
+        let uris = |resources: Vec<toolshape::protocol::resources::Resource>| {
+            let mut uris: Vec<String> = resources.into_iter().map(|r| r.uri).collect();
+            uris.sort();
+            uris
+        };
+        let listed = uris(direct.list_resources().await.unwrap());
+        let three = listed.iter().find(|uri| uri.ends_with("/three.txt"));
+        let three = three.expect("three.txt is listed").clone();
+        assert_eq!(
+            uris(proxied.list_resources().await.unwrap()),
+            listed,
+            "{version}"
+        );
+        assert_eq!(
+            proxied.list_resource_templates().await.unwrap(),
+            direct.list_resource_templates().await.unwrap(),
+            "{version}"
+        );
+        for uri in &listed {
+            assert_eq!(
+                proxied.read_resource(uri).await.unwrap(),
+                direct.read_resource(uri).await.unwrap(),
+                "{version} {uri}"
+            );
+        }
+        let missing = three.replace("three.txt", "missing.txt");
+        let (want, got) = (
+            direct.read_resource(&missing).await.unwrap_err(),
+            proxied.read_resource(&missing).await.unwrap_err(),
+        );
+        match (want.kind(), got.kind()) {
+            (
+                toolshape::client::ClientErrorKind::Protocol(want),
+                toolshape::client::ClientErrorKind::Protocol(got),
+            ) => {
+                assert_eq!((got.code, &got.data), (want.code, &want.data), "{version}");
+            }
+            other => panic!("{version}: {other:?}"),
+        }
+    }
+}
+
 /// Waits for `path` to hold at least `lines` lines.
 fn audit_lines(path: &Path, lines: usize) -> Vec<Value> {
     let started = Instant::now();

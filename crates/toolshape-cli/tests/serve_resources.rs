@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Map, json};
 use tempfile::TempDir;
-use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
+use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
 use toolshape::protocol::completion::CompletionRef;
 use toolshape::protocol::content::{ContentBlock, ResourceContents};
@@ -37,21 +37,6 @@ async fn serve(root: &Path, negotiation: Negotiation) -> Client {
 }
 
 /// Resource not found: -32602 on 2026-07-28 (SEP-2164), -32002 before it.
-fn not_found(client: &Client, error: &toolshape::client::ClientError, uri: &str) {
-    let code = if client.protocol_version().is_stateless() {
-        -32602
-    } else {
-        -32002
-    };
-    match error.kind() {
-        ClientErrorKind::Protocol(error) => {
-            assert_eq!(error.code, code, "{error:?}");
-            assert_eq!(error.data.as_ref().unwrap()["uri"], json!(uri));
-        }
-        other => panic!("{other:?}"),
-    }
-}
-
 #[tokio::test]
 async fn the_workspace_files_are_resources() {
     let dir = fixture();
@@ -101,7 +86,7 @@ async fn the_workspace_files_are_resources() {
             format!("{base}/src"),
             "file:///etc/passwd".to_owned(),
         ] {
-            not_found(
+            client_common::assert_not_found(
                 &client,
                 &client.read_resource(&uri).await.unwrap_err(),
                 &uri,

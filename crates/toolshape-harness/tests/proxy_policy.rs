@@ -17,7 +17,7 @@ use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::http::names;
 use toolshape::protocol::{LoggingLevel, ProtocolVersion};
 use toolshape::tool::{CallOptions, LogMessage, meta_keys};
-use toolshape_proxy::{AuditTarget, Proxy, ProxyOptions, RateLimit, UpstreamSpec};
+use toolshape_proxy::{AuditTarget, Proxy, ProxyOptions, RateLimit};
 
 fn conformance_server() -> ServerCommand {
     ServerCommand::new(env!("CARGO_BIN_EXE_conformance_server"))
@@ -28,16 +28,7 @@ fn conformance_server() -> ServerCommand {
 /// A proxy whose client speaks `upstream_era` to the conformance server,
 /// served over HTTP on loopback; its URL.
 async fn serve(upstream_era: Negotiation, options: ProxyOptions) -> (Proxy, String) {
-    let builder = Client::builder()
-        .negotiation(upstream_era)
-        .options(client_common::options());
-    let proxy = Proxy::start(
-        UpstreamSpec::Command(conformance_server()),
-        builder,
-        options,
-    )
-    .await
-    .expect("the proxy starts");
+    let proxy = client_common::start_proxy(conformance_server(), upstream_era, options).await;
     let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
     (proxy, url)
 }

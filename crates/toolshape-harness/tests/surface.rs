@@ -100,22 +100,7 @@ async fn exercise(client: &Client, label: &str) {
     // An unknown resource names the URI: invalid params on 2026-07-28
     // (SEP-2164), -32002 on the revisions before it.
     let missing = client.read_resource("test://nowhere").await.unwrap_err();
-    let code = if client.protocol_version().is_stateless() {
-        -32602
-    } else {
-        -32002
-    };
-    match missing.kind() {
-        ClientErrorKind::Protocol(error) => {
-            assert_eq!(error.code, code, "{label}: {error:?}");
-            assert_eq!(
-                error.data.as_ref().and_then(|d| d.get("uri")),
-                Some(&json!("test://nowhere")),
-                "{label}"
-            );
-        }
-        other => panic!("{label}: {other:?}"),
-    }
+    client_common::assert_not_found(client, &missing, "test://nowhere");
     if !version.is_stateless() {
         client.subscribe("test://watched-resource").await.unwrap();
     }

@@ -2,7 +2,8 @@
 //!
 //! A [`Proxy`] connects to an upstream server (a command over stdio, or a
 //! Streamable HTTP URL, on whatever revision it speaks), mirrors its tools
-//! into a [`ToolRegistry`], and forwards their calls. Served by a
+//! into a [`ToolRegistry`], and forwards their calls (and serves its
+//! resources and prompts through it: [`Proxy::serve_with`]). Served by a
 //! [`toolshape::Server`] (stdio, Streamable HTTP with sessions or
 //! stateless) or over OTC, the tools then carry toolshape's guarantees:
 //!
@@ -23,8 +24,9 @@
 //!
 //! let upstream = UpstreamSpec::Command(ServerCommand::new("python3").arg("server.py"));
 //! let proxy = Proxy::start(upstream, Client::builder(), ProxyOptions::default()).await?;
-//! let server = toolshape::Server::builder("gateway", "1.0.0")
-//!     .registry(proxy.registry().clone())
+//! // The tools, and the upstream's resources and prompts.
+//! let server = proxy
+//!     .serve_with(toolshape::Server::builder("gateway", "1.0.0"))
 //!     .build()?;
 //! server.serve_stdio().await?;
 //! # Ok(()) }
@@ -40,15 +42,17 @@ mod mirror;
 mod options;
 mod rate;
 mod same_json;
+mod surface;
 mod upstream;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
-use toolshape::ToolRegistry;
 use toolshape::client::{ClientBuilder, ClientError};
+use toolshape::resource::ResourceLister;
 use toolshape::schema::SchemaEngine;
+use toolshape::{Prompt, ResourceTemplate, ServerBuilder, ToolRegistry};
 
 pub use filter::{ToolFilter, glob_matches};
 pub use metrics::Outcome;
@@ -80,6 +84,7 @@ pub struct Proxy {
     registry: ToolRegistry,
     forwarder: Arc<Forwarder>,
     broken: Vec<(String, String)>,
+    surface: surface::Surface,
     follower: tokio::task::JoinHandle<()>,
 }
 
@@ -141,6 +146,7 @@ impl Proxy {
         let broken = mirror::sync(&forwarder, &registry, &client)
             .await
             .map_err(ProxyError::Listing)?;
+        let surface = surface::mirror(&forwarder, &client).await;
         let follower = tokio::spawn(mirror::follow(
             Arc::clone(&forwarder),
             registry.clone(),
@@ -151,6 +157,7 @@ impl Proxy {
             registry,
             forwarder,
             broken,
+            surface,
             follower,
         })
     }
@@ -158,6 +165,37 @@ impl Proxy {
     /// The mirrored tools: serve them with a [`toolshape::Server`] or over OTC.
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
+    }
+
+    /// `builder` with everything the upstream offers: the mirrored tools,
+    /// and its resources (listed from it at each listing, read through it),
+    /// resource templates and prompts (taken at start, read and rendered
+    /// through it).
+    pub fn serve_with(&self, builder: ServerBuilder) -> ServerBuilder {
+        let mut builder = builder
+            .registry(self.registry.clone())
+            .resource_templates(self.surface.templates.iter().cloned())
+            .prompts(self.surface.prompts.iter().cloned());
+        if let Some(resources) = &self.surface.resources {
+            builder = builder.resources_from(resources.clone());
+        }
+        builder
+    }
+
+    /// The upstream's resources, listed and read through it, when it has
+    /// the capability (see [`Proxy::serve_with`]).
+    pub fn resources(&self) -> Option<&ResourceLister> {
+        self.surface.resources.as_ref()
+    }
+
+    /// The upstream's resource templates, as it listed them at start.
+    pub fn resource_templates(&self) -> &[ResourceTemplate] {
+        &self.surface.templates
+    }
+
+    /// The upstream's prompts, as it listed them at start, rendered by it.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.surface.prompts
     }
 
     /// The upstream tools left out at start because their schemas cannot

@@ -179,11 +179,10 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     server_options.call_timeout = Some(longest_call + Duration::from_secs(5));
     server_options.max_in_flight = args.max_in_flight.max(1);
     server_options.page_size = args.page_size.max(1);
-    let server = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
         .title("toolshape proxy")
-        .options(server_options)
-        .registry(proxy.registry().clone())
-        .build();
+        .options(server_options);
+    let server = proxy.serve_with(builder).build();
     let server = match server {
         Ok(server) => server,
         Err(error) => return super::connect::fail("proxy", (1, error.to_string())),

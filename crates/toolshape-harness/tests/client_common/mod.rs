@@ -210,3 +210,42 @@ pub async fn connect_hostile(args: &[&str]) -> Client {
         .stderr(StderrMode::Capture);
     connect(command, Negotiation::Auto, options).await
 }
+
+/// Asserts that `error`, from reading `uri`, is "not found" in the shape of
+/// `client`'s revision: invalid params naming the URI on 2026-07-28
+/// (SEP-2164), -32002 naming it before.
+pub fn assert_not_found(client: &Client, error: &toolshape::client::ClientError, uri: &str) {
+    let code = if client.protocol_version().is_stateless() {
+        -32602
+    } else {
+        -32002
+    };
+    match error.kind() {
+        toolshape::client::ClientErrorKind::Protocol(error) => {
+            assert_eq!(error.code, code, "{uri}: {error:?}");
+            assert_eq!(
+                error.data.as_ref().and_then(|data| data.get("uri")),
+                Some(&serde_json::json!(uri)),
+                "{error:?}"
+            );
+        }
+        other => panic!("{uri}: not a protocol error: {other:?}"),
+    }
+}
+
+/// The proxy (the library) in front of `upstream`, its client speaking
+/// `era` with the test's timeouts.
+pub async fn start_proxy(
+    upstream: ServerCommand,
+    era: Negotiation,
+    options: toolshape_proxy::ProxyOptions,
+) -> toolshape_proxy::Proxy {
+    let builder = Client::builder().negotiation(era).options(self::options());
+    toolshape_proxy::Proxy::start(
+        toolshape_proxy::UpstreamSpec::Command(upstream),
+        builder,
+        options,
+    )
+    .await
+    .expect("the proxy starts")
+}

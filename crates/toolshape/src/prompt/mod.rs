@@ -49,8 +49,18 @@ impl Prompt {
         F: Fn(ToolContext, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<GetPromptResult, ToolError>> + Send + 'static,
     {
+        Prompt::from_definition(PromptDefinition::new(name), render)
+    }
+
+    /// A prompt described by `definition` as it is (another server's
+    /// prompt, relayed by a gateway), rendered by `render`.
+    pub fn from_definition<F, Fut>(definition: PromptDefinition, render: F) -> Prompt
+    where
+        F: Fn(ToolContext, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<GetPromptResult, ToolError>> + Send + 'static,
+    {
         Prompt {
-            definition: PromptDefinition::new(name),
+            definition,
             render: Arc::new(move |context, arguments| Box::pin(render(context, arguments))),
             completers: BTreeMap::new(),
         }

@@ -176,10 +176,23 @@ impl ResourceTemplate {
         F: Fn(ToolContext, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
     {
-        let uri_template = uri_template.into();
-        let template = UriTemplate::parse(&uri_template)?;
+        ResourceTemplate::from_definition(TemplateDefinition::new(uri_template, name), read)
+    }
+
+    /// Resources described by `definition` as it is (another server's
+    /// template, relayed by a gateway), read by `read` with the URI and its
+    /// variables.
+    pub fn from_definition<F, Fut>(
+        definition: TemplateDefinition,
+        read: F,
+    ) -> Result<ResourceTemplate, UriTemplateError>
+    where
+        F: Fn(ToolContext, String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
+    {
+        let template = UriTemplate::parse(&definition.uri_template)?;
         Ok(ResourceTemplate {
-            definition: TemplateDefinition::new(uri_template, name),
+            definition,
             template,
             reader: Arc::new(move |context, uri, variables| {
                 Box::pin(read(context, uri, variables))
@@ -219,18 +232,43 @@ impl ResourceTemplate {
 }
 
 /// Resources found at listing time (for example the files of a folder),
-/// listed beside the fixed ones; a template or fixed resource reads them.
+/// listed beside the fixed ones; a template or fixed resource reads them,
+/// or the lister's own reader ([`ResourceLister::reads`]).
 pub fn lister<F, Fut>(list: F) -> ResourceLister
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Vec<ResourceDefinition>, ToolError>> + Send + 'static,
 {
-    ResourceLister(Arc::new(move || Box::pin(list())))
+    ResourceLister {
+        list: Arc::new(move || Box::pin(list())),
+        read: None,
+    }
 }
 
 /// See [`lister`].
 #[derive(Clone)]
-pub struct ResourceLister(pub(crate) Lister);
+pub struct ResourceLister {
+    pub(crate) list: Lister,
+    pub(crate) read: Option<Reader>,
+}
+
+impl ResourceLister {
+    /// Reads every URI no fixed resource or template matches, by `read`
+    /// with the URI (a gateway reading another server's resources); a
+    /// reader for a URI it does not know fails with [`ResourceNotFound`].
+    /// Of several listers with readers, the first added reads.
+    #[must_use]
+    pub fn reads<F, Fut>(mut self, read: F) -> Self
+    where
+        F: Fn(ToolContext, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, ToolError>> + Send + 'static,
+    {
+        self.read = Some(Arc::new(move |context, uri, _| {
+            Box::pin(read(context, uri))
+        }));
+        self
+    }
+}
 
 impl std::fmt::Debug for ResourceLister {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -69,7 +69,7 @@ impl ResourceRegistry {
     pub(crate) async fn list(&self) -> Result<Vec<ResourceDefinition>, ToolError> {
         let mut all: Vec<ResourceDefinition> =
             self.fixed.values().map(|r| r.definition.clone()).collect();
-        for ResourceLister(list) in &self.listers {
+        for ResourceLister { list, .. } in &self.listers {
             let listed: Lister = list.clone();
             for resource in listed().await? {
                 if all.len() >= MAX_LISTED {
@@ -91,7 +91,7 @@ impl ResourceRegistry {
     }
 
     /// What reads `uri`: the fixed resource of that URI, else the first
-    /// template that matches it.
+    /// template that matches it, else the first lister's reader.
     pub(crate) fn resolve(&self, uri: &str) -> Option<Resolved> {
         if let Some(resource) = self.fixed.get(uri) {
             return Some(Resolved {
@@ -99,10 +99,17 @@ impl ResourceRegistry {
                 variables: BTreeMap::new(),
             });
         }
-        self.templates.iter().find_map(|template| {
+        let matched = self.templates.iter().find_map(|template| {
             template.template.matches(uri).map(|variables| Resolved {
                 reader: template.reader.clone(),
                 variables,
+            })
+        });
+        matched.or_else(|| {
+            let reader = self.listers.iter().find_map(|lister| lister.read.clone())?;
+            Some(Resolved {
+                reader,
+                variables: BTreeMap::new(),
             })
         })
     }

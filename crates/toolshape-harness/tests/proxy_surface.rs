@@ -1,0 +1,93 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The proxy (the library, served with `Proxy::serve_with` over real HTTP on
+//! loopback) in front of the conformance server (a real child process over
+//! stdio): its resources, resource templates and prompts reach a client as
+//! a direct client sees them, on every pair of revisions, and an unknown
+//! resource is "not found" in the shape of the client's revision.
+
+mod client_common;
+
+use serde_json::{Map, Value, json};
+use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
+use toolshape::protocol::ProtocolVersion;
+use toolshape_proxy::ProxyOptions;
+
+fn conformance_server() -> ServerCommand {
+    ServerCommand::new(env!("CARGO_BIN_EXE_conformance_server"))
+        .arg("--stdio")
+        .stderr(StderrMode::Capture)
+}
+
+const ERAS: [Negotiation; 2] = [
+    Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+    Negotiation::Pinned(ProtocolVersion::V2026_07_28),
+];
+
+/// What a client sees of the server's resources and prompts, as JSON.
+async fn surface(client: &Client) -> Value {
+    let mut resources = client.list_resources().await.unwrap();
+    resources.sort_by(|a, b| a.uri.cmp(&b.uri));
+    let templates = client.list_resource_templates().await.unwrap();
+    let mut prompts = client.list_prompts().await.unwrap();
+    prompts.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut read = Map::new();
+    for uri in [
+        "test://static-text",
+        "test://static-binary",
+        "test://template/42/data",
+    ] {
+        let contents = client.read_resource(uri).await.unwrap();
+        read.insert(uri.into(), serde_json::to_value(contents).unwrap());
+    }
+    let mut arguments = Map::new();
+    arguments.insert("arg1".into(), json!("one"));
+    arguments.insert("arg2".into(), json!("two"));
+    let rendered = client
+        .get_prompt("test_prompt_with_arguments", Some(arguments))
+        .await
+        .unwrap();
+    let image = client
+        .get_prompt("test_prompt_with_image", None)
+        .await
+        .unwrap();
+    json!({
+        "resources": resources,
+        "templates": templates,
+        "prompts": prompts,
+        "read": read,
+        "rendered": rendered.messages,
+        "image": image.messages,
+    })
+}
+
+#[tokio::test]
+async fn resources_and_prompts_pass_through_on_every_pair_of_revisions() {
+    for upstream_era in ERAS {
+        let proxy =
+            client_common::start_proxy(conformance_server(), upstream_era, ProxyOptions::default())
+                .await;
+        assert!(proxy.resources().is_some());
+        assert_eq!(proxy.resource_templates().len(), 1);
+        assert_eq!(proxy.prompts().len(), 5);
+        let server = proxy
+            .serve_with(toolshape::Server::builder("proxy", "1.0.0"))
+            .build()
+            .expect("the server builds");
+        let url = client_common::serve_over_http(server).await;
+        for client_era in ERAS {
+            let label = format!("upstream {upstream_era:?}, client {client_era:?}");
+            let direct =
+                client_common::connect(conformance_server(), client_era, client_common::options())
+                    .await;
+            let proxied = client_common::connect_http(&url, client_era).await;
+            let (expected, got) = (surface(&direct).await, surface(&proxied).await);
+            assert_eq!(got, expected, "{label}");
+            assert_eq!(expected["prompts"].as_array().map(Vec::len), Some(5));
+
+            // Nothing there: "not found", naming the URI, in the client's shape.
+            let missing = proxied.read_resource("test://nowhere").await.unwrap_err();
+            client_common::assert_not_found(&proxied, &missing, "test://nowhere");
+        }
+        proxy.shutdown(std::time::Duration::from_secs(2)).await;
+    }
+}
