@@ -1,9 +1,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The proxy (the library, served with `Proxy::serve_with` over real HTTP on
+//! The proxy (the library, served with `Proxy::add_to` over real HTTP on
 //! loopback) in front of the conformance server (a real child process over
 //! stdio): its resources, resource templates and prompts reach a client as
-//! a direct client sees them, on every pair of revisions, and an unknown
-//! resource is "not found" in the shape of the client's revision.
+//! a direct client sees them, on every pair of 2025-11-25 and 2026-07-28,
+//! and an unknown resource is "not found" in the shape of the client's
+//! revision. In front of the hostile server, a prompt and a template
+//! listed twice are served once, and the proxy starts.
 
 mod client_common;
 
@@ -70,7 +72,7 @@ async fn resources_and_prompts_pass_through_on_every_pair_of_revisions() {
         assert_eq!(proxy.resource_templates().len(), 1);
         assert_eq!(proxy.prompts().len(), 5);
         let server = proxy
-            .serve_with(toolshape::Server::builder("proxy", "1.0.0"))
+            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
             .build()
             .expect("the server builds");
         let url = client_common::serve_over_http(server).await;
@@ -90,4 +92,45 @@ async fn resources_and_prompts_pass_through_on_every_pair_of_revisions() {
         }
         proxy.shutdown(std::time::Duration::from_secs(2)).await;
     }
+}
+
+#[tokio::test]
+async fn a_prompt_or_template_listed_twice_is_served_once() {
+    let upstream = ServerCommand::new(client_common::hostile_server_bin())
+        .arg("--surface")
+        .stderr(StderrMode::Capture);
+    let proxy =
+        client_common::start_proxy(upstream, Negotiation::Auto, ProxyOptions::default()).await;
+    assert_eq!(proxy.prompts().len(), 1);
+    assert_eq!(proxy.resource_templates().len(), 1);
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .expect("the server builds");
+    let url = client_common::serve_over_http(server).await;
+    for era in ERAS {
+        let client = client_common::connect_http(&url, era).await;
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts.len(), 1, "{era:?}");
+        let mut arguments = Map::new();
+        arguments.insert("who".into(), json!("you"));
+        let greeting = client.get_prompt("greet", Some(arguments)).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&greeting.messages[0].content).unwrap()["text"],
+            "hello, you",
+            "{era:?}"
+        );
+        assert_eq!(client.list_resource_templates().await.unwrap().len(), 1);
+        for uri in ["hostile://note", "hostile://notes/7"] {
+            let read = client.read_resource(uri).await.unwrap();
+            assert_eq!(
+                serde_json::to_value(&read[0]).unwrap()["text"],
+                format!("the note at {uri}"),
+                "{era:?}"
+            );
+        }
+        let missing = client.read_resource("hostile://other").await.unwrap_err();
+        client_common::assert_not_found(&client, &missing, "hostile://other");
+    }
+    proxy.shutdown(std::time::Duration::from_secs(2)).await;
 }

@@ -113,6 +113,15 @@ impl Forwarder {
         tool
     }
 
+    /// A place among the requests at once to the upstream
+    /// (`--max-concurrent`), when they are limited.
+    pub(crate) async fn permit(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        match &self.limit {
+            Some(limit) => limit.acquire().await.ok(),
+            None => None,
+        }
+    }
+
     async fn call(
         &self,
         tool: &str,
@@ -123,10 +132,7 @@ impl Forwarder {
         let (result, ended) = match self.over_rate(&context) {
             Some(refused) => refused,
             None => {
-                let _permit = match &self.limit {
-                    Some(limit) => limit.acquire().await.ok(),
-                    None => None,
-                };
+                let _permit = self.permit().await;
                 self.forward(tool, &context, &arguments).await
             }
         };

@@ -3,7 +3,7 @@
 //! A [`Proxy`] connects to an upstream server (a command over stdio, or a
 //! Streamable HTTP URL, on whatever revision it speaks), mirrors its tools
 //! into a [`ToolRegistry`], and forwards their calls (and serves its
-//! resources and prompts through it: [`Proxy::serve_with`]). Served by a
+//! resources and prompts through it: [`Proxy::add_to`]). Served by a
 //! [`toolshape::Server`] (stdio, Streamable HTTP with sessions or
 //! stateless) or over OTC, the tools then carry toolshape's guarantees:
 //!
@@ -26,7 +26,7 @@
 //! let proxy = Proxy::start(upstream, Client::builder(), ProxyOptions::default()).await?;
 //! // The tools, and the upstream's resources and prompts.
 //! let server = proxy
-//!     .serve_with(toolshape::Server::builder("gateway", "1.0.0"))
+//!     .add_to(toolshape::Server::builder("gateway", "1.0.0"))
 //!     .build()?;
 //! server.serve_stdio().await?;
 //! # Ok(()) }
@@ -167,11 +167,12 @@ impl Proxy {
         &self.registry
     }
 
-    /// `builder` with everything the upstream offers: the mirrored tools,
-    /// and its resources (listed from it at each listing, read through it),
-    /// resource templates and prompts (taken at start, read and rendered
-    /// through it).
-    pub fn serve_with(&self, builder: ServerBuilder) -> ServerBuilder {
+    /// `builder` with everything the upstream offers: the mirrored tools
+    /// (the builder's registry is this proxy's: one upstream per server),
+    /// and its resources (listed from it, read through it), resource
+    /// templates and prompts (taken at start, at most 256 and 1,000, read
+    /// and rendered through it).
+    pub fn add_to(&self, builder: ServerBuilder) -> ServerBuilder {
         let mut builder = builder
             .registry(self.registry.clone())
             .resource_templates(self.surface.templates.iter().cloned())
@@ -183,7 +184,7 @@ impl Proxy {
     }
 
     /// The upstream's resources, listed and read through it, when it has
-    /// the capability (see [`Proxy::serve_with`]).
+    /// the capability (see [`Proxy::add_to`]).
     pub fn resources(&self) -> Option<&ResourceLister> {
         self.surface.resources.as_ref()
     }

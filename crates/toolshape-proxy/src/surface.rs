@@ -1,22 +1,40 @@
 //! The upstream's resources and prompts, served as it serves them: its
-//! resources listed from it at each listing and read through it, its
-//! templates and prompts taken at start and read or rendered through it.
-//! A template or prompt the upstream adds later is served once the proxy
+//! resources listed from it (one listing at a time, reused for a second)
+//! and read through it, its templates and prompts taken at start (bounded,
+//! the first of a repeated name kept) and read or rendered through it. A
+//! template or prompt the upstream adds later is served once the proxy
 //! starts again; its tools are followed as they change (`mirror.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use tokio::sync::Mutex;
 use toolshape::client::{Client, ClientError, ClientErrorKind};
 use toolshape::protocol::content::ResourceContents;
 use toolshape::protocol::error_code;
 use toolshape::protocol::prompts::GetPromptResult;
 use toolshape::protocol::resources::Resource as ResourceDefinition;
+use toolshape::protocol::text::excerpt;
 use toolshape::resource::{self, ResourceLister, ResourceNotFound};
 use toolshape::{Prompt, ResourceTemplate, ToolError};
 
 use crate::forward::Forwarder;
+
+/// Most resource templates taken from the upstream (each is matched
+/// against every URI read).
+pub(crate) const MAX_TEMPLATES: usize = 256;
+/// Most prompts taken from the upstream.
+pub(crate) const MAX_PROMPTS: usize = 1_000;
+/// Most resources one listing through the proxy holds (the server lists
+/// at most as many).
+const MAX_RESOURCES: usize = 10_000;
+/// How long one upstream listing of resources serves the listings asked
+/// for after it.
+const LISTING_REUSE: Duration = Duration::from_secs(1);
+/// Longest upstream message passed on in an error.
+const MAX_ERROR_TEXT: usize = 300;
 
 /// What the upstream offers besides tools.
 #[derive(Debug, Default)]
@@ -27,6 +45,9 @@ pub(crate) struct Surface {
     pub(crate) prompts: Vec<Prompt>,
 }
 
+/// The last upstream listing of resources, and when it was made.
+type LastListing = Mutex<Option<(Instant, Arc<Vec<ResourceDefinition>>)>>;
+
 /// The resources and prompts of the upstream `client` is connected to,
 /// forwarded through `forwarder`'s connections. A listing that fails is
 /// left out with a warning: the tools are served whatever happens here.
@@ -35,32 +56,31 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
     let mut surface = Surface::default();
     if capabilities.resources.is_some() {
         let (lists, reads) = (Arc::clone(forwarder), Arc::clone(forwarder));
-        let lister = resource::lister(move || list_resources(Arc::clone(&lists)))
-            .reads(move |_, uri| read_resource(Arc::clone(&reads), uri));
+        let last: Arc<LastListing> = Arc::default();
+        let lister =
+            resource::lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
+                .reads(move |_, uri| read_resource(Arc::clone(&reads), uri));
         surface.resources = Some(lister);
         match client.list_resource_templates().await {
-            Ok(templates) => {
-                for definition in templates {
-                    let reads = Arc::clone(forwarder);
-                    let template =
-                        ResourceTemplate::from_definition(definition, move |_, uri, _| {
-                            read_resource(Arc::clone(&reads), uri)
-                        });
-                    match template {
-                        Ok(template) => surface.templates.push(template),
-                        Err(error) => {
-                            tracing::warn!(%error, "an upstream resource template is left out");
-                        }
-                    }
-                }
-            }
+            Ok(templates) => surface.templates = take_templates(forwarder, templates),
             Err(error) => tracing::warn!(%error, "cannot list the upstream's resource templates"),
         }
     }
     if capabilities.prompts.is_some() {
         match client.list_prompts().await {
             Ok(prompts) => {
+                let mut names = HashSet::new();
                 for definition in prompts {
+                    if !names.insert(definition.name.clone()) {
+                        tracing::warn!(name = %definition.name, "an upstream prompt named again is left out");
+                        continue;
+                    }
+                    if surface.prompts.len() == MAX_PROMPTS {
+                        tracing::warn!(
+                            "the upstream lists more than {MAX_PROMPTS} prompts: the rest are left out"
+                        );
+                        break;
+                    }
                     let (renders, name) = (Arc::clone(forwarder), definition.name.clone());
                     surface.prompts.push(Prompt::from_definition(
                         definition,
@@ -76,29 +96,81 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
     surface
 }
 
-async fn list_resources(forwarder: Arc<Forwarder>) -> Result<Vec<ResourceDefinition>, ToolError> {
+/// The upstream's templates this proxy can serve: each once, at most
+/// [`MAX_TEMPLATES`], read through the upstream.
+fn take_templates(
+    forwarder: &Arc<Forwarder>,
+    definitions: Vec<toolshape::protocol::resources::ResourceTemplate>,
+) -> Vec<ResourceTemplate> {
+    let mut taken: Vec<ResourceTemplate> = Vec::new();
+    let mut seen = HashSet::new();
+    for definition in definitions {
+        if !seen.insert(definition.uri_template.clone()) {
+            tracing::warn!(template = %definition.uri_template, "an upstream resource template listed again is left out");
+            continue;
+        }
+        if taken.len() == MAX_TEMPLATES {
+            tracing::warn!(
+                "the upstream lists more than {MAX_TEMPLATES} resource templates: the rest are left out"
+            );
+            break;
+        }
+        let reads = Arc::clone(forwarder);
+        let template = ResourceTemplate::from_definition(definition, move |_, uri, _| {
+            read_resource(Arc::clone(&reads), uri)
+        });
+        match template {
+            Ok(template) => taken.push(template),
+            Err(error) => tracing::warn!(%error, "an upstream resource template is left out"),
+        }
+    }
+    taken
+}
+
+/// The upstream's resources: one listing at a time, each serving the
+/// listings asked for in the [`LISTING_REUSE`] after it; bounded in time by
+/// the proxy's longest call and in length by [`MAX_RESOURCES`].
+async fn list_resources(
+    forwarder: Arc<Forwarder>,
+    last: Arc<LastListing>,
+) -> Result<Vec<ResourceDefinition>, ToolError> {
+    let mut last = last.lock().await;
+    if let Some((when, listed)) = last.as_ref()
+        && when.elapsed() < LISTING_REUSE
+    {
+        return Ok(listed.as_ref().clone());
+    }
+    let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
-    client.list_resources().await.map_err(|error| {
-        ToolError::with_source(
-            format!("The upstream server could not list its resources: {error}"),
-            error,
-        )
-    })
+    let limit = forwarder.options.longest_call();
+    let mut listed = match tokio::time::timeout(limit, client.list_resources()).await {
+        Ok(Ok(listed)) => listed,
+        Ok(Err(error)) => return Err(upstream_failed("list its resources", error)),
+        Err(_) => {
+            return Err(ToolError::new(format!(
+                "The upstream server did not list its resources within {} ms",
+                limit.as_millis()
+            ))
+            .retryable(true));
+        }
+    };
+    listed.truncate(MAX_RESOURCES);
+    let listed = Arc::new(listed);
+    *last = Some((Instant::now(), Arc::clone(&listed)));
+    Ok(listed.as_ref().clone())
 }
 
 async fn read_resource(
     forwarder: Arc<Forwarder>,
     uri: String,
 ) -> Result<Vec<ResourceContents>, ToolError> {
+    let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
     client.read_resource(&uri).await.map_err(|error| {
-        if names_no_resource(&error, &uri) {
+        if names_no_resource(&error) {
             return ToolError::from_error(ResourceNotFound::new(uri));
         }
-        ToolError::with_source(
-            format!("The upstream server could not read {uri}: {error}"),
-            error,
-        )
+        upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
     })
 }
 
@@ -107,36 +179,43 @@ async fn get_prompt(
     name: String,
     arguments: BTreeMap<String, String>,
 ) -> Result<GetPromptResult, ToolError> {
+    let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
     let arguments: Map<String, Value> = arguments
         .into_iter()
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
     let arguments = (!arguments.is_empty()).then_some(arguments);
-    client.get_prompt(&name, arguments).await.map_err(|error| {
-        ToolError::with_source(
-            format!("The upstream server could not render the prompt {name}: {error}"),
-            error,
-        )
-    })
+    client
+        .get_prompt(&name, arguments)
+        .await
+        .map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
 }
 
-/// Whether the upstream answered that nothing is at `uri` (the legacy code,
-/// or invalid params naming the URI, SEP-2164).
-fn names_no_resource(error: &ClientError, uri: &str) -> bool {
+/// Whether the upstream answered that nothing is at the URI read: the
+/// legacy code, or invalid params naming a URI (SEP-2164; the URI may come
+/// back shortened, so any is taken).
+fn names_no_resource(error: &ClientError) -> bool {
     let ClientErrorKind::Protocol(object) = error.kind() else {
         return false;
     };
-    let names_uri = || {
-        object
-            .data
-            .as_ref()
-            .and_then(|data| data.get("uri"))
-            .and_then(Value::as_str)
-            == Some(uri)
-    };
+    let names_uri = object
+        .data
+        .as_ref()
+        .and_then(|data| data.get("uri"))
+        .is_some_and(Value::is_string);
     object.code == error_code::LEGACY_RESOURCE_NOT_FOUND
-        || (object.code == error_code::INVALID_PARAMS && names_uri())
+        || (object.code == error_code::INVALID_PARAMS && names_uri)
+}
+
+/// What the client gets when the upstream fails to `what`: its message,
+/// shortened.
+fn upstream_failed(what: &str, error: ClientError) -> ToolError {
+    let message = excerpt(&error.to_string(), MAX_ERROR_TEXT);
+    ToolError::with_source(
+        format!("The upstream server could not {what}: {message}"),
+        error,
+    )
 }
 
 fn unreachable(error: ClientError) -> ToolError {

@@ -182,7 +182,7 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     let builder = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
         .title("toolshape proxy")
         .options(server_options);
-    let server = proxy.serve_with(builder).build();
+    let server = proxy.add_to(builder).build();
     let server = match server {
         Ok(server) => server,
         Err(error) => return super::connect::fail("proxy", (1, error.to_string())),

@@ -27,7 +27,9 @@
 //!   end, each with a new cursor; `--list-changed-every MS` announces a
 //!   changed tool list every MS ms for good, and `--count-lists FILE` counts
 //!   the `tools/list` requests in FILE (see `hostile/storm.rs`); `--unstable FILE`
-//!   lists the tools in reverse order on every other start (counted in FILE).
+//!   lists the tools in reverse order on every other start (counted in FILE);
+//!   `--surface` lists resources and prompts too, a prompt and a template
+//!   twice each (see `hostile/surface.rs`).
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
 //! second arrives; they are answered in reverse), `mismatch`, `no_structured`,
@@ -66,6 +68,8 @@ mod config;
 mod defects;
 #[path = "hostile/storm.rs"]
 mod storm;
+#[path = "hostile/surface.rs"]
+mod surface;
 #[path = "hostile/tools.rs"]
 mod tools;
 
@@ -161,11 +165,16 @@ impl Server {
     }
 
     fn capabilities(&self) -> Value {
-        if self.config.no_tools_capability {
+        let mut capabilities = if self.config.no_tools_capability {
             json!({})
         } else {
             json!({"tools": {}})
+        };
+        if self.config.surface {
+            capabilities["resources"] = json!({});
+            capabilities["prompts"] = json!({});
         }
+        capabilities
     }
 
     fn handle(&mut self, message: Value) -> io::Result<()> {
@@ -274,7 +283,16 @@ impl Server {
                 self.progress_token = params.pointer("/_meta/progressToken").cloned();
                 self.call(&id, &name, arguments)
             }
-            _ => self.error(&id, -32601, "Method not found"),
+            other => match surface::answer(other, &params).filter(|_| self.config.surface) {
+                Some(Ok(mut result)) => {
+                    if self.modern {
+                        result["resultType"] = json!("complete");
+                    }
+                    self.result(&id, result)
+                }
+                Some(Err((code, message))) => self.error(&id, code, &message),
+                None => self.error(&id, -32601, "Method not found"),
+            },
         }
     }
 

@@ -53,7 +53,9 @@ impl Prompt {
     }
 
     /// A prompt described by `definition` as it is (another server's
-    /// prompt, relayed by a gateway), rendered by `render`.
+    /// prompt, relayed by a gateway), rendered by `render`. The arguments
+    /// it declares required are checked before `render` runs, as for any
+    /// prompt.
     pub fn from_definition<F, Fut>(definition: PromptDefinition, render: F) -> Prompt
     where
         F: Fn(ToolContext, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,

@@ -181,7 +181,8 @@ impl ResourceTemplate {
 
     /// Resources described by `definition` as it is (another server's
     /// template, relayed by a gateway), read by `read` with the URI and its
-    /// variables.
+    /// variables. Its template must parse as [`ResourceTemplate::new`]'s
+    /// does (RFC 6570 levels 1 to 3, bounded in length and expressions).
     pub fn from_definition<F, Fut>(
         definition: TemplateDefinition,
         read: F,

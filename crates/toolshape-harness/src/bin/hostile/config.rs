@@ -28,6 +28,8 @@ pub(crate) struct Config {
     pub(crate) count_lists: Option<String>,
     /// List in reverse order (`--unstable`, on every other start).
     pub(crate) reversed: bool,
+    /// `--surface`: resources and prompts too (see `hostile/surface.rs`).
+    pub(crate) surface: bool,
 }
 
 /// Counts the starts in `path`; true on every other one.
@@ -55,6 +57,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         list_changed_every: None,
         count_lists: None,
         reversed: false,
+        surface: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -65,6 +68,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             "--check-defects" => config.check_defects = true,
             "--no-tools-capability" => config.no_tools_capability = true,
             "--cursor-loop" => config.cursor_loop = true,
+            "--surface" => config.surface = true,
             "--endless" => {
                 let bytes = value("--endless")?;
                 config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
