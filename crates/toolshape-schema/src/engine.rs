@@ -57,6 +57,8 @@ struct Inner {
     formats: FormatMode,
     patterns: Patterns,
     documents: Result<Registry<'static>, SchemaError>,
+    /// The URIs the registered documents are held at.
+    held: Vec<String>,
     meta_schemas: MetaSchemas,
     custom_meta: CustomValidators,
     retriever: Retriever,
@@ -155,6 +157,7 @@ impl SchemaEngine {
         }
 
         let draft = dialect.draft();
+        resolve::check_ids(schema, &inner.held)?;
         let (registry, base) = resolve::prepare(documents, schema, draft, &inner.retriever)?;
         let expansion = cost::estimate(schema, &registry.resolver(base), draft, &inner.limits)?;
 
@@ -343,6 +346,7 @@ impl SchemaEngineBuilder {
                 patterns: self.patterns,
                 meta_schemas: MetaSchemas::new(&self.documents),
                 custom_meta: CustomValidators::default(),
+                held: self.documents.iter().map(|(uri, _)| uri.clone()).collect(),
                 documents: resolve::documents(self.documents),
                 retriever,
                 cache: Cache::new(self.cache_capacity),

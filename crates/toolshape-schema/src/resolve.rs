@@ -109,6 +109,37 @@ pub(crate) fn prepare<'a>(
     Ok((registry, base))
 }
 
+/// Refuses a schema one of whose resources takes a URI a document is held
+/// at already: under `json-schema.org` (the specification's meta-schemas,
+/// which the validator library holds) or one of `held` (the documents
+/// registered with the engine). The library cannot tell the two documents
+/// apart (it fails on such a schema), and neither could a reader.
+pub(crate) fn check_ids(schema: &Value, held: &[String]) -> Result<(), SchemaError> {
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(members) => {
+                if let Some(Value::String(id)) = members.get("$id") {
+                    let id = id.trim_end_matches('#');
+                    let reserved = ["http://json-schema.org/", "https://json-schema.org/"]
+                        .iter()
+                        .any(|namespace| id.starts_with(namespace));
+                    if reserved || held.iter().any(|uri| uri.trim_end_matches('#') == id) {
+                        return Err(SchemaErrorKind::Unresolvable(format!(
+                            "$id {:?} names a document the engine already holds (a meta-schema or a registered document)", excerpt(id, 300)
+                        ))
+                        .into());
+                    }
+                }
+                pending.extend(members.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Builds the registry of documents registered ahead of time. Nothing is fetched.
 pub(crate) fn documents(documents: Vec<(String, Value)>) -> Result<Registry<'static>, SchemaError> {
     let mut builder = Registry::new().retriever(Retriever::offline());

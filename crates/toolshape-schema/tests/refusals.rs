@@ -555,3 +555,40 @@ fn legitimate_recursive_schemas_compile_under_default_limits() {
             .is_err()
     );
 }
+
+/// A schema whose `$id` takes the URI of a document the engine holds (a
+/// meta-schema, anything under json-schema.org, a registered document) is
+/// refused: the validator library cannot tell the two apart (this fuzz
+/// input made it fail). Other `$id`s compile as before.
+#[test]
+fn an_id_taking_a_held_documents_uri_is_refused() {
+    let engine = SchemaEngine::default();
+    let found = json!({
+        "$defs": {"foo": {"$dynamicAnchor": "items", "type": "string"}},
+        "$id": "https://json-schema.org/draft/2020-12/schema",
+        "items": {"$ref": "#items"},
+        "type": "array"
+    });
+    let nested = json!({
+        "type": "object",
+        "properties": {"a": {"$id": "http://json-schema.org/draft-07/schema#", "type": "string"}}
+    });
+    for schema in [found, nested] {
+        let error = engine.compile(&schema).unwrap_err();
+        assert!(
+            matches!(error.kind(), SchemaErrorKind::Unresolvable(why) if why.contains("already holds")),
+            "{error}"
+        );
+    }
+    let registered = SchemaEngine::builder()
+        .document("https://example.com/shared", json!({"type": "string"}))
+        .build();
+    let taken = json!({"$id": "https://example.com/shared#", "type": "integer"});
+    assert!(registered.compile(&taken).is_err());
+    still_serves(&registered);
+    let own = json!({"$id": "https://example.com/own", "items": {"$ref": "#/$defs/s"}, "$defs": {"s": {"type": "string"}}});
+    let compiled = engine.compile(&own).unwrap();
+    assert!(compiled.validate(&json!(["a"])).is_ok());
+    assert!(compiled.validate(&json!([1])).is_err());
+    still_serves(&engine);
+}
