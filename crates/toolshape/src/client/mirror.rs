@@ -25,7 +25,7 @@ pub(super) fn is_text_block_of(block: &str, expected: &str) -> bool {
         bytes: block.as_bytes(),
         at: 0,
     };
-    reader.text_block_of(expected.as_bytes()).is_some()
+    reader.text_block(Some(expected.as_bytes())).is_some() && reader.at_end()
 }
 
 /// A result read by [`read_mirrored`].
@@ -53,16 +53,15 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
         at: 0,
     };
     let (mut text_at, mut structured, mut is_error, mut result_type) = (None, None, None, None);
-    reader.skip_space();
-    reader.eat(b'{')?;
-    loop {
-        reader.skip_space();
-        let name = reader.plain_string()?;
-        reader.skip_space();
-        reader.eat(b':')?;
-        reader.skip_space();
+    reader.members(|reader, name| {
         match name {
-            b"content" if text_at.is_none() => text_at = Some(reader.one_text_block()?),
+            b"content" if text_at.is_none() => {
+                reader.eat(b'[')?;
+                reader.skip_space();
+                text_at = Some(reader.text_block(None)?);
+                reader.skip_space();
+                reader.eat(b']')?;
+            }
             b"structuredContent" if structured.is_none() => {
                 let rest = result.get(reader.at..)?;
                 let (value, len) = InstanceText::parse_prefix(rest).ok()?;
@@ -76,15 +75,9 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
             }
             _ => return None,
         }
-        reader.skip_space();
-        match reader.next()? {
-            b',' => continue,
-            b'}' => break,
-            _ => return None,
-        }
-    }
-    reader.skip_space();
-    (reader.at == reader.bytes.len()).then_some(())?;
+        Some(())
+    })?;
+    reader.at_end().then_some(())?;
     let (structured_json, structured) = structured?;
     // The block's text, compared now that `structuredContent` is known,
     // ends where it was skipped to.
@@ -109,78 +102,61 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// `Some(())` when the block is the mirror; `None` as soon as it is not.
-    fn text_block_of(&mut self, expected: &[u8]) -> Option<()> {
-        let (mut has_type, mut has_text) = (false, false);
+    /// Whether nothing but whitespace is left.
+    fn at_end(&mut self) -> bool {
         self.skip_space();
-        self.eat(b'{')?;
-        loop {
-            self.skip_space();
-            let key = self.plain_string()?;
-            self.skip_space();
-            self.eat(b':')?;
-            self.skip_space();
-            match key {
-                b"type" if !has_type => {
-                    (self.plain_string()? == b"text").then_some(())?;
-                    has_type = true;
-                }
-                b"text" if !has_text => {
-                    self.eat(b'"')?;
-                    self.string_equal_to(expected)?;
-                    has_text = true;
-                }
-                _ => return None,
-            }
-            self.skip_space();
-            match self.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
-            }
-        }
-        self.skip_space();
-        (self.at == self.bytes.len() && has_type && has_text).then_some(())
+        self.at == self.bytes.len()
     }
 
-    /// `[B]`, B a block of only `"type": "text"` and `"text"`: where its
-    /// text starts, after the opening quote, and ends, after the closing one
-    /// (the text is skipped, not read: it is checked when it is compared).
-    fn one_text_block(&mut self) -> Option<(usize, usize)> {
-        self.eat(b'[')?;
+    /// An object (after whitespace): each member's name (without escapes)
+    /// handed to `member` with the reader at its value, which `member`
+    /// reads; `None` as soon as `member` or the object's syntax fails.
+    fn members(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
         self.skip_space();
         self.eat(b'{')?;
-        let (mut has_type, mut text_at) = (false, None);
         loop {
             self.skip_space();
-            let key = self.plain_string()?;
+            let name = self.plain_string()?;
             self.skip_space();
             self.eat(b':')?;
             self.skip_space();
-            match key {
-                b"type" if !has_type => {
-                    (self.plain_string()? == b"text").then_some(())?;
-                    has_type = true;
-                }
-                b"text" if text_at.is_none() => {
-                    self.eat(b'"')?;
-                    let start = self.at;
-                    self.skip_string()?;
-                    text_at = Some((start, self.at));
-                }
-                _ => return None,
-            }
+            member(self, name)?;
             self.skip_space();
             match self.next()? {
                 b',' => continue,
-                b'}' => break,
+                b'}' => return Some(()),
                 _ => return None,
             }
         }
-        self.skip_space();
-        self.eat(b']')?;
+    }
+
+    /// A block of only `"type": "text"` and `"text"`: where its text
+    /// starts, after the opening quote, and ends, after the closing one.
+    /// With `expected`, the text must decode to it (compared as it is
+    /// read); without, it is skipped, to be compared later.
+    fn text_block(&mut self, expected: Option<&[u8]>) -> Option<(usize, usize)> {
+        let (mut has_type, mut text) = (false, None);
+        self.members(|reader, name| {
+            match name {
+                b"type" if !has_type => {
+                    (reader.plain_string()? == b"text").then_some(())?;
+                    has_type = true;
+                }
+                b"text" if text.is_none() => {
+                    reader.eat(b'"')?;
+                    let start = reader.at;
+                    match expected {
+                        Some(expected) => reader.string_equal_to(expected)?,
+                        None => reader.skip_string()?,
+                    }
+                    text = Some((start, reader.at));
+                }
+                _ => return None,
+            }
+            Some(())
+        })?;
         has_type.then_some(())?;
-        text_at
+        text
     }
 
     /// After an opening quote: past the closing one, an escaped byte
