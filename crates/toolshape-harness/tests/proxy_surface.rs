@@ -12,7 +12,7 @@ mod client_common;
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
-use toolshape_proxy::ProxyOptions;
+use toolshape_proxy::{Proxy, ProxyOptions};
 
 fn conformance_server() -> ServerCommand {
     ServerCommand::new(env!("CARGO_BIN_EXE_conformance_server"))
@@ -24,6 +24,15 @@ const ERAS: [Negotiation; 2] = [
     Negotiation::Pinned(ProtocolVersion::V2025_11_25),
     Negotiation::Pinned(ProtocolVersion::V2026_07_28),
 ];
+
+/// Serves everything `proxy` offers over HTTP on loopback; its URL.
+async fn serve(proxy: &Proxy) -> String {
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .expect("the server builds");
+    client_common::serve_over_http(server).await
+}
 
 /// What a client sees of the server's resources and prompts, as JSON.
 async fn surface(client: &Client) -> Value {
@@ -71,11 +80,7 @@ async fn resources_and_prompts_pass_through_on_every_pair_of_revisions() {
         assert!(proxy.resources().is_some());
         assert_eq!(proxy.resource_templates().len(), 1);
         assert_eq!(proxy.prompts().len(), 5);
-        let server = proxy
-            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
-            .build()
-            .expect("the server builds");
-        let url = client_common::serve_over_http(server).await;
+        let url = serve(&proxy).await;
         for client_era in ERAS {
             let label = format!("upstream {upstream_era:?}, client {client_era:?}");
             let direct =
@@ -103,11 +108,7 @@ async fn a_prompt_or_template_listed_twice_is_served_once() {
         client_common::start_proxy(upstream, Negotiation::Auto, ProxyOptions::default()).await;
     assert_eq!(proxy.prompts().len(), 1);
     assert_eq!(proxy.resource_templates().len(), 1);
-    let server = proxy
-        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
-        .build()
-        .expect("the server builds");
-    let url = client_common::serve_over_http(server).await;
+    let url = serve(&proxy).await;
     for era in ERAS {
         let client = client_common::connect_http(&url, era).await;
         let prompts = client.list_prompts().await.unwrap();

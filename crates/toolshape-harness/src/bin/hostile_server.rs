@@ -283,7 +283,12 @@ impl Server {
                 self.progress_token = params.pointer("/_meta/progressToken").cloned();
                 self.call(&id, &name, arguments)
             }
-            other => match surface::answer(other, &params).filter(|_| self.config.surface) {
+            other => match self
+                .config
+                .surface
+                .then(|| surface::answer(other, &params))
+                .flatten()
+            {
                 Some(Ok(mut result)) => {
                     if self.modern {
                         result["resultType"] = json!("complete");
