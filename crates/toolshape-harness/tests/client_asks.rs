@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
-use toolshape::protocol::asks::{CreateMessageResult, ElicitResult, Root};
+use toolshape::protocol::asks::{CreateMessageResult, ElicitResult};
 
 const MODES: [Negotiation; 2] = [
     Negotiation::Pinned(ProtocolVersion::V2025_11_25),
@@ -26,32 +26,8 @@ fn command() -> ServerCommand {
 
 /// A client that answers everything, counting the questions.
 async fn answering(negotiation: Negotiation, asked: Arc<AtomicUsize>) -> Client {
-    let (elicited, sampled) = (Arc::clone(&asked), asked);
-    Client::builder()
+    client_common::answering(asked)
         .negotiation(negotiation)
-        .on_elicit(false, move |params| {
-            elicited.fetch_add(1, Ordering::SeqCst);
-            async move {
-                assert_eq!(params.message, "Who are you?");
-                let schema = params.requested_schema.unwrap_or_default();
-                assert_eq!(schema["properties"]["age"]["type"], "integer", "{schema}");
-                let mut content = Map::new();
-                content.insert("name".into(), json!("Ada"));
-                content.insert("age".into(), json!(36));
-                Ok(ElicitResult::accept(content))
-            }
-        })
-        .on_sample(move |params| {
-            sampled.fetch_add(1, Ordering::SeqCst);
-            async move {
-                assert_eq!(params.max_tokens, 50);
-                Ok(CreateMessageResult::text("test-model", "4"))
-            }
-        })
-        .roots(vec![Root::new(
-            "file:///work/project",
-            Some("project".into()),
-        )])
         .connect_stdio(command())
         .await
         .unwrap()
@@ -80,8 +56,8 @@ async fn every_question_is_answered_on_every_revision() {
         let both = json!({"user": user, "model": model});
         assert_eq!(learnt(&client, "ask_twice").await, both, "{negotiation:?}");
         assert_eq!(learnt(&client, "ask_both").await, both, "{negotiation:?}");
-        // Each question once per call: 1 + 1 + 2 + 2 (roots are a list).
-        assert_eq!(asked.load(Ordering::SeqCst), 6, "{negotiation:?}");
+        // Each question once per call: 1 + 1 + 1 + 2 + 2.
+        assert_eq!(asked.load(Ordering::SeqCst), 7, "{negotiation:?}");
         client.close(std::time::Duration::from_secs(2)).await;
     }
 }

@@ -172,7 +172,8 @@ impl Forwarder {
         // Results are relayed as received where they can be: no `Value` of them is built then.
         let mut options = CallOptions::new()
             .timeout(self.options.timeout_for(tool))
-            .relaying();
+            .relaying()
+            .relay_asks(context.clone());
         let mut reports = None;
         if context.wants_progress() {
             let (sender, receiver) = mpsc::channel(RELAY_QUEUE);

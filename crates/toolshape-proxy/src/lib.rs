@@ -34,6 +34,7 @@
 //!
 //! The whole design, with what each front and flag does: `docs/proxy.md`.
 
+mod asks;
 mod audit;
 mod filter;
 mod forward;
@@ -99,7 +100,7 @@ impl Proxy {
         builder: ClientBuilder,
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
-        let builder = builder.request_timeout(options.longest_call());
+        let builder = asks::declared(builder.request_timeout(options.longest_call()));
         let upstream = upstream::Upstream::connect(
             upstream,
             builder,

@@ -249,3 +249,44 @@ pub async fn start_proxy(
     .await
     .expect("the proxy starts")
 }
+
+/// A client builder that answers the harness's asking tools
+/// (`toolshape_harness::asking`) as a user and a model would, and offers one
+/// root, counting every question in `asked`.
+pub fn answering(
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> toolshape::client::ClientBuilder {
+    use std::sync::atomic::Ordering;
+    use toolshape::protocol::asks::{CreateMessageResult, ElicitResult, Root};
+    let (elicited, sampled, listed) = (asked.clone(), asked.clone(), asked);
+    Client::builder()
+        .options(options())
+        .on_elicit(false, move |params| {
+            elicited.fetch_add(1, Ordering::SeqCst);
+            async move {
+                assert_eq!(params.message, "Who are you?");
+                let schema = params.requested_schema.unwrap_or_default();
+                assert_eq!(schema["properties"]["age"]["type"], "integer", "{schema}");
+                let mut content = serde_json::Map::new();
+                content.insert("name".into(), serde_json::json!("Ada"));
+                content.insert("age".into(), serde_json::json!(36));
+                Ok(ElicitResult::accept(content))
+            }
+        })
+        .on_sample(move |params| {
+            sampled.fetch_add(1, Ordering::SeqCst);
+            async move {
+                assert_eq!(params.max_tokens, 50);
+                Ok(CreateMessageResult::text("test-model", "4"))
+            }
+        })
+        .on_roots(move || {
+            listed.fetch_add(1, Ordering::SeqCst);
+            async {
+                Ok(vec![Root::new(
+                    "file:///work/project",
+                    Some("project".into()),
+                )])
+            }
+        })
+}

@@ -57,6 +57,14 @@ impl Handlers {
         self.sample = Some(Arc::new(move |params| Box::pin(handler(params))));
     }
 
+    pub(crate) fn set_roots_with<F, Fut>(&mut self, handler: F)
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, ErrorObject>> + Send + 'static,
+    {
+        self.roots = Some(Arc::new(move |()| Box::pin(handler())));
+    }
+
     pub(crate) fn set_roots(&mut self, roots: Vec<Root>) {
         self.roots = Some(Arc::new(move |()| {
             let roots = roots.clone();

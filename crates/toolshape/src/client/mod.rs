@@ -13,6 +13,7 @@
 //! ```
 
 mod answer;
+mod asked;
 mod call;
 mod error;
 mod handlers;
@@ -322,6 +323,18 @@ impl ClientBuilder {
     #[must_use]
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.handlers.set_roots(roots);
+        self
+    }
+
+    /// Answers the server's `roots/list` with `handler` (the roots as they
+    /// are when asked), and declares the `roots` capability.
+    #[must_use]
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, ErrorObject>> + Send + 'static,
+    {
+        self.handlers.set_roots_with(handler);
         self
     }
 

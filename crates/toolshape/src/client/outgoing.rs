@@ -5,10 +5,12 @@
 // Only the HTTP transport reads the routing facts; stdio writes the body.
 #![cfg_attr(not(feature = "client-http"), allow(dead_code))]
 
+use std::sync::Arc;
+
 use tokio::sync::mpsc;
 use toolshape_protocol::{LoggingLevel, ProtocolVersion, RequestId};
 
-use crate::tool::LogMessage;
+use crate::tool::{LogMessage, ToolContext};
 
 /// What goes to the server's writer.
 #[derive(Debug)]
@@ -57,6 +59,9 @@ pub(crate) struct Route {
     /// For a request: where the server's log messages about it go, and the
     /// least severe level wanted.
     pub(crate) log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
+    /// For a request: the client of the call a gateway serves, asked the
+    /// server's questions about it (see `CallOptions::relay_asks`).
+    pub(crate) asks: Option<Arc<ToolContext>>,
 }
 
 impl Route {

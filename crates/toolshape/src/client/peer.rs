@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::json;
 use tokio::io::AsyncBufRead;
 use tokio::sync::{mpsc, oneshot, watch};
 use toolshape_protocol::{
@@ -20,7 +19,7 @@ use super::answer::ResultJson;
 use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
-use crate::tool::{LogMessage, Progress};
+use crate::tool::{LogMessage, Progress, ToolContext};
 use crate::transport::lines::{Line, LineReader, leading_id};
 
 type Reply = Result<ResultJson, ClientError>;
@@ -55,20 +54,26 @@ pub(crate) enum Channel<'a> {
 
 /// A request waiting for its answer.
 #[derive(Debug)]
-struct Waiter {
+pub(super) struct Waiter {
     reply: oneshot::Sender<Reply>,
     /// Where the server's log messages about this request go, and the least
     /// severe level wanted.
     log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
+    /// The client of the call a gateway serves, asked the server's questions
+    /// about this request.
+    pub(super) asks: Option<Arc<ToolContext>>,
+    /// One per question about this request still being answered: dropped
+    /// with the request, which tells its answering task to give up.
+    pub(super) answering: Vec<oneshot::Sender<()>>,
 }
 
 /// The shared state of one connection to a server.
 #[derive(Debug)]
 pub(crate) struct Peer {
-    outgoing: mpsc::Sender<Outbound>,
+    pub(super) outgoing: mpsc::Sender<Outbound>,
     /// What this client answers when the server asks.
     pub(crate) handlers: Handlers,
-    pending: Mutex<HashMap<RequestId, Waiter>>,
+    pub(super) pending: Mutex<HashMap<RequestId, Waiter>>,
     progress: Mutex<HashMap<RequestId, mpsc::Sender<Progress>>>,
     next_id: AtomicI64,
     closed: AtomicBool,
@@ -91,7 +96,7 @@ impl std::fmt::Debug for Observer {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -145,6 +150,8 @@ impl Peer {
         let waiter = Waiter {
             reply: sender,
             log: route.log.clone(),
+            asks: route.asks.clone(),
+            answering: Vec::new(),
         };
         lock(&self.pending).insert(id.clone(), waiter);
         let mut guard = PendingGuard {
@@ -257,7 +264,7 @@ impl Peer {
                 Received::Other
             }
             Incoming::Request(request) => {
-                self.answer_request(request);
+                self.answer_request(request, channel);
                 Received::Other
             }
             // An unreadable response to one of our requests (a malformed
@@ -296,49 +303,6 @@ impl Peer {
                 "the server answered a request this client never sent; ignored"
             ),
         }
-    }
-
-    /// Answers a request of the server's: `ping`, and the questions the
-    /// handlers take (elicitation, sampling, roots), each on its own task.
-    fn answer_request(&self, request: toolshape_protocol::Request) {
-        let outgoing = self.outgoing.clone();
-        let reply = move |id: &RequestId, answer: Result<serde_json::Value, ErrorObject>| {
-            let mut body = Vec::with_capacity(128);
-            let written = match &answer {
-                Ok(result) => toolshape_protocol::write_result(&mut body, id, result),
-                Err(error) => toolshape_protocol::write_error(&mut body, Some(id), error),
-            };
-            if written.is_ok() {
-                let reply = Outgoing {
-                    id: None,
-                    method: "",
-                    body,
-                    route: Route::default(),
-                };
-                let _ = outgoing.try_send(Outbound::Message(reply));
-            }
-        };
-        if request.method == methods::PING {
-            return reply(&request.id, Ok(json!({})));
-        }
-        let params: serde_json::Value = request
-            .params
-            .as_deref()
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or(serde_json::Value::Null);
-        let question = serde_json::json!({"method": request.method, "params": params});
-        let Some(ask) = toolshape_protocol::asks::Ask::from_input_request(&question) else {
-            return reply(
-                &request.id,
-                Err(ErrorObject::method_not_found(&request.method)),
-            );
-        };
-        let handlers = self.handlers.clone();
-        let id = request.id;
-        tokio::spawn(async move {
-            let answer = handlers.answer(ask).await;
-            reply(&id, answer);
-        });
     }
 
     fn notification(&self, notification: &Notification, channel: Channel<'_>) {

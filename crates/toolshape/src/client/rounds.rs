@@ -3,11 +3,13 @@
 //! questions and the request goes again, with the answers and the server's
 //! `requestState`, under a new id, a bounded number of times.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tokio::task::JoinSet;
 use toolshape_protocol::asks::Ask;
 use toolshape_protocol::prompts::GetPromptParams;
 use toolshape_protocol::resources::ReadResourceParams;
@@ -17,6 +19,8 @@ use super::Client;
 use super::answer::ResultJson;
 use super::error::{ClientError, ClientErrorKind};
 use super::outgoing::Route;
+use super::peer::Peer;
+use crate::tool::{MAX_QUESTIONS, ToolContext};
 
 /// Most rounds one request goes through.
 pub(crate) const MAX_ROUNDS: usize = 8;
@@ -76,6 +80,52 @@ fn is_input_required(raw: &RawValue) -> bool {
         .is_ok_and(|probe| probe.result_type.as_deref() == Some("input_required"))
 }
 
+/// The answers to one round's questions, asked all at once: of the
+/// client of the call a gateway serves when `relay`, else of this client's
+/// handlers. The first error fails the round (and stops the other questions).
+async fn answer_all(
+    peer: &Peer,
+    relay: Option<&Arc<ToolContext>>,
+    requests: Map<String, Value>,
+) -> Result<Map<String, Value>, ClientError> {
+    if requests.len() > MAX_QUESTIONS {
+        return Err(ClientError::invalid(format!(
+            "the server asked {} questions in one round; at most {MAX_QUESTIONS} are answered",
+            requests.len()
+        )));
+    }
+    let mut answering = JoinSet::new();
+    for (key, request) in requests {
+        let ask = Ask::from_input_request(&request).ok_or_else(|| {
+            ClientError::invalid(format!(
+                "input request {} is not one a client answers",
+                toolshape_protocol::text::excerpt(&key, 100)
+            ))
+        })?;
+        match relay {
+            Some(context) => {
+                let context = Arc::clone(context);
+                answering.spawn(async move {
+                    let answer = context.relay_ask(Some(key.clone()), ask).await;
+                    (key, answer)
+                });
+            }
+            None => {
+                let handlers = peer.handlers.clone();
+                answering.spawn(async move { (key, handlers.answer(ask).await) });
+            }
+        }
+    }
+    let mut responses = Map::new();
+    while let Some(answered) = answering.join_next().await {
+        let (key, answer) = answered.map_err(|e| {
+            ClientError::invalid(format!("answering the server's question failed: {e}"))
+        })?;
+        responses.insert(key, answer.map_err(ClientErrorKind::Protocol)?);
+    }
+    Ok(responses)
+}
+
 impl Client {
     /// Sends `method` with `params`, given each round's answers, until the
     /// server's answer is final.
@@ -115,20 +165,8 @@ impl Client {
                     "an input_required result with neither inputRequests nor requestState",
                 ));
             }
-            let mut responses = Map::new();
-            for (key, request) in interim.input_requests.unwrap_or_default() {
-                let ask = Ask::from_input_request(&request).ok_or_else(|| {
-                    ClientError::invalid(format!(
-                        "input request {key:?} is not one a client answers"
-                    ))
-                })?;
-                let answer = peer
-                    .handlers
-                    .answer(ask)
-                    .await
-                    .map_err(ClientErrorKind::Protocol)?;
-                responses.insert(key, answer);
-            }
+            let requests = interim.input_requests.unwrap_or_default();
+            let responses = answer_all(peer, route.asks.as_ref(), requests).await?;
             params.set_round(RoundInput {
                 input_responses: (!responses.is_empty()).then_some(responses),
                 request_state: interim.request_state,

@@ -259,3 +259,39 @@ impl ToolContext {
         Ok(result.roots)
     }
 }
+
+/// Asking on behalf of another server: a gateway relays the questions of
+/// the server it calls to the client calling it.
+impl ToolContext {
+    /// Asks this context's client the question a server asked about a call
+    /// this context's tool made (`key` as the server gave it); the answer, or
+    /// the error to answer that server with.
+    pub(crate) async fn relay_ask(
+        &self,
+        key: Option<String>,
+        ask: Ask,
+    ) -> Result<Value, ErrorObject> {
+        self.ask_as(key.as_deref(), ask)
+            .await
+            .map_err(|error| match error {
+                AskError::Refused { error, .. } => error,
+                AskError::MissingCapability { .. } | AskError::NoClient => ErrorObject::new(
+                    toolshape_protocol::error_code::METHOD_NOT_FOUND,
+                    format!("the client this question is for cannot take it: {error}"),
+                ),
+                other => ErrorObject::internal_error(other.to_string()),
+            })
+    }
+
+    /// What this context's client declared for the questions a server may
+    /// ask (elicitation, sampling, roots); nothing without a client.
+    pub(crate) fn ask_capabilities(&self) -> ClientCapabilities {
+        let mut relayed = ClientCapabilities::default();
+        if let Some(declared) = self.client_capabilities() {
+            relayed.elicitation.clone_from(&declared.elicitation);
+            relayed.sampling.clone_from(&declared.sampling);
+            relayed.roots.clone_from(&declared.roots);
+        }
+        relayed
+    }
+}

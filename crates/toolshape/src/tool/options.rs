@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::notifications::LoggingLevel;
 
-use super::context::{LogMessage, Progress};
+use super::context::{LogMessage, Progress, ToolContext};
 use super::requirements::Credentials;
 
 /// How one call runs: its time limit, its cancellation, and where its
@@ -53,6 +53,11 @@ pub struct CallOptions {
     /// validated from its text, and its `structured` value is not built
     /// (`None`; the JSON is in `structured_json` and in the received result).
     pub relay: bool,
+    /// For a gateway serving a call of its own client: the server's
+    /// questions about this call (elicitation, sampling, roots) are asked of
+    /// the client of this context, in the shape of its revision, and its
+    /// answers go back (a client's call only; see [`CallOptions::relay_asks`]).
+    pub relay_asks: Option<ToolContext>,
 }
 
 impl CallOptions {
@@ -109,6 +114,23 @@ impl CallOptions {
     #[must_use]
     pub fn relaying(mut self) -> Self {
         self.relay = true;
+        self
+    }
+
+    /// Relays the server's questions about this call (elicitation,
+    /// sampling, roots) to the client calling `context`'s tool, and their
+    /// answers back: a gateway's way of passing them through. On 2026-07-28
+    /// the call's request declares `context`'s client's capabilities for
+    /// them (before, the connection declared its own at the handshake); a
+    /// question that client cannot take is answered with an error naming the
+    /// capability. Over a connection every request shares (stdio), a
+    /// question is known to be about this call only while it is the only
+    /// request in flight (as for log messages); over HTTP, by the stream it
+    /// arrives on; a 2026-07-28 server's questions come in the call's own
+    /// result.
+    #[must_use]
+    pub fn relay_asks(mut self, context: ToolContext) -> Self {
+        self.relay_asks = Some(context);
         self
     }
 

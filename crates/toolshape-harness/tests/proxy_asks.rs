@@ -1,0 +1,111 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The upstream's questions pass through the proxy: the proxy (the library,
+//! served over real HTTP on loopback) in front of the `test_server` binary (a
+//! real child process) whose tools ask the user (elicitation), the model
+//! (sampling) and the roots. For each pair of upstream and client revision
+//! (2025-11-25 with server-to-client requests, 2026-07-28 with
+//! `input_required` rounds), every question reaches the client calling, once
+//! per call, and the tool's result is the one a direct call gives; a client
+//! that cannot answer gets a clear error, and nothing hangs.
+
+mod client_common;
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
+use toolshape::protocol::ProtocolVersion;
+use toolshape_proxy::{Proxy, ProxyOptions};
+
+const ERAS: [Negotiation; 2] = [
+    Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+    Negotiation::Pinned(ProtocolVersion::V2026_07_28),
+];
+
+fn upstream() -> ServerCommand {
+    ServerCommand::new(common::test_server_path()).stderr(StderrMode::Discard)
+}
+
+/// A client of `url` that answers every question, counting them.
+async fn answering(url: &str, negotiation: Negotiation, asked: Arc<AtomicUsize>) -> Client {
+    client_common::answering(asked)
+        .negotiation(negotiation)
+        .connect_http(url)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {url} on {negotiation:?}: {e}"))
+}
+
+/// The proxy in front of the test server speaking `era`, served over HTTP:
+/// the proxy (kept running while held) and its URL.
+async fn proxied(era: Negotiation) -> (Proxy, String) {
+    let proxy = client_common::start_proxy(upstream(), era, ProxyOptions::default()).await;
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    (proxy, url)
+}
+
+async fn learnt(client: &Client, tool: &str, case: &str) -> Value {
+    let result = client.call_tool(tool, None).await.unwrap();
+    assert!(!result.is_error, "{case} {tool}: {}", result.text());
+    result.structured.unwrap()["learnt"].clone()
+}
+
+#[tokio::test]
+async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() {
+    let user = json!({"action": "accept", "name": "Ada", "age": 36});
+    let model = json!({"model": "test-model", "text": "4"});
+    let both = json!({"user": user, "model": model});
+    let roots = json!({"roots": ["file:///work/project"]});
+    for upstream_era in ERAS {
+        let (_proxy, url) = proxied(upstream_era).await;
+        for client_era in ERAS {
+            let case = format!("upstream {upstream_era:?}, client {client_era:?}");
+            let asked = Arc::new(AtomicUsize::new(0));
+            let client = answering(&url, client_era, Arc::clone(&asked)).await;
+            assert_eq!(learnt(&client, "ask_user", &case).await, user, "{case}");
+            assert_eq!(learnt(&client, "ask_model", &case).await, model, "{case}");
+            assert_eq!(learnt(&client, "ask_roots", &case).await, roots, "{case}");
+            assert_eq!(learnt(&client, "ask_twice", &case).await, both, "{case}");
+            assert_eq!(learnt(&client, "ask_both", &case).await, both, "{case}");
+            // Each question once per call: 1 + 1 + 1 + 2 + 2.
+            assert_eq!(asked.load(Ordering::SeqCst), 7, "{case}");
+            client.close(Duration::from_secs(2)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_answer_gets_a_clear_error_and_nothing_hangs() {
+    for upstream_era in ERAS {
+        let (_proxy, url) = proxied(upstream_era).await;
+        for client_era in ERAS {
+            let case = format!("upstream {upstream_era:?}, client {client_era:?}");
+            // Declares nothing: no elicitation, sampling or roots.
+            let client = client_common::connect_http(&url, client_era).await;
+            for (tool, capability) in [
+                ("ask_user", "elicitation"),
+                ("ask_model", "sampling"),
+                ("ask_roots", "roots"),
+            ] {
+                let started = Instant::now();
+                let result = client.call_tool(tool, None).await.unwrap();
+                assert!(result.is_error, "{case} {tool}: {}", result.text());
+                assert!(
+                    result.text().contains(capability),
+                    "{case} {tool}: {}",
+                    result.text()
+                );
+                assert!(started.elapsed() < Duration::from_secs(5), "{case} {tool}");
+            }
+            // The proxy serves on: a tool that asks nothing still answers.
+            let numbers = client
+                .call_tool("numbers", json!({"n": 3}).as_object().cloned())
+                .await
+                .unwrap();
+            assert_eq!(numbers.structured, Some(json!([0, 1, 2])), "{case}");
+            client.close(Duration::from_secs(2)).await;
+        }
+    }
+}
