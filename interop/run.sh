@@ -5,6 +5,7 @@
 #   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
+#   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -61,4 +62,8 @@ run_mode typescript-proxy "$node_bin" "$here/ts/client.mjs" --server "$TOOLSHAPE
 run_mode python-surface-legacy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode legacy --server "$CONFORMANCE_SERVER_BIN"
 run_mode python-surface-modern "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN"
 run_mode typescript-surface "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN"
+# The same through `toolshape proxy`, its upstream on the other revision: the server's questions cross it.
+run_mode python-surface-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode legacy --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-surface-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript-surface-proxy "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status

@@ -3,7 +3,11 @@
 // a tool and a prompt that ask the user) with the official TypeScript MCP SDK client
 // (@modelcontextprotocol/sdk, pinned in package.json): `Client` + `StdioClientTransport`.
 //
-// Usage: node surface.mjs [--server PATH]
+// Usage: node surface.mjs [--server PATH] [--via-proxy TOOLSHAPE]
+//
+// --via-proxy runs the checks through `TOOLSHAPE proxy` in front of the same server, the proxy speaking
+// 2026-07-28 to it (its questions come as `input_required` results, relayed to this client as
+// requests); completion and a prompt that asks are left out (the proxy relays neither).
 //
 // The server is `conformance_server --stdio` (crates/toolshape-harness/src/bin/conformance_server.rs),
 // whose resources, template and prompts are those the official conformance suite reads. The TS SDK
@@ -24,7 +28,6 @@ import { Failed, J, check, expect, report } from './checks.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const INTEROP = resolve(HERE, '..');
-const LABEL = 'typescript-surface';
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 // 2025-11-25 and earlier: resource not found is -32002 (2026-07-28 moved it to -32602).
 const RESOURCE_NOT_FOUND = -32002;
@@ -33,8 +36,15 @@ const INVALID_PARAMS = -32602;
 const { values: opts } = parseArgs({
   options: {
     server: { type: 'string', default: join(INTEROP, '..', 'target', 'debug', 'conformance_server') },
+    'via-proxy': { type: 'string' },
   },
 });
+const PROXY = opts['via-proxy'];
+const LABEL = PROXY ? 'typescript-surface-proxy' : 'typescript-surface';
+/** The command this client starts: the server, or the proxy in front of it. */
+const COMMAND = PROXY
+  ? { command: PROXY, args: ['proxy', '--quiet-server', '--protocol', '2026-07-28', '--', opts.server, '--stdio'] }
+  : { command: opts.server, args: ['--stdio'] };
 
 const isPng = (base64) => {
   const bytes = Buffer.from(base64, 'base64');
@@ -56,7 +66,7 @@ async function expectError(promise, code, what) {
 
 /** A client whose elicitation handler records each question and answers `action` with `content`. */
 async function connect(action, content, questions) {
-  const transport = new StdioClientTransport({ command: opts.server, args: ['--stdio'], stderr: 'inherit' });
+  const transport = new StdioClientTransport({ ...COMMAND, stderr: 'inherit' });
   const client = new Client({ name: 'toolshape-interop-ts-surface', version: '0.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     questions.push(request.params);
@@ -138,7 +148,7 @@ async function exercise(client, questions) {
     await expectError(client.getPrompt({ name: 'no_such_prompt' }), INVALID_PARAMS, 'unknown prompt');
   });
 
-  await check('completion/complete: a prompt argument and a template variable', async () => {
+  if (!PROXY) await check('completion/complete: a prompt argument and a template variable', async () => {
     const byPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
     expect(isDeepStrictEqual(byPrompt.completion.values, ['paris', 'park', 'party']), J(byPrompt.completion));
     const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
@@ -164,7 +174,7 @@ async function exercise(client, questions) {
     expect(props.age.default === 30 && props.status.default === 'active', J(props));
   });
 
-  await check('a prompt that asks the user: asked, answered, rendered', async () => {
+  if (!PROXY) await check('a prompt that asks the user: asked, answered, rendered', async () => {
     const { messages } = await client.getPrompt({ name: 'test_input_required_result_prompt' });
     expect(questions.at(-1).message === 'What context should the prompt use?', J(questions.at(-1)));
     // The handler answers every question with the same content; this form wants `context`.
