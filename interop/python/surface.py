@@ -14,8 +14,8 @@ modern  `Client(..., mode="auto")`: server/discover, stateless 2026-07-28; the s
 
 --via-proxy runs the checks through `TOOLSHAPE proxy` in front of the same server, its upstream on
 the other revision (legacy: the proxy speaks 2026-07-28 to the server; modern: 2025-11-25), so that
-every question crosses revisions on its way; completion and a prompt that asks are left out (the
-proxy relays neither: docs/proxy.md "Not done yet").
+every question crosses revisions on its way; completion is left out (the proxy does not relay it:
+docs/proxy.md "Not done yet").
 
 Prints `python-surface-legacy: N passed, M failed` (or `-modern`, and `-proxy` after it) and exits 1
 on any failure.
@@ -209,8 +209,7 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
             expect(text == "Prompt with context: ", f"text {text!r}")
             expect(questions[-1].message == "What context should the prompt use?", f"{questions[-1].message!r}")
 
-        if proxy is None:
-            await r.check("a prompt that asks the user: asked, answered, rendered", prompt_asks)
+        await r.check("a prompt that asks the user: asked, answered, rendered", prompt_asks)
 
         if mode == "legacy":
             async def subscribe():

@@ -7,7 +7,7 @@
 //
 // --via-proxy runs the checks through `TOOLSHAPE proxy` in front of the same server, the proxy speaking
 // 2026-07-28 to it (its questions come as `input_required` results, relayed to this client as
-// requests); completion and a prompt that asks are left out (the proxy relays neither).
+// requests); completion is left out (the proxy does not relay it).
 //
 // The server is `conformance_server --stdio` (crates/toolshape-harness/src/bin/conformance_server.rs),
 // whose resources, template and prompts are those the official conformance suite reads. The TS SDK
@@ -174,7 +174,7 @@ async function exercise(client, questions) {
     expect(props.age.default === 30 && props.status.default === 'active', J(props));
   });
 
-  if (!PROXY) await check('a prompt that asks the user: asked, answered, rendered', async () => {
+  await check('a prompt that asks the user: asked, answered, rendered', async () => {
     const { messages } = await client.getPrompt({ name: 'test_input_required_result_prompt' });
     expect(questions.at(-1).message === 'What context should the prompt use?', J(questions.at(-1)));
     // The handler answers every question with the same content; this form wants `context`.

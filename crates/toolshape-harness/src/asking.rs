@@ -91,3 +91,51 @@ pub fn tools() -> Vec<Tool> {
         .description("Asks the user and the model at once."),
     ]
 }
+
+/// The user's answer as text: `Ada, 36`, or the action (`decline`, `cancel`).
+fn said(user: &Value) -> String {
+    match user["action"].as_str() {
+        Some("accept") => format!(
+            "{}, {}",
+            user["name"].as_str().unwrap_or_default(),
+            user["age"]
+        ),
+        Some(other) => other.to_owned(),
+        None => "nothing".to_owned(),
+    }
+}
+
+/// `ask_prompt`: a prompt that asks the user who they are, then renders
+/// `Hello, <name>, <age>` (a round of its own on 2026-07-28).
+pub fn prompts() -> Vec<toolshape::Prompt> {
+    use toolshape::protocol::content::ContentBlock;
+    use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
+    vec![
+        toolshape::Prompt::new("ask_prompt", |context: ToolContext, _| async move {
+            let user = ask_user(&context).await?;
+            let text = format!("Hello, {}", said(&user));
+            Ok::<_, ToolError>(GetPromptResult::new(vec![PromptMessage::new(
+                Role::User,
+                ContentBlock::text(text),
+            )]))
+        })
+        .description("Asks the user who they are, then greets them."),
+    ]
+}
+
+/// `asks://whoami`: a resource whose reading asks the user who they are,
+/// then reads `<name>, <age>`.
+pub fn resources() -> Vec<toolshape::Resource> {
+    use toolshape::protocol::content::{ResourceContents, TextResourceContents};
+    vec![toolshape::Resource::new(
+        "asks://whoami",
+        "whoami",
+        |context: ToolContext, uri: String| async move {
+            let user = ask_user(&context).await?;
+            Ok::<_, ToolError>(vec![ResourceContents::Text(TextResourceContents::new(
+                uri,
+                said(&user),
+            ))])
+        },
+    )]
+}

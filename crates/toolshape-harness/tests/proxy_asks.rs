@@ -2,7 +2,8 @@
 //! The upstream's questions pass through the proxy: the proxy (the library,
 //! served over real HTTP on loopback) in front of the `test_server` binary (a
 //! real child process) whose tools ask the user (elicitation), the model
-//! (sampling) and the roots. For each pair of upstream and client revision
+//! (sampling) and the roots, and whose prompt and resource ask the user.
+//! For each pair of upstream and client revision
 //! (2025-11-25 with server-to-client requests, 2026-07-28 with
 //! `input_required` rounds), every question reaches the client calling, once
 //! per call, and the tool's result is the one a direct call gives; a client
@@ -38,11 +39,16 @@ async fn answering(url: &str, negotiation: Negotiation, asked: Arc<AtomicUsize>)
         .unwrap_or_else(|e| panic!("connecting to {url} on {negotiation:?}: {e}"))
 }
 
-/// The proxy in front of the test server speaking `era`, served over HTTP:
+/// The proxy in front of the test server speaking `era`, served over HTTP
+/// (tools, resources and prompts):
 /// the proxy (kept running while held) and its URL.
 async fn proxied(era: Negotiation) -> (Proxy, String) {
     let proxy = client_common::start_proxy(upstream(), era, ProxyOptions::default()).await;
-    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .expect("the server builds");
+    let url = client_common::serve_over_http(server).await;
     (proxy, url)
 }
 
@@ -69,8 +75,18 @@ async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() 
             assert_eq!(learnt(&client, "ask_roots", &case).await, roots, "{case}");
             assert_eq!(learnt(&client, "ask_twice", &case).await, both, "{case}");
             assert_eq!(learnt(&client, "ask_both", &case).await, both, "{case}");
-            // Each question once per call: 1 + 1 + 1 + 2 + 2.
-            assert_eq!(asked.load(Ordering::SeqCst), 7, "{case}");
+            // A prompt and a resource that ask, rendered and read through the proxy.
+            let rendered = client.get_prompt("ask_prompt", None).await.unwrap();
+            let text = rendered.messages[0].content.as_text().unwrap_or_default();
+            assert_eq!(text, "Hello, Ada, 36", "{case}");
+            let contents = client.read_resource("asks://whoami").await.unwrap();
+            assert_eq!(
+                serde_json::to_value(&contents).unwrap()[0]["text"],
+                "Ada, 36",
+                "{case}"
+            );
+            // Each question once per request: 1 + 1 + 1 + 2 + 2, then 1 + 1.
+            assert_eq!(asked.load(Ordering::SeqCst), 9, "{case}");
             client.close(Duration::from_secs(2)).await;
         }
     }

@@ -18,7 +18,7 @@ use toolshape::protocol::prompts::GetPromptResult;
 use toolshape::protocol::resources::Resource as ResourceDefinition;
 use toolshape::protocol::text::excerpt;
 use toolshape::resource::{self, ResourceLister, ResourceNotFound};
-use toolshape::{Prompt, ResourceTemplate, ToolError};
+use toolshape::{Prompt, ResourceTemplate, ToolContext, ToolError};
 
 use crate::forward::Forwarder;
 
@@ -59,7 +59,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
         let last: Arc<LastListing> = Arc::default();
         let lister =
             resource::lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
-                .reads(move |_, uri| read_resource(Arc::clone(&reads), uri));
+                .reads(move |context, uri| read_resource(Arc::clone(&reads), context, uri));
         surface.resources = Some(lister);
         match client.list_resource_templates().await {
             Ok(templates) => surface.templates = take_templates(forwarder, templates),
@@ -84,8 +84,8 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
                     let (renders, name) = (Arc::clone(forwarder), definition.name.clone());
                     surface.prompts.push(Prompt::from_definition(
                         definition,
-                        move |_, arguments| {
-                            get_prompt(Arc::clone(&renders), name.clone(), arguments)
+                        move |context, arguments| {
+                            get_prompt(Arc::clone(&renders), context, name.clone(), arguments)
                         },
                     ));
                 }
@@ -116,8 +116,8 @@ fn take_templates(
             break;
         }
         let reads = Arc::clone(forwarder);
-        let template = ResourceTemplate::from_definition(definition, move |_, uri, _| {
-            read_resource(Arc::clone(&reads), uri)
+        let template = ResourceTemplate::from_definition(definition, move |context, uri, _| {
+            read_resource(Arc::clone(&reads), context, uri)
         });
         match template {
             Ok(template) => taken.push(template),
@@ -160,22 +160,30 @@ async fn list_resources(
     Ok(listed.as_ref().clone())
 }
 
+/// Reads `uri` through the upstream, its questions asked of the client of `context`.
 async fn read_resource(
     forwarder: Arc<Forwarder>,
+    context: ToolContext,
     uri: String,
 ) -> Result<Vec<ResourceContents>, ToolError> {
     let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
-    client.read_resource(&uri).await.map_err(|error| {
-        if names_no_resource(&error) {
-            return ToolError::from_error(ResourceNotFound::new(uri));
-        }
-        upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
-    })
+    client
+        .read_resource_asking(&uri, context)
+        .await
+        .map_err(|error| {
+            if names_no_resource(&error) {
+                return ToolError::from_error(ResourceNotFound::new(uri));
+            }
+            upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
+        })
 }
 
+/// Renders the prompt `name` through the upstream, its questions asked of
+/// the client of `context`.
 async fn get_prompt(
     forwarder: Arc<Forwarder>,
+    context: ToolContext,
     name: String,
     arguments: BTreeMap<String, String>,
 ) -> Result<GetPromptResult, ToolError> {
@@ -187,7 +195,7 @@ async fn get_prompt(
         .collect();
     let arguments = (!arguments.is_empty()).then_some(arguments);
     client
-        .get_prompt(&name, arguments)
+        .get_prompt_asking(&name, arguments, context)
         .await
         .map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
 }

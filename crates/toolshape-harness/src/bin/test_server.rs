@@ -312,6 +312,8 @@ async fn serve() -> ExitCode {
         .options(options)
         .tools(tools())
         .tools(toolshape_harness::asking::tools())
+        .prompts(toolshape_harness::asking::prompts())
+        .resources(toolshape_harness::asking::resources())
         .build();
     let server = match built {
         Ok(server) => server,

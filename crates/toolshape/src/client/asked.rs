@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::asks::Ask;
-use toolshape_protocol::{ErrorObject, Request, RequestId, methods};
+use toolshape_protocol::meta::keys;
+use toolshape_protocol::{ErrorObject, Meta, Request, RequestId, methods};
 
 use super::outgoing::{Outbound, Outgoing, Route};
 use super::peer::{Channel, Peer, lock};
@@ -17,6 +18,44 @@ use crate::tool::ToolContext;
 /// Most questions about one call relayed at once; past it, the server's
 /// further questions are refused until one is answered.
 pub(crate) const MAX_OPEN_QUESTIONS: usize = 16;
+
+/// Sets a request to relay the server's questions about it to `context`'s
+/// client: its route carries the context, and on 2026-07-28 (`meta`) the
+/// request declares what that client can be asked (before, the connection
+/// declared its own at the handshake).
+pub(super) fn relay_asks(route: &mut Route, meta: Option<&mut Meta>, context: ToolContext) {
+    if let Some(meta) = meta {
+        relay_capabilities(meta, &context);
+    }
+    route.asks = Some(Arc::new(context));
+}
+
+/// A 2026-07-28 request's declared capabilities with those a server asks
+/// through (elicitation, sampling, roots) replaced by what `context`'s
+/// client declared, the connection's others kept.
+fn relay_capabilities(meta: &mut Meta, context: &ToolContext) {
+    let relayed = context.ask_capabilities();
+    let declared = meta
+        .entry(keys::CLIENT_CAPABILITIES)
+        .or_insert_with(|| json!({}));
+    if let Value::Object(declared) = declared {
+        for (name, value) in [
+            ("elicitation", relayed.elicitation.map(Value::Object)),
+            ("sampling", relayed.sampling.map(Value::Object)),
+            (
+                "roots",
+                relayed
+                    .roots
+                    .and_then(|roots| serde_json::to_value(roots).ok()),
+            ),
+        ] {
+            match value {
+                Some(value) => declared.insert(name.into(), value),
+                None => declared.remove(name),
+            };
+        }
+    }
+}
 
 impl Peer {
     /// Answers a request of the server's that arrived on `channel`, each

@@ -2,7 +2,6 @@
 //! legacy wrapping is undone, and typed calls decode into Rust types.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -17,7 +16,7 @@ use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 use super::error::{ClientError, ClientErrorKind};
 use super::received::{self, ReceivedResult};
 use super::{Client, mirror};
-use crate::tool::{CallOptions, ToolContext, ToolError, meta_keys};
+use crate::tool::{CallOptions, ToolError, meta_keys};
 
 /// A tool's result, checked: `structured` matched the tool's outputSchema and
 /// is unwrapped when the server wrapped it for an older revision. Two
@@ -220,12 +219,7 @@ impl Client {
             route.log = Some(log);
         }
         if let Some(context) = options.relay_asks {
-            // 2026-07-28: the request declares what its caller's client can
-            // be asked; before, the connection declared its own.
-            if let Some(meta) = meta.as_mut() {
-                relay_capabilities(meta, &context);
-            }
-            route.asks = Some(Arc::new(context));
+            super::asked::relay_asks(&mut route, meta.as_mut(), context);
         }
         if let Some(entry) = &entry {
             route.param_headers = entry
@@ -483,33 +477,6 @@ fn unwrap_result(value: Value) -> Value {
             map.remove(WRAPPED_RESULT_KEY).unwrap_or(Value::Null)
         }
         other => other,
-    }
-}
-
-/// A 2026-07-28 request's declared capabilities with those a server asks
-/// through (elicitation, sampling, roots) replaced by what `context`'s
-/// client declared, the connection's others kept.
-fn relay_capabilities(meta: &mut Meta, context: &ToolContext) {
-    let relayed = context.ask_capabilities();
-    let declared = meta
-        .entry(keys::CLIENT_CAPABILITIES)
-        .or_insert_with(|| json!({}));
-    if let Value::Object(declared) = declared {
-        for (name, value) in [
-            ("elicitation", relayed.elicitation.map(Value::Object)),
-            ("sampling", relayed.sampling.map(Value::Object)),
-            (
-                "roots",
-                relayed
-                    .roots
-                    .and_then(|roots| serde_json::to_value(roots).ok()),
-            ),
-        ] {
-            match value {
-                Some(value) => declared.insert(name.into(), value),
-                None => declared.remove(name),
-            };
-        }
     }
 }
 

@@ -20,6 +20,7 @@ use toolshape_protocol::{LoggingLevel, methods};
 use super::Client;
 use super::error::ClientError;
 use super::pages::{MAX_ITEMS, MAX_LISTING_BYTES, Pages};
+use crate::tool::ToolContext;
 
 impl Client {
     async fn simple<P: Serialize, R: DeserializeOwned>(
@@ -127,12 +128,35 @@ impl Client {
 
     /// Reads the resource at `uri` (answering the server's questions, if it asks).
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+        self.read_resource_with(uri, None).await
+    }
+
+    /// Reads the resource at `uri` for the client of `context` (a gateway's
+    /// read): the server's questions about it are asked of that client, as
+    /// for a call with [`CallOptions::relay_asks`](crate::CallOptions::relay_asks).
+    pub async fn read_resource_asking(
+        &self,
+        uri: &str,
+        context: ToolContext,
+    ) -> Result<Vec<ResourceContents>, ClientError> {
+        self.read_resource_with(uri, Some(context)).await
+    }
+
+    async fn read_resource_with(
+        &self,
+        uri: &str,
+        asking: Option<ToolContext>,
+    ) -> Result<Vec<ResourceContents>, ClientError> {
         let mut params = ReadResourceParams::new(uri);
         params.meta = self.request_meta();
+        let mut route = self.route();
+        if let Some(context) = asking {
+            super::asked::relay_asks(&mut route, params.meta.as_mut(), context);
+        }
         let raw = self
             .request_in_rounds(
                 methods::RESOURCES_READ,
-                self.route(),
+                route,
                 self.inner.options.request_timeout,
                 params,
             )
@@ -166,10 +190,35 @@ impl Client {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<GetPromptResult, ClientError> {
+        self.get_prompt_with(name, arguments, None).await
+    }
+
+    /// The prompt `name` with `arguments` for the client of `context` (a
+    /// gateway's render): the server's questions about it are asked of that
+    /// client, as for a call with
+    /// [`CallOptions::relay_asks`](crate::CallOptions::relay_asks).
+    pub async fn get_prompt_asking(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        context: ToolContext,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.get_prompt_with(name, arguments, Some(context)).await
+    }
+
+    async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        asking: Option<ToolContext>,
+    ) -> Result<GetPromptResult, ClientError> {
         let mut params = GetPromptParams::new(name, arguments);
         params.meta = self.request_meta();
         let mut route = self.route();
         route.name = Some(name.to_owned());
+        if let Some(context) = asking {
+            super::asked::relay_asks(&mut route, params.meta.as_mut(), context);
+        }
         let raw = self
             .request_in_rounds(
                 methods::PROMPTS_GET,
