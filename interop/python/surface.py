@@ -14,8 +14,7 @@ modern  `Client(..., mode="auto")`: server/discover, stateless 2026-07-28; the s
 
 --via-proxy runs the checks through `TOOLSHAPE proxy` in front of the same server, its upstream on
 the other revision (legacy: the proxy speaks 2026-07-28 to the server; modern: 2025-11-25), so that
-every question crosses revisions on its way; completion is left out (the proxy does not relay it:
-docs/proxy.md "Not done yet").
+every question crosses revisions on its way.
 
 Prints `python-surface-legacy: N passed, M failed` (or `-modern`, and `-proxy` after it) and exits 1
 on any failure.
@@ -176,8 +175,7 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
                 {"name": "id", "value": "4"})
             expect(got.completion.values == ["456"], f"values {got.completion.values}")
 
-        if proxy is None:
-            await r.check("completion/complete: a prompt argument and a template variable", complete)
+        await r.check("completion/complete: a prompt argument and a template variable", complete)
 
         async def elicit():
             before = len(questions)

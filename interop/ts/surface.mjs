@@ -7,7 +7,7 @@
 //
 // --via-proxy runs the checks through `TOOLSHAPE proxy` in front of the same server, the proxy speaking
 // 2026-07-28 to it (its questions come as `input_required` results, relayed to this client as
-// requests); completion is left out (the proxy does not relay it).
+// requests).
 //
 // The server is `conformance_server --stdio` (crates/toolshape-harness/src/bin/conformance_server.rs),
 // whose resources, template and prompts are those the official conformance suite reads. The TS SDK
@@ -148,7 +148,7 @@ async function exercise(client, questions) {
     await expectError(client.getPrompt({ name: 'no_such_prompt' }), INVALID_PARAMS, 'unknown prompt');
   });
 
-  if (!PROXY) await check('completion/complete: a prompt argument and a template variable', async () => {
+  await check('completion/complete: a prompt argument and a template variable', async () => {
     const byPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
     expect(isDeepStrictEqual(byPrompt.completion.values, ['paris', 'park', 'party']), J(byPrompt.completion));
     const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });

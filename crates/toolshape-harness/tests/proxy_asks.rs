@@ -27,7 +27,9 @@ const ERAS: [Negotiation; 2] = [
 ];
 
 fn upstream() -> ServerCommand {
-    ServerCommand::new(common::test_server_path()).stderr(StderrMode::Discard)
+    ServerCommand::new(common::test_server_path())
+        .arg("--asking-surface")
+        .stderr(StderrMode::Discard)
 }
 
 /// A client of `url` that answers every question, counting them.

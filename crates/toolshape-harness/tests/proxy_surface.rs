@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The proxy (the library, served with `Proxy::add_to` over real HTTP on
 //! loopback) in front of the conformance server (a real child process over
-//! stdio): its resources, resource templates and prompts reach a client as
+//! stdio): its resources, resource templates and prompts, and the completion
+//! of their arguments, reach a client as
 //! a direct client sees them, on every pair of 2025-11-25 and 2026-07-28,
 //! and an unknown resource is "not found" in the shape of the client's
 //! revision. In front of the hostile server, a prompt and a template
@@ -61,6 +62,10 @@ async fn surface(client: &Client) -> Value {
         .get_prompt("test_prompt_with_image", None)
         .await
         .unwrap();
+    // Completions of a prompt argument and a template variable (non-empty:
+    // equal but empty would prove nothing).
+    let (by_prompt, by_template) = client_common::conformance_completions(client).await;
+    assert!(!by_prompt.is_empty() && !by_template.is_empty());
     json!({
         "resources": resources,
         "templates": templates,
@@ -68,6 +73,7 @@ async fn surface(client: &Client) -> Value {
         "read": read,
         "rendered": rendered.messages,
         "image": image.messages,
+        "completed": [by_prompt, by_template],
     })
 }
 

@@ -11,7 +11,6 @@ use serde_json::{Map, Value, json};
 use toolshape::client::{Client, ClientBuilder, ClientErrorKind, Negotiation, ServerCommand};
 use toolshape::protocol::ProtocolVersion;
 use toolshape::protocol::asks::ElicitResult;
-use toolshape::protocol::completion::CompletionRef;
 use toolshape::protocol::content::{ContentBlock, ResourceContents};
 use toolshape_harness::conformance;
 
@@ -139,28 +138,9 @@ async fn exercise(client: &Client, label: &str) {
         other => panic!("{label}: {other:?}"),
     }
 
-    let places = client
-        .complete(
-            CompletionRef::Prompt {
-                name: "test_prompt_with_arguments".into(),
-            },
-            "arg1",
-            "par",
-        )
-        .await
-        .unwrap();
-    assert_eq!(places.values, ["paris", "park", "party"], "{label}");
-    let ids = client
-        .complete(
-            CompletionRef::Resource {
-                uri: "test://template/{id}/data".into(),
-            },
-            "id",
-            "4",
-        )
-        .await
-        .unwrap();
-    assert_eq!(ids.values, ["456"], "{label}");
+    let (places, ids) = client_common::conformance_completions(client).await;
+    assert_eq!(places, ["paris", "park", "party"], "{label}");
+    assert_eq!(ids, ["456"], "{label}");
 }
 
 #[tokio::test]

@@ -12,12 +12,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 use toolshape::client::{Client, ClientError, ClientErrorKind};
+use toolshape::protocol::completion::CompletionRef;
 use toolshape::protocol::content::ResourceContents;
 use toolshape::protocol::error_code;
 use toolshape::protocol::prompts::GetPromptResult;
 use toolshape::protocol::resources::Resource as ResourceDefinition;
 use toolshape::protocol::text::excerpt;
 use toolshape::resource::{self, ResourceLister, ResourceNotFound};
+use toolshape::tool::BoxFuture;
 use toolshape::{Prompt, ResourceTemplate, ToolContext, ToolError};
 
 use crate::forward::Forwarder;
@@ -53,6 +55,7 @@ type LastListing = Mutex<Option<(Instant, Arc<Vec<ResourceDefinition>>)>>;
 /// left out with a warning: the tools are served whatever happens here.
 pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surface {
     let capabilities = &client.negotiated().capabilities;
+    let completes = capabilities.completions.is_some();
     let mut surface = Surface::default();
     if capabilities.resources.is_some() {
         let (lists, reads) = (Arc::clone(forwarder), Arc::clone(forwarder));
@@ -62,7 +65,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
                 .reads(move |context, uri| read_resource(Arc::clone(&reads), context, uri));
         surface.resources = Some(lister);
         match client.list_resource_templates().await {
-            Ok(templates) => surface.templates = take_templates(forwarder, templates),
+            Ok(templates) => surface.templates = take_templates(forwarder, templates, completes),
             Err(error) => tracing::warn!(%error, "cannot list the upstream's resource templates"),
         }
     }
@@ -82,12 +85,24 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
                         break;
                     }
                     let (renders, name) = (Arc::clone(forwarder), definition.name.clone());
-                    surface.prompts.push(Prompt::from_definition(
-                        definition,
-                        move |context, arguments| {
+                    let arguments: Vec<String> = match (completes, &definition.arguments) {
+                        (true, Some(arguments)) => {
+                            arguments.iter().map(|a| a.name.clone()).collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    let mut prompt =
+                        Prompt::from_definition(definition, move |context, arguments| {
                             get_prompt(Arc::clone(&renders), context, name.clone(), arguments)
-                        },
-                    ));
+                        });
+                    let reference = CompletionRef::Prompt {
+                        name: prompt.name().to_owned(),
+                    };
+                    for argument in arguments {
+                        let completer = completer(forwarder, reference.clone(), argument.clone());
+                        prompt = prompt.complete(argument, completer);
+                    }
+                    surface.prompts.push(prompt);
                 }
             }
             Err(error) => tracing::warn!(%error, "cannot list the upstream's prompts"),
@@ -101,6 +116,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
 fn take_templates(
     forwarder: &Arc<Forwarder>,
     definitions: Vec<toolshape::protocol::resources::ResourceTemplate>,
+    completes: bool,
 ) -> Vec<ResourceTemplate> {
     let mut taken: Vec<ResourceTemplate> = Vec::new();
     let mut seen = HashSet::new();
@@ -120,7 +136,23 @@ fn take_templates(
             read_resource(Arc::clone(&reads), context, uri)
         });
         match template {
-            Ok(template) => taken.push(template),
+            Ok(mut template) => {
+                if completes {
+                    let reference = CompletionRef::Resource {
+                        uri: template.uri_template().to_owned(),
+                    };
+                    let variables: Vec<String> = template
+                        .variables()
+                        .into_iter()
+                        .map(str::to_owned)
+                        .collect();
+                    for variable in variables {
+                        let completer = completer(forwarder, reference.clone(), variable.clone());
+                        template = template.complete(variable, completer);
+                    }
+                }
+                taken.push(template);
+            }
             Err(error) => tracing::warn!(%error, "an upstream resource template is left out"),
         }
     }
@@ -198,6 +230,44 @@ async fn get_prompt(
         .get_prompt_asking(&name, arguments, context)
         .await
         .map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
+}
+
+/// Suggestions for `argument` of what `reference` names, asked of the
+/// upstream (within `--max-concurrent` and the longest call time); none
+/// when it fails, with a warning.
+fn completer(
+    forwarder: &Arc<Forwarder>,
+    reference: CompletionRef,
+    argument: String,
+) -> impl Fn(String, BTreeMap<String, String>) -> BoxFuture<Vec<String>> + Send + Sync + 'static {
+    let forwarder = Arc::clone(forwarder);
+    move |partial, others| {
+        let (forwarder, reference, argument) =
+            (Arc::clone(&forwarder), reference.clone(), argument.clone());
+        Box::pin(async move {
+            let _permit = forwarder.permit().await;
+            let client = match forwarder.upstream.client().await {
+                Ok(client) => client,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot reach the upstream to complete an argument");
+                    return Vec::new();
+                }
+            };
+            let limit = forwarder.options.longest_call();
+            let asked = client.complete_with(reference, &argument, &partial, &others);
+            match tokio::time::timeout(limit, asked).await {
+                Ok(Ok(completion)) => completion.values,
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, argument = %excerpt(&argument, 100), "the upstream did not complete an argument");
+                    Vec::new()
+                }
+                Err(_) => {
+                    tracing::warn!(argument = %excerpt(&argument, 100), "the upstream did not complete an argument in time");
+                    Vec::new()
+                }
+            }
+        })
+    }
 }
 
 /// Whether the upstream answered that nothing is at the URI read: the

@@ -5,14 +5,16 @@
 //! ```text
 //! cargo run -p toolshape-harness --bin test_server -- \
 //!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES] \
-//!     [--write-stall-timeout-ms MS] [--current-thread]
+//!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface]
 //! ```
 //!
 //! Each valued flag can also be set through the environment:
 //! `TEST_SERVER_PAGE_SIZE`, `TEST_SERVER_CALL_TIMEOUT_MS`,
 //! `TEST_SERVER_MAX_MESSAGE_BYTES`, `TEST_SERVER_WRITE_STALL_TIMEOUT_MS`
 //! (flags win). `--current-thread` serves on a current-thread runtime, as
-//! `toolshape serve` does. Logs go to stderr (`RUST_LOG`, default `warn`).
+//! `toolshape serve` does. `--asking-surface` also serves a prompt and a
+//! resource that ask the user (`toolshape_harness::asking`); without it the
+//! server has tools only. Logs go to stderr (`RUST_LOG`, default `warn`).
 //!
 //! Besides the tools below, `block` blocks its thread for `ms` (a
 //! [`Tool::typed_blocking`] tool), and `burst` answers with `n` progress
@@ -234,16 +236,17 @@ fn setting(args: &[String], flag: &str, env: &str) -> Result<Option<u64>, String
 }
 
 fn options() -> Result<ServerOptions, String> {
-    const FLAGS: [&str; 5] = [
+    const FLAGS: [&str; 6] = [
         "--page-size",
         "--call-timeout-ms",
         "--max-message-bytes",
         "--write-stall-timeout-ms",
         "--current-thread",
+        "--asking-surface",
     ];
     let args: Vec<String> = std::env::args()
         .skip(1)
-        .filter(|arg| arg != "--current-thread")
+        .filter(|arg| arg != "--current-thread" && arg != "--asking-surface")
         .collect();
     if let Some(unknown) = args
         .iter()
@@ -308,13 +311,16 @@ async fn serve() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let built = Server::builder("test_server", "0.0.1")
+    let mut builder = Server::builder("test_server", "0.0.1")
         .options(options)
         .tools(tools())
-        .tools(toolshape_harness::asking::tools())
-        .prompts(toolshape_harness::asking::prompts())
-        .resources(toolshape_harness::asking::resources())
-        .build();
+        .tools(toolshape_harness::asking::tools());
+    if std::env::args().any(|arg| arg == "--asking-surface") {
+        builder = builder
+            .prompts(toolshape_harness::asking::prompts())
+            .resources(toolshape_harness::asking::resources());
+    }
+    let built = builder.build();
     let server = match built {
         Ok(server) => server,
         Err(error) => {

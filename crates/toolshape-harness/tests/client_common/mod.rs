@@ -290,3 +290,25 @@ pub fn answering(
             }
         })
 }
+
+/// The conformance server's completions of a prompt argument
+/// (`test_prompt_with_arguments` `arg1`, typed `par`) and of a template
+/// variable (`test://template/{id}/data` `id`, typed `4`), as `client` gets them.
+pub async fn conformance_completions(client: &Client) -> (Vec<String>, Vec<String>) {
+    use toolshape::protocol::completion::CompletionRef;
+    let prompt = CompletionRef::Prompt {
+        name: "test_prompt_with_arguments".into(),
+    };
+    let template = CompletionRef::Resource {
+        uri: "test://template/{id}/data".into(),
+    };
+    let by_prompt = client
+        .complete(prompt, "arg1", "par")
+        .await
+        .expect("completes");
+    let by_template = client
+        .complete(template, "id", "4")
+        .await
+        .expect("completes");
+    (by_prompt.values, by_template.values)
+}

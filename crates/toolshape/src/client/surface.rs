@@ -3,6 +3,8 @@
 //! completions. Reads and prompts go through input_required rounds like
 //! tool calls.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -238,6 +240,20 @@ impl Client {
         argument: &str,
         value: &str,
     ) -> Result<Completion, ClientError> {
+        self.complete_with(reference, argument, value, &BTreeMap::new())
+            .await
+    }
+
+    /// Suggestions for the argument `argument` of what `reference` names,
+    /// given its value so far and the values of the others already chosen
+    /// (the request's `context.arguments`, when any).
+    pub async fn complete_with(
+        &self,
+        reference: CompletionRef,
+        argument: &str,
+        value: &str,
+        others: &BTreeMap<String, String>,
+    ) -> Result<Completion, ClientError> {
         #[derive(serde::Deserialize)]
         struct Answer {
             completion: Completion,
@@ -248,6 +264,9 @@ impl Client {
             serde_json::to_value(&reference).unwrap_or(Value::Null),
         );
         params.insert("argument".into(), json!({"name": argument, "value": value}));
+        if !others.is_empty() {
+            params.insert("context".into(), json!({ "arguments": others }));
+        }
         let answer: Answer = self
             .simple(methods::COMPLETION_COMPLETE, &self.params(params))
             .await?;

@@ -216,6 +216,16 @@ impl ResourceTemplate {
         self
     }
 
+    /// The template, as written.
+    pub fn uri_template(&self) -> &str {
+        &self.definition.uri_template
+    }
+
+    /// The names of the template's variables, in the order they appear.
+    pub fn variables(&self) -> Vec<&str> {
+        self.template.variables().collect()
+    }
+
     /// Suggests values of the variable `name` (`completion/complete`): given
     /// what is typed so far and the other variables, the candidates.
     #[must_use]

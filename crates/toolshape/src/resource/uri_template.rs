@@ -133,6 +133,17 @@ impl UriTemplate {
     }
 
     /// The template as written.
+    /// The names of its variables, in order.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
+        self.captures
+            .iter()
+            .flat_map(|capture| match capture {
+                Capture::Variable(name) => std::slice::from_ref(name),
+                Capture::Query(names) => names.as_slice(),
+            })
+            .map(String::as_str)
+    }
+
     pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
