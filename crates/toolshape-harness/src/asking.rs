@@ -41,6 +41,14 @@ async fn ask_user(context: &ToolContext) -> Result<Value, ToolError> {
     })
 }
 
+/// Asks the user the form `question`; the name given, or the action.
+async fn ask_named(context: &ToolContext, question: &str) -> Result<Value, ToolError> {
+    Ok(match context.elicit::<Contact>(question).await? {
+        Elicitation::Accepted(contact) => json!(contact.name),
+        _ => json!(null),
+    })
+}
+
 async fn ask_model(context: &ToolContext) -> Result<Value, ToolError> {
     let question = SamplingMessage::text(Role::User, "What is 2 + 2?");
     let answer = context
@@ -51,7 +59,8 @@ async fn ask_model(context: &ToolContext) -> Result<Value, ToolError> {
 
 /// The tools: `ask_user` (a typed form), `ask_model` (sampling),
 /// `ask_roots`, `ask_twice` (a form, then the model: two rounds on
-/// 2026-07-28) and `ask_both` (both at once: one round, two questions).
+/// 2026-07-28), `ask_both` (both at once: one round, two questions) and
+/// `ask_two` (two forms at once, `Who is A?` and `Who is B?`: the names given).
 pub fn tools() -> Vec<Tool> {
     vec![
         Tool::typed_with_context("ask_user", |context: ToolContext, _: Empty| async move {
@@ -89,6 +98,16 @@ pub fn tools() -> Vec<Tool> {
             })
         })
         .description("Asks the user and the model at once."),
+        Tool::typed_with_context("ask_two", |context: ToolContext, _: Empty| async move {
+            let (a, b) = tokio::join!(
+                ask_named(&context, "Who is A?"),
+                ask_named(&context, "Who is B?")
+            );
+            Ok(Learnt {
+                learnt: json!({ "a": a?, "b": b? }),
+            })
+        })
+        .description("Asks the user two forms of one kind at once."),
     ]
 }
 

@@ -60,7 +60,9 @@ async fn learnt(client: &Client, tool: &str, case: &str) -> Value {
     result.structured.unwrap()["learnt"].clone()
 }
 
-#[tokio::test]
+// Several worker threads: the proxy's tasks run in no fixed order, as
+// under a real load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() {
     let user = json!({"action": "accept", "name": "Ada", "age": 36});
     let model = json!({"model": "test-model", "text": "4"});
@@ -77,6 +79,12 @@ async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() 
             assert_eq!(learnt(&client, "ask_roots", &case).await, roots, "{case}");
             assert_eq!(learnt(&client, "ask_twice", &case).await, both, "{case}");
             assert_eq!(learnt(&client, "ask_both", &case).await, both, "{case}");
+            // Two questions of one kind at once, many times: each answer
+            // goes to its own question, whatever order they run in.
+            let two = json!({"a": "Who is A?", "b": "Who is B?"});
+            for _ in 0..20 {
+                assert_eq!(learnt(&client, "ask_two", &case).await, two, "{case}");
+            }
             // A prompt and a resource that ask, rendered and read through the proxy.
             let rendered = client.get_prompt("ask_prompt", None).await.unwrap();
             let text = rendered.messages[0].content.as_text().unwrap_or_default();
@@ -87,8 +95,8 @@ async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() 
                 "Ada, 36",
                 "{case}"
             );
-            // Each question once per request: 1 + 1 + 1 + 2 + 2, then 1 + 1.
-            assert_eq!(asked.load(Ordering::SeqCst), 9, "{case}");
+            // Each question once per request: 1 + 1 + 1 + 2 + 2, 20 x 2, then 1 + 1.
+            assert_eq!(asked.load(Ordering::SeqCst), 49, "{case}");
             client.close(Duration::from_secs(2)).await;
         }
     }

@@ -14,6 +14,7 @@ fn expected_names() -> Vec<String> {
         "ask_model",
         "ask_roots",
         "ask_twice",
+        "ask_two",
         "ask_user",
         "bad_output",
         "block",

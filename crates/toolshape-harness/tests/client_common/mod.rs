@@ -251,8 +251,9 @@ pub async fn start_proxy(
 }
 
 /// A client builder that answers the harness's asking tools
-/// (`toolshape_harness::asking`) as a user and a model would, and offers one
-/// root, counting every question in `asked`.
+/// (`toolshape_harness::asking`) as a user and a model would (the user is
+/// Ada, 36; asked any other question, the name given is the question), and
+/// offers one root, counting every question in `asked`.
 pub fn answering(
     asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 ) -> toolshape::client::ClientBuilder {
@@ -264,11 +265,16 @@ pub fn answering(
         .on_elicit(false, move |params| {
             elicited.fetch_add(1, Ordering::SeqCst);
             async move {
-                assert_eq!(params.message, "Who are you?");
                 let schema = params.requested_schema.unwrap_or_default();
                 assert_eq!(schema["properties"]["age"]["type"], "integer", "{schema}");
+                // "Who are you?" is Ada; any other question is answered with
+                // itself as the name, so that a swapped answer shows.
+                let name = match params.message.as_str() {
+                    "Who are you?" => "Ada".to_owned(),
+                    other => other.to_owned(),
+                };
                 let mut content = serde_json::Map::new();
-                content.insert("name".into(), serde_json::json!("Ada"));
+                content.insert("name".into(), serde_json::json!(name));
                 content.insert("age".into(), serde_json::json!(36));
                 Ok(ElicitResult::accept(content))
             }

@@ -202,14 +202,17 @@ impl Client {
         let relay = options.relay;
         let peer = &self.inner.peer;
         let id = peer.next_id();
-        let mut meta = self.request_meta();
+        let mut route = self.route();
+        let mut meta = match options.relay_asks {
+            Some(context) => self.relaying(&mut route, context),
+            None => self.request_meta(),
+        };
         if let Some(progress) = options.progress {
             let token = serde_json::to_value(&id).unwrap_or(Value::Null);
             meta.get_or_insert_with(Meta::new)
                 .insert(keys::PROGRESS_TOKEN.into(), token);
             peer.route_progress(id.clone(), progress);
         }
-        let mut route = self.route();
         route.name = Some(name.to_owned());
         if let Some(log) = options.log {
             // 2026-07-28: each request asks for its own log messages.
@@ -217,9 +220,6 @@ impl Client {
                 meta.insert(keys::LOG_LEVEL.into(), json!(log.0));
             }
             route.log = Some(log);
-        }
-        if let Some(context) = options.relay_asks {
-            super::asked::relay_asks(&mut route, meta.as_mut(), context);
         }
         if let Some(entry) = &entry {
             route.param_headers = entry

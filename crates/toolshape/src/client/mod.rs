@@ -40,7 +40,7 @@ use tokio::process::Child;
 use toolshape_protocol::asks::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root,
 };
-use toolshape_protocol::{ErrorObject, Implementation, Meta, ProtocolVersion};
+use toolshape_protocol::{ClientCapabilities, ErrorObject, Implementation, Meta, ProtocolVersion};
 use toolshape_schema::SchemaEngine;
 
 pub use call::ToolResult;
@@ -111,6 +111,10 @@ struct Inner {
     /// What every request's `_meta` starts with (2026-07-28: the revision,
     /// this client and its capabilities), worked out once.
     request_meta: Option<Meta>,
+    /// The same for a request whose questions are relayed to another
+    /// client: none of the capabilities to answer them declared (that
+    /// client's are, per request).
+    relay_meta: Option<Meta>,
 }
 
 impl std::fmt::Debug for Client {
@@ -430,10 +434,11 @@ impl ClientBuilder {
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
-        let request_meta = negotiated
-            .version
-            .is_stateless()
+        let stateless = negotiated.version.is_stateless();
+        let request_meta = stateless
             .then(|| negotiate::modern_meta(&self.client_info, &peer.handlers.capabilities()));
+        let relay_meta = stateless
+            .then(|| negotiate::modern_meta(&self.client_info, &ClientCapabilities::default()));
         Ok(Client {
             inner: Arc::new(Inner {
                 peer,
@@ -445,6 +450,7 @@ impl ClientBuilder {
                 child: Mutex::new(child),
                 stderr,
                 request_meta,
+                relay_meta,
             }),
         })
     }

@@ -65,6 +65,8 @@ pub(super) struct Waiter {
     /// One per question about this request still being answered: dropped
     /// with the request, which tells its answering task to give up.
     pub(super) answering: Vec<oneshot::Sender<()>>,
+    /// The keys given to the questions relayed about this request so far.
+    pub(super) keys: super::asked::QuestionKeys,
 }
 
 /// The shared state of one connection to a server.
@@ -75,6 +77,9 @@ pub(crate) struct Peer {
     pub(crate) handlers: Handlers,
     pub(super) pending: Mutex<HashMap<RequestId, Waiter>>,
     progress: Mutex<HashMap<RequestId, mpsc::Sender<Progress>>>,
+    /// Requests whose questions were relayed and that ended unanswered
+    /// lately: the server may still ask about them (see `asked.rs`).
+    pub(super) abandoned: Mutex<super::asked::Abandoned>,
     next_id: AtomicI64,
     closed: AtomicBool,
     /// Set when the server says its tool list changed.
@@ -111,6 +116,7 @@ impl Peer {
             handlers,
             pending: Mutex::default(),
             progress: Mutex::default(),
+            abandoned: Mutex::default(),
             next_id: AtomicI64::new(1),
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
@@ -152,6 +158,7 @@ impl Peer {
             log: route.log.clone(),
             asks: route.asks.clone(),
             answering: Vec::new(),
+            keys: super::asked::QuestionKeys::default(),
         };
         lock(&self.pending).insert(id.clone(), waiter);
         let mut guard = PendingGuard {
@@ -392,7 +399,11 @@ impl Drop for PendingGuard {
         if !self.armed {
             return;
         }
-        let was_pending = lock(&self.peer.pending).remove(&self.id).is_some();
+        let removed = lock(&self.peer.pending).remove(&self.id);
+        let was_pending = removed.is_some();
+        if let Some(context) = removed.and_then(|waiter| waiter.asks) {
+            lock(&self.peer.abandoned).record(context.caller());
+        }
         if let (true, Some(route)) = (was_pending, self.route.take()) {
             let params = CancelledNotificationParams::new(
                 self.id.clone(),

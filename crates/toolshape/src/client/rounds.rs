@@ -4,23 +4,23 @@
 //! `requestState`, under a new id, a bounded number of times.
 
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::task::JoinSet;
 use toolshape_protocol::asks::Ask;
 use toolshape_protocol::prompts::GetPromptParams;
 use toolshape_protocol::resources::ReadResourceParams;
-use toolshape_protocol::{CallToolParams, InputRequiredResult};
+use toolshape_protocol::{CallToolParams, ErrorObject, InputRequiredResult};
 
 use super::Client;
 use super::answer::ResultJson;
 use super::error::{ClientError, ClientErrorKind};
 use super::outgoing::Route;
 use super::peer::Peer;
-use crate::tool::{MAX_QUESTIONS, ToolContext};
+use crate::tool::{BoxFuture, MAX_QUESTIONS, ToolContext};
 
 /// Most rounds one request goes through.
 pub(crate) const MAX_ROUNDS: usize = 8;
@@ -94,7 +94,7 @@ async fn answer_all(
             requests.len()
         )));
     }
-    let mut answering = JoinSet::new();
+    let mut answering: Vec<Answering> = Vec::with_capacity(requests.len());
     for (key, request) in requests {
         let ask = Ask::from_input_request(&request).ok_or_else(|| {
             ClientError::invalid(format!(
@@ -102,27 +102,56 @@ async fn answer_all(
                 toolshape_protocol::text::excerpt(&key, 100)
             ))
         })?;
-        match relay {
+        let answer: BoxFuture<Result<Value, ErrorObject>> = match relay {
             Some(context) => {
-                let context = Arc::clone(context);
-                answering.spawn(async move {
-                    let answer = context.relay_ask(Some(key.clone()), ask).await;
-                    (key, answer)
-                });
+                let (context, key) = (Arc::clone(context), key.clone());
+                Box::pin(async move { context.relay_ask(Some(key), ask).await })
             }
             None => {
                 let handlers = peer.handlers.clone();
-                answering.spawn(async move { (key, handlers.answer(ask).await) });
+                Box::pin(async move { handlers.answer(ask).await })
+            }
+        };
+        answering.push(Answering::Asked(key, answer));
+    }
+    all_answered(answering).await
+}
+
+/// One question of a round: being answered, or answered.
+enum Answering {
+    Asked(String, BoxFuture<Result<Value, ErrorObject>>),
+    Answered,
+}
+
+/// Drives every question's answer in this task (so that each is asked at
+/// once, as a gateway's round collects them), until all are answered or one
+/// fails.
+async fn all_answered(mut answering: Vec<Answering>) -> Result<Map<String, Value>, ClientError> {
+    let mut responses = Map::new();
+    std::future::poll_fn(|cx| {
+        let mut waiting = false;
+        for slot in &mut answering {
+            let Answering::Asked(key, answer) = slot else {
+                continue;
+            };
+            match answer.as_mut().poll(cx) {
+                Poll::Pending => waiting = true,
+                Poll::Ready(Err(error)) => {
+                    return Poll::Ready(Err(ClientError::from(ClientErrorKind::Protocol(error))));
+                }
+                Poll::Ready(Ok(value)) => {
+                    responses.insert(std::mem::take(key), value);
+                    *slot = Answering::Answered;
+                }
             }
         }
-    }
-    let mut responses = Map::new();
-    while let Some(answered) = answering.join_next().await {
-        let (key, answer) = answered.map_err(|e| {
-            ClientError::invalid(format!("answering the server's question failed: {e}"))
-        })?;
-        responses.insert(key, answer.map_err(ClientErrorKind::Protocol)?);
-    }
+        if waiting {
+            Poll::Pending
+        } else {
+            Poll::Ready(Ok(()))
+        }
+    })
+    .await?;
     Ok(responses)
 }
 

@@ -149,12 +149,12 @@ impl Client {
         uri: &str,
         asking: Option<ToolContext>,
     ) -> Result<Vec<ResourceContents>, ClientError> {
-        let mut params = ReadResourceParams::new(uri);
-        params.meta = self.request_meta();
         let mut route = self.route();
-        if let Some(context) = asking {
-            super::asked::relay_asks(&mut route, params.meta.as_mut(), context);
-        }
+        let mut params = ReadResourceParams::new(uri);
+        params.meta = match asking {
+            Some(context) => self.relaying(&mut route, context),
+            None => self.request_meta(),
+        };
         let raw = self
             .request_in_rounds(
                 methods::RESOURCES_READ,
@@ -214,13 +214,13 @@ impl Client {
         arguments: Option<Map<String, Value>>,
         asking: Option<ToolContext>,
     ) -> Result<GetPromptResult, ClientError> {
-        let mut params = GetPromptParams::new(name, arguments);
-        params.meta = self.request_meta();
         let mut route = self.route();
         route.name = Some(name.to_owned());
-        if let Some(context) = asking {
-            super::asked::relay_asks(&mut route, params.meta.as_mut(), context);
-        }
+        let mut params = GetPromptParams::new(name, arguments);
+        params.meta = match asking {
+            Some(context) => self.relaying(&mut route, context),
+            None => self.request_meta(),
+        };
         let raw = self
             .request_in_rounds(
                 methods::PROMPTS_GET,

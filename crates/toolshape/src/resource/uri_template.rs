@@ -132,7 +132,6 @@ impl UriTemplate {
         })
     }
 
-    /// The template as written.
     /// The names of its variables, in order.
     pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
         self.captures
@@ -144,6 +143,7 @@ impl UriTemplate {
             .map(String::as_str)
     }
 
+    /// The template as written.
     pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
