@@ -83,3 +83,42 @@ async fn a_question_of_an_http_upstream_reaches_the_client_over_stdio() {
         }
     }
 }
+
+#[tokio::test]
+async fn with_no_relay_asks_the_upstream_learns_it_may_not_ask() {
+    let url = serve().await;
+    for upstream in ["2025-11-25", "2026-07-28"] {
+        let command = ServerCommand::new(client_common::toolshape_bin())
+            .args([
+                "proxy",
+                "--no-relay-asks",
+                "--protocol",
+                upstream,
+                "--url",
+                &url,
+            ])
+            .stderr(StderrMode::Capture);
+        let asked = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&asked);
+        let client = Client::builder()
+            .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+            .options(client_common::options())
+            .on_elicit(false, move |_| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async { Ok(ElicitResult::accept(Map::new())) }
+            })
+            .connect_stdio(command)
+            .await
+            .unwrap_or_else(|e| panic!("upstream {upstream}: {e}"));
+        let result = client.call_tool("greet", None).await.unwrap();
+        // The upstream's tool finds the capability missing and says so.
+        assert!(result.is_error, "upstream {upstream}: {}", result.text());
+        assert!(
+            result.text().contains("elicitation"),
+            "upstream {upstream}: {}",
+            result.text()
+        );
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "upstream {upstream}");
+        client.close(Duration::from_secs(2)).await;
+    }
+}

@@ -172,8 +172,10 @@ impl Forwarder {
         // Results are relayed as received where they can be: no `Value` of them is built then.
         let mut options = CallOptions::new()
             .timeout(self.options.timeout_for(tool))
-            .relaying()
-            .relay_asks(context.clone());
+            .relaying();
+        if self.options.relay_asks {
+            options = options.relay_asks(context.clone());
+        }
         let mut reports = None;
         if context.wants_progress() {
             let (sender, receiver) = mpsc::channel(RELAY_QUEUE);

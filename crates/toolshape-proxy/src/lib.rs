@@ -100,7 +100,10 @@ impl Proxy {
         builder: ClientBuilder,
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
-        let builder = asks::declared(builder.request_timeout(options.longest_call()));
+        let mut builder = builder.request_timeout(options.longest_call());
+        if options.relay_asks {
+            builder = asks::declared(builder);
+        }
         let upstream = upstream::Upstream::connect(
             upstream,
             builder,

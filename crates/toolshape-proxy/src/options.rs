@@ -106,6 +106,11 @@ pub struct ProxyOptions {
     /// Messages about a call go to its caller (at the caller's own level);
     /// the others to the proxy's log. 2026-07-28 upstreams are asked per call.
     pub upstream_log_level: Option<LoggingLevel>,
+    /// Whether the upstream's questions (elicitation, sampling, roots) are
+    /// relayed to the client each is about (default). When `false`, the
+    /// proxy declares none of the capabilities to answer them, so the
+    /// upstream asks nothing (or takes its own fallback).
+    pub relay_asks: bool,
 }
 
 impl Default for ProxyOptions {
@@ -124,6 +129,7 @@ impl Default for ProxyOptions {
             toolkit: None,
             version: None,
             upstream_log_level: Some(LoggingLevel::Info),
+            relay_asks: true,
         }
     }
 }

@@ -200,15 +200,17 @@ async fn read_resource(
 ) -> Result<Vec<ResourceContents>, ToolError> {
     let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
-    client
-        .read_resource_asking(&uri, context)
-        .await
-        .map_err(|error| {
-            if names_no_resource(&error) {
-                return ToolError::from_error(ResourceNotFound::new(uri));
-            }
-            upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
-        })
+    let read = if forwarder.options.relay_asks {
+        client.read_resource_asking(&uri, context).await
+    } else {
+        client.read_resource(&uri).await
+    };
+    read.map_err(|error| {
+        if names_no_resource(&error) {
+            return ToolError::from_error(ResourceNotFound::new(uri));
+        }
+        upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
+    })
 }
 
 /// Renders the prompt `name` through the upstream, its questions asked of
@@ -226,10 +228,12 @@ async fn get_prompt(
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
     let arguments = (!arguments.is_empty()).then_some(arguments);
-    client
-        .get_prompt_asking(&name, arguments, context)
-        .await
-        .map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
+    let rendered = if forwarder.options.relay_asks {
+        client.get_prompt_asking(&name, arguments, context).await
+    } else {
+        client.get_prompt(&name, arguments).await
+    };
+    rendered.map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
 }
 
 /// Suggestions for `argument` of what `reference` names, asked of the

@@ -74,6 +74,10 @@ pub(crate) struct ProxyArgs {
     /// caller, at the level the caller asked for; the others to this log.
     #[arg(long, value_name = "LEVEL", default_value = "info", value_parser = log_level)]
     upstream_log_level: LogLevelArg,
+    /// Do not relay the upstream's questions (elicitation, sampling, roots)
+    /// to the clients they are about, nor tell the upstream it may ask them.
+    #[arg(long)]
+    no_relay_asks: bool,
     /// Upstream connections (child processes) to spread calls over.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstreams: u16,
@@ -146,6 +150,7 @@ impl ProxyArgs {
             })
         });
         options.upstream_log_level = self.upstream_log_level.0;
+        options.relay_asks = !self.no_relay_asks;
         options.audit = self.audit.as_ref().map(|path| {
             if path.as_os_str() == "-" {
                 AuditTarget::Stderr
