@@ -45,7 +45,7 @@ enum Command {
     #[command(after_help = commands::check::CHECK_EXIT_CODES_HELP)]
     Check(commands::check::CheckArgs),
     /// A validating gateway in front of any MCP server: `toolshape proxy [--http ADDR] -- <server command...>`.
-    Proxy(commands::proxy::ProxyArgs),
+    Proxy(Box<commands::proxy::ProxyArgs>),
 }
 
 fn main() -> ExitCode {
@@ -86,7 +86,7 @@ fn main() -> ExitCode {
             Command::Call(args) => commands::call::run(args).await,
             Command::Bench(args) => commands::bench::run(args).await,
             Command::Check(args) => commands::check::run(args).await,
-            Command::Proxy(args) => commands::proxy::run(args).await,
+            Command::Proxy(args) => commands::proxy::run(*args).await,
         }
     });
     // A read of a terminal or file may still be pending on a blocking
