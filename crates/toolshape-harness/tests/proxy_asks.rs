@@ -96,7 +96,16 @@ async fn every_question_reaches_the_client_calling_on_every_pair_of_revisions() 
                 "{case}"
             );
             // Each question once per request: 1 + 1 + 1 + 2 + 2, 20 x 2, then 1 + 1.
-            assert_eq!(asked.load(Ordering::SeqCst), 49, "{case}");
+            // But for a handshake upstream over stdio behind a 2026-07-28
+            // client: a question the upstream sent about a round's call
+            // that had just ended may reach the retry, which then shows it
+            // again (docs/proxy.md); the answers are still each their own.
+            let asked = asked.load(Ordering::SeqCst);
+            if upstream_era == ERAS[0] && client_era == ERAS[1] {
+                assert!((49..=49 + 40).contains(&asked), "{case}: {asked}");
+            } else {
+                assert_eq!(asked, 49, "{case}");
+            }
             client.close(Duration::from_secs(2)).await;
         }
     }

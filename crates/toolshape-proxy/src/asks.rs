@@ -19,7 +19,9 @@ pub(crate) fn declared(builder: ClientBuilder) -> ClientBuilder {
 /// The answer to a question the proxy cannot pass on.
 fn unrouted(method: &str) -> ErrorObject {
     ErrorObject::internal_error(format!(
-        "the proxy relays {method} only while the call it is about is the only one in flight \
-         on this connection (or, over HTTP, on the call's own stream)"
+        "the proxy cannot tell which of its clients this {method} is for: it relays a question \
+         over a shared connection only while one request is in flight on it and no other \
+         client's request ended in the 2 s before (over HTTP, by the request's own stream); \
+         asked again later it may get through"
     ))
 }

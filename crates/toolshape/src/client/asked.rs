@@ -35,33 +35,69 @@ const MAX_ABANDONED: usize = 1024;
 /// key, in a later round of a request that runs again from the start, and
 /// the server asks again, maybe in another order (questions asked at once
 /// arrive in the order the server's tasks ran). So the key is made of the
-/// question itself, and how many times the same question came before.
+/// question itself, and how many times the same question came before once
+/// answered: the same question asked again while it is still open (asked
+/// twice at once, or once more by a call that ended just before) shares its
+/// key, and so its answer.
 #[derive(Debug, Default)]
 pub(crate) struct QuestionKeys {
-    seen: HashMap<String, usize>,
+    /// The latest key of each question.
+    latest: HashMap<String, (usize, String)>,
     count: usize,
 }
 
 impl QuestionKeys {
-    /// The key of `question` (`{"method", "params"}`), or `None` past
-    /// [`MAX_QUESTIONS`] questions about one request.
-    fn key(&mut self, question: &Value) -> Option<String> {
+    /// The key of `question` (`{"method", "params"}`), given which keys are
+    /// still being answered; `None` past [`MAX_QUESTIONS`] questions about
+    /// one request.
+    fn key(&mut self, question: &Value, open: impl Fn(&str) -> bool) -> Option<String> {
         if self.count >= MAX_QUESTIONS {
             return None;
         }
         self.count += 1;
-        let text = serde_json::to_vec(question).unwrap_or_default();
+        let text = serde_json::to_vec(&what_it_asks(question)).unwrap_or_default();
         let digest = Sha256::digest(&text);
-        let mut key = String::from("question-");
+        let mut base = String::from("question-");
         for byte in digest.iter().take(8) {
-            key.push_str(&format!("{byte:02x}"));
+            base.push_str(&format!("{byte:02x}"));
         }
-        let times = self.seen.entry(key.clone()).or_default();
+        let (times, key) = self.latest.entry(base.clone()).or_default();
+        if *times > 0 && open(key) {
+            return Some(key.clone());
+        }
         *times += 1;
-        if *times > 1 {
-            key.push_str(&format!("-{times}"));
+        *key = if *times > 1 {
+            format!("{base}-{times}")
+        } else {
+            base
+        };
+        Some(key.clone())
+    }
+}
+
+/// What a question asks, without what a server makes anew each time it
+/// asks (`_meta`; a URL elicitation's `elicitationId` and `url`, which
+/// usually carry a fresh id or nonce): the part that stays the same when the
+/// request runs again.
+fn what_it_asks(question: &Value) -> Value {
+    let mut asked = question.clone();
+    if let Some(Value::Object(params)) = asked.get_mut("params") {
+        params.remove("_meta");
+        params.remove("elicitationId");
+        if params.get("mode").and_then(Value::as_str) == Some("url") {
+            params.remove("url");
         }
-        Some(key)
+    }
+    asked
+}
+
+/// Who a request's caller is, as well as the front can tell: the caller it
+/// names (an IP address over HTTP, `stdio`) and the user id its
+/// credentials carry, when any.
+pub(super) fn caller_identity(context: &ToolContext) -> Option<String> {
+    match (context.caller(), context.user_id()) {
+        (None, None) => None,
+        (caller, user) => Some(format!("{}|{}", caller.unwrap_or(""), user.unwrap_or(""))),
     }
 }
 
@@ -130,7 +166,7 @@ impl Peer {
     /// question on its own task.
     pub(super) fn answer_request(&self, request: Request, channel: Channel<'_>) {
         if request.method == methods::PING {
-            return reply(&self.outgoing, &request.id, Ok(json!({})));
+            return self.reply(request.id, Ok(json!({})));
         }
         let params: Value = request
             .params
@@ -139,11 +175,8 @@ impl Peer {
             .unwrap_or(Value::Null);
         let question = json!({"method": request.method, "params": params});
         let Some(ask) = Ask::from_input_request(&question) else {
-            return reply(
-                &self.outgoing,
-                &request.id,
-                Err(ErrorObject::method_not_found(&request.method)),
-            );
+            let refusal = ErrorObject::method_not_found(&request.method);
+            return self.reply(request.id, Err(refusal));
         };
         match self.ask_route(channel) {
             Some((call, context)) => self.relay(&call, context, request.id, &question, ask),
@@ -166,8 +199,8 @@ impl Peer {
             Channel::RequestStream(id) => pending.get_key_value(id)?,
             Channel::Shared if pending.len() == 1 => {
                 let (id, waiter) = pending.iter().next()?;
-                let caller = waiter.asks.as_deref()?.caller();
-                if !lock(&self.abandoned).all_by(caller) {
+                let caller = caller_identity(waiter.asks.as_deref()?);
+                if !lock(&self.abandoned).all_by(caller.as_deref()) {
                     tracing::warn!(
                         "a question came while another caller's request had just ended; not relayed"
                     );
@@ -196,11 +229,13 @@ impl Peer {
             let mut pending = lock(&self.pending);
             let Some(waiter) = pending.get_mut(call) else {
                 drop(pending);
-                return reply(&self.outgoing, &id, Err(call_ended()));
+                return self.reply(id, Err(call_ended()));
             };
-            waiter.answering.retain(|open| !open.is_closed());
-            let key = (waiter.answering.len() < MAX_OPEN_QUESTIONS)
-                .then(|| waiter.keys.key(question))
+            waiter.answering.retain(|(_, open)| !open.is_closed());
+            let answering = &waiter.answering;
+            let is_open = |key: &str| answering.iter().any(|(asked, _)| asked == key);
+            let key = (answering.len() < MAX_OPEN_QUESTIONS)
+                .then(|| waiter.keys.key(question, is_open))
                 .flatten();
             let Some(key) = key else {
                 drop(pending);
@@ -208,9 +243,9 @@ impl Peer {
                     "more than {MAX_OPEN_QUESTIONS} questions about one call at once, \
                      or more than {MAX_QUESTIONS} in all"
                 ));
-                return reply(&self.outgoing, &id, Err(refusal));
+                return self.reply(id, Err(refusal));
             };
-            waiter.answering.push(open);
+            waiter.answering.push((key.clone(), open));
             key
         };
         let outgoing = self.outgoing.clone();
@@ -221,6 +256,15 @@ impl Peer {
             };
             send_reply(&outgoing, &id, answer).await;
         });
+    }
+}
+
+impl Peer {
+    /// Answers the server's request `id` from a task of its own (the reader
+    /// never waits for room in the queue).
+    fn reply(&self, id: RequestId, answer: Result<Value, ErrorObject>) {
+        let outgoing = self.outgoing.clone();
+        tokio::spawn(async move { send_reply(&outgoing, &id, answer).await });
     }
 }
 
@@ -247,13 +291,6 @@ async fn send_reply(
     }
 }
 
-/// Sends the server the answer to its request `id` if the queue has room.
-fn reply(outgoing: &mpsc::Sender<Outbound>, id: &RequestId, answer: Result<Value, ErrorObject>) {
-    if let Some(message) = reply_message(id, &answer) {
-        let _ = outgoing.try_send(message);
-    }
-}
-
 /// The message answering the server's request `id`.
 fn reply_message(id: &RequestId, answer: &Result<Value, ErrorObject>) -> Option<Outbound> {
     let mut body = Vec::with_capacity(128);
@@ -277,22 +314,46 @@ mod tests {
     #[test]
     fn a_question_is_keyed_by_what_it_asks_and_how_often_it_came() {
         let ask = |message: &str| json!({"method": "elicitation/create", "params": {"message": message, "requestedSchema": {}}});
+        let closed = |_: &str| false;
         let mut first = QuestionKeys::default();
-        let (a, b) = (first.key(&ask("A?")), first.key(&ask("B?")));
+        let (a, b) = (first.key(&ask("A?"), closed), first.key(&ask("B?"), closed));
         // Asked again in the other order (another round), each gets its key.
         let mut second = QuestionKeys::default();
-        assert_eq!(second.key(&ask("B?")), b);
-        assert_eq!(second.key(&ask("A?")), a);
+        assert_eq!(second.key(&ask("B?"), closed), b);
+        assert_eq!(second.key(&ask("A?"), closed), a);
         assert_ne!(a, b);
-        // The same question twice: two keys, the same in every round.
-        let again = first.key(&ask("A?")).unwrap_or_default();
-        assert_eq!(again, format!("{}-2", a.unwrap_or_default()));
+        // The same question again once answered: another key, the same in
+        // every round; while the first is still open: the same key.
+        let a = a.unwrap_or_default();
+        assert_eq!(first.key(&ask("A?"), |k| k == a), Some(a.clone()));
+        let again = first.key(&ask("A?"), closed).unwrap_or_default();
+        assert_eq!(again, format!("{a}-2"));
+        assert_eq!(first.key(&ask("A?"), |k| k == again), Some(again.clone()));
+        assert_eq!(first.key(&ask("A?"), closed), Some(format!("{a}-3")));
+        // What a server makes anew each time it asks is left out.
+        let url = |id: &str| {
+            json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+                "url": format!("https://example.com/auth?state={id}"), "elicitationId": id,
+                "_meta": {"progressToken": id}}})
+        };
+        let mut round_one = QuestionKeys::default();
+        let mut round_two = QuestionKeys::default();
+        assert_eq!(
+            round_one.key(&url("1"), closed),
+            round_two.key(&url("2"), closed)
+        );
+        let other = json!({"method": "elicitation/create", "params": {"mode": "url",
+            "message": "Sign in elsewhere", "url": "https://example.com", "elicitationId": "3"}});
+        assert_ne!(
+            round_one.key(&other, closed),
+            round_two.key(&url("4"), closed)
+        );
         // Bounded: no key past the most questions about one request.
         let mut many = QuestionKeys::default();
         for n in 0..MAX_QUESTIONS {
-            assert!(many.key(&ask(&n.to_string())).is_some());
+            assert!(many.key(&ask(&n.to_string()), closed).is_some());
         }
-        assert!(many.key(&ask("one more")).is_none());
+        assert!(many.key(&ask("one more"), closed).is_none());
     }
 
     #[test]

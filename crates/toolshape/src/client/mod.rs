@@ -40,7 +40,7 @@ use tokio::process::Child;
 use toolshape_protocol::asks::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root,
 };
-use toolshape_protocol::{ClientCapabilities, ErrorObject, Implementation, Meta, ProtocolVersion};
+use toolshape_protocol::{ErrorObject, Implementation, Meta, ProtocolVersion};
 use toolshape_schema::SchemaEngine;
 
 pub use call::ToolResult;
@@ -437,8 +437,11 @@ impl ClientBuilder {
         let stateless = negotiated.version.is_stateless();
         let request_meta = stateless
             .then(|| negotiate::modern_meta(&self.client_info, &peer.handlers.capabilities()));
-        let relay_meta = stateless
-            .then(|| negotiate::modern_meta(&self.client_info, &ClientCapabilities::default()));
+        let relay_meta = stateless.then(|| {
+            let mut own = peer.handlers.capabilities();
+            (own.elicitation, own.sampling, own.roots) = (None, None, None);
+            negotiate::modern_meta(&self.client_info, &own)
+        });
         Ok(Client {
             inner: Arc::new(Inner {
                 peer,

@@ -64,7 +64,7 @@ pub(super) struct Waiter {
     pub(super) asks: Option<Arc<ToolContext>>,
     /// One per question about this request still being answered: dropped
     /// with the request, which tells its answering task to give up.
-    pub(super) answering: Vec<oneshot::Sender<()>>,
+    pub(super) answering: Vec<(String, oneshot::Sender<()>)>,
     /// The keys given to the questions relayed about this request so far.
     pub(super) keys: super::asked::QuestionKeys,
 }
@@ -402,7 +402,8 @@ impl Drop for PendingGuard {
         let removed = lock(&self.peer.pending).remove(&self.id);
         let was_pending = removed.is_some();
         if let Some(context) = removed.and_then(|waiter| waiter.asks) {
-            lock(&self.peer.abandoned).record(context.caller());
+            let caller = super::asked::caller_identity(&context);
+            lock(&self.peer.abandoned).record(caller.as_deref());
         }
         if let (true, Some(route)) = (was_pending, self.route.take()) {
             let params = CancelledNotificationParams::new(
