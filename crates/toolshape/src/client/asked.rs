@@ -16,7 +16,7 @@ use toolshape_protocol::{ErrorObject, Meta, Request, RequestId, methods};
 
 use super::Client;
 use super::outgoing::{Outbound, Outgoing, Route};
-use super::peer::{Channel, Peer, lock};
+use super::peer::{Channel, Peer, Waiter, lock};
 use crate::tool::{MAX_QUESTIONS, ToolContext};
 
 /// Most questions about one call relayed at once; past it, the server's
@@ -197,20 +197,33 @@ impl Peer {
         let pending = lock(&self.pending);
         let (id, waiter) = match channel {
             Channel::RequestStream(id) => pending.get_key_value(id)?,
-            Channel::Shared if pending.len() == 1 => {
-                let (id, waiter) = pending.iter().next()?;
-                let caller = caller_identity(waiter.asks.as_deref()?);
-                if !lock(&self.abandoned).all_by(caller.as_deref()) {
-                    tracing::warn!(
-                        "a question came while another caller's request had just ended; not relayed"
-                    );
-                    return None;
-                }
-                (id, waiter)
-            }
-            Channel::Shared | Channel::Standalone => return None,
+            Channel::Shared => self.only_request(&pending)?,
+            Channel::Standalone => return None,
         };
         Some((id.clone(), waiter.asks.clone()?))
+    }
+
+    /// The request a request-scoped message (a question, a log message) that
+    /// arrived over a shared channel (stdio) is about: the only one in
+    /// flight, unless another caller's relaying request ended just before
+    /// (the server may still be sending about that one).
+    pub(super) fn only_request<'a>(
+        &self,
+        pending: &'a HashMap<RequestId, Waiter>,
+    ) -> Option<(&'a RequestId, &'a Waiter)> {
+        if pending.len() != 1 {
+            return None;
+        }
+        let (id, waiter) = pending.iter().next()?;
+        let caller = waiter.asks.as_deref().and_then(caller_identity);
+        if !lock(&self.abandoned).all_by(caller.as_deref()) {
+            tracing::warn!(
+                "a message about a request came while another caller's request had just ended; \
+                 not passed on"
+            );
+            return None;
+        }
+        Some((id, waiter))
     }
 
     /// Asks the question `id` about the request `call` of `context`'s client,
@@ -354,6 +367,34 @@ mod tests {
             assert!(many.key(&ask(&n.to_string()), closed).is_some());
         }
         assert!(many.key(&ask("one more"), closed).is_none());
+    }
+
+    #[test]
+    fn a_message_over_a_shared_channel_goes_to_the_one_request_unless_another_caller_just_left() {
+        let (outgoing, _queue) = mpsc::channel(4);
+        let peer = Peer::new(outgoing, super::super::handlers::Handlers::default(), None);
+        let context =
+            |caller: &str| Arc::new(ToolContext::default().with_caller(Some(Arc::from(caller))));
+        let mut pending = HashMap::new();
+        // Nothing in flight, or two: nobody.
+        assert!(peer.only_request(&pending).is_none());
+        pending.insert(
+            RequestId::Number(1),
+            Waiter::relaying_to(Some(context("b"))),
+        );
+        assert!(peer.only_request(&pending).is_some());
+        pending.insert(RequestId::Number(2), Waiter::relaying_to(None));
+        assert!(peer.only_request(&pending).is_none());
+        pending.remove(&RequestId::Number(2));
+        // The same caller's request ended: still the one in flight.
+        lock(&peer.abandoned).record(caller_identity(&context("b")).as_deref());
+        assert!(peer.only_request(&pending).is_some());
+        // Another caller's: not until it is forgotten.
+        lock(&peer.abandoned).record(caller_identity(&context("a")).as_deref());
+        assert!(peer.only_request(&pending).is_none());
+        // A request that relays to no caller is not another caller's either.
+        pending.insert(RequestId::Number(1), Waiter::relaying_to(None));
+        assert!(peer.only_request(&pending).is_none());
     }
 
     #[test]

@@ -69,6 +69,20 @@ pub(super) struct Waiter {
     pub(super) keys: super::asked::QuestionKeys,
 }
 
+#[cfg(test)]
+impl Waiter {
+    /// A request waiting for nothing in particular, relaying to `asks`.
+    pub(super) fn relaying_to(asks: Option<Arc<ToolContext>>) -> Waiter {
+        Waiter {
+            reply: oneshot::channel().0,
+            log: None,
+            asks,
+            answering: Vec::new(),
+            keys: super::asked::QuestionKeys::default(),
+        }
+    }
+}
+
 /// The shared state of one connection to a server.
 #[derive(Debug)]
 pub(crate) struct Peer {
@@ -352,8 +366,8 @@ impl Peer {
         let pending = lock(&self.pending);
         let waiter = match channel {
             Channel::RequestStream(id) => pending.get(id),
-            Channel::Shared if pending.len() == 1 => pending.values().next(),
-            Channel::Shared | Channel::Standalone => None,
+            Channel::Shared => self.only_request(&pending).map(|(_, waiter)| waiter),
+            Channel::Standalone => None,
         };
         waiter.and_then(|waiter| waiter.log.clone())
     }
