@@ -21,7 +21,7 @@ use crate::tool::{MAX_QUESTIONS, ToolContext};
 
 /// Most questions about one call relayed at once; past it, the server's
 /// further questions are refused until one is answered.
-pub(crate) const MAX_OPEN_QUESTIONS: usize = 16;
+const MAX_OPEN_QUESTIONS: usize = 16;
 
 /// How long after a request whose questions were relayed ends unanswered
 /// a question over a shared channel may still be about it.
@@ -47,20 +47,14 @@ pub(crate) struct QuestionKeys {
 }
 
 impl QuestionKeys {
-    /// The key of `question` (`{"method", "params"}`), given which keys are
-    /// still being answered; `None` past [`MAX_QUESTIONS`] questions about
-    /// one request.
-    fn key(&mut self, question: &Value, open: impl Fn(&str) -> bool) -> Option<String> {
+    /// The key of the question whose [`base_key`] is `base`, given which
+    /// keys are still being answered; `None` past [`MAX_QUESTIONS`]
+    /// questions about one request.
+    fn key(&mut self, base: String, open: impl Fn(&str) -> bool) -> Option<String> {
         if self.count >= MAX_QUESTIONS {
             return None;
         }
         self.count += 1;
-        let text = serde_json::to_vec(&what_it_asks(question)).unwrap_or_default();
-        let digest = Sha256::digest(&text);
-        let mut base = String::from("question-");
-        for byte in digest.iter().take(8) {
-            base.push_str(&format!("{byte:02x}"));
-        }
         let (times, key) = self.latest.entry(base.clone()).or_default();
         if *times > 0 && open(key) {
             return Some(key.clone());
@@ -73,6 +67,18 @@ impl QuestionKeys {
         };
         Some(key.clone())
     }
+}
+
+/// The key a question (`{"method", "params"}`) gets the first time: a hash
+/// of what it asks.
+fn base_key(question: &Value) -> String {
+    let text = serde_json::to_vec(&what_it_asks(question)).unwrap_or_default();
+    let digest = Sha256::digest(&text);
+    let mut base = String::from("question-");
+    for byte in digest.iter().take(8) {
+        base.push_str(&format!("{byte:02x}"));
+    }
+    base
 }
 
 /// What a question asks, without what a server makes anew each time it
@@ -237,7 +243,9 @@ impl Peer {
         ask: Ask,
     ) {
         let (open, ended) = oneshot::channel::<()>();
-        // The key is given here, in the order the questions arrived.
+        // Hashed before the lock (a question may be large); the key is given
+        // under it, in the order the questions arrived.
+        let base = base_key(question);
         let key = {
             let mut pending = lock(&self.pending);
             let Some(waiter) = pending.get_mut(call) else {
@@ -248,7 +256,7 @@ impl Peer {
             let answering = &waiter.answering;
             let is_open = |key: &str| answering.iter().any(|(asked, _)| asked == key);
             let key = (answering.len() < MAX_OPEN_QUESTIONS)
-                .then(|| waiter.keys.key(question, is_open))
+                .then(|| waiter.keys.key(base, is_open))
                 .flatten();
             let Some(key) = key else {
                 drop(pending);
@@ -270,9 +278,7 @@ impl Peer {
             send_reply(&outgoing, &id, answer).await;
         });
     }
-}
 
-impl Peer {
     /// Answers the server's request `id` from a task of its own (the reader
     /// never waits for room in the queue).
     fn reply(&self, id: RequestId, answer: Result<Value, ErrorObject>) {
@@ -329,20 +335,29 @@ mod tests {
         let ask = |message: &str| json!({"method": "elicitation/create", "params": {"message": message, "requestedSchema": {}}});
         let closed = |_: &str| false;
         let mut first = QuestionKeys::default();
-        let (a, b) = (first.key(&ask("A?"), closed), first.key(&ask("B?"), closed));
+        let (a, b) = (
+            first.key(base_key(&ask("A?")), closed),
+            first.key(base_key(&ask("B?")), closed),
+        );
         // Asked again in the other order (another round), each gets its key.
         let mut second = QuestionKeys::default();
-        assert_eq!(second.key(&ask("B?"), closed), b);
-        assert_eq!(second.key(&ask("A?"), closed), a);
+        assert_eq!(second.key(base_key(&ask("B?")), closed), b);
+        assert_eq!(second.key(base_key(&ask("A?")), closed), a);
         assert_ne!(a, b);
         // The same question again once answered: another key, the same in
         // every round; while the first is still open: the same key.
         let a = a.unwrap_or_default();
-        assert_eq!(first.key(&ask("A?"), |k| k == a), Some(a.clone()));
-        let again = first.key(&ask("A?"), closed).unwrap_or_default();
+        assert_eq!(first.key(base_key(&ask("A?")), |k| k == a), Some(a.clone()));
+        let again = first.key(base_key(&ask("A?")), closed).unwrap_or_default();
         assert_eq!(again, format!("{a}-2"));
-        assert_eq!(first.key(&ask("A?"), |k| k == again), Some(again.clone()));
-        assert_eq!(first.key(&ask("A?"), closed), Some(format!("{a}-3")));
+        assert_eq!(
+            first.key(base_key(&ask("A?")), |k| k == again),
+            Some(again.clone())
+        );
+        assert_eq!(
+            first.key(base_key(&ask("A?")), closed),
+            Some(format!("{a}-3"))
+        );
         // What a server makes anew each time it asks is left out.
         let url = |id: &str| {
             json!({"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
@@ -352,21 +367,21 @@ mod tests {
         let mut round_one = QuestionKeys::default();
         let mut round_two = QuestionKeys::default();
         assert_eq!(
-            round_one.key(&url("1"), closed),
-            round_two.key(&url("2"), closed)
+            round_one.key(base_key(&url("1")), closed),
+            round_two.key(base_key(&url("2")), closed)
         );
         let other = json!({"method": "elicitation/create", "params": {"mode": "url",
             "message": "Sign in elsewhere", "url": "https://example.com", "elicitationId": "3"}});
         assert_ne!(
-            round_one.key(&other, closed),
-            round_two.key(&url("4"), closed)
+            round_one.key(base_key(&other), closed),
+            round_two.key(base_key(&url("4")), closed)
         );
         // Bounded: no key past the most questions about one request.
         let mut many = QuestionKeys::default();
         for n in 0..MAX_QUESTIONS {
-            assert!(many.key(&ask(&n.to_string()), closed).is_some());
+            assert!(many.key(base_key(&ask(&n.to_string())), closed).is_some());
         }
-        assert!(many.key(&ask("one more"), closed).is_none());
+        assert!(many.key(base_key(&ask("one more")), closed).is_none());
     }
 
     #[test]

@@ -66,10 +66,10 @@ impl Handlers {
     }
 
     pub(crate) fn set_roots(&mut self, roots: Vec<Root>) {
-        self.roots = Some(Arc::new(move |()| {
+        self.set_roots_with(move || {
             let roots = roots.clone();
-            Box::pin(async move { Ok(roots) })
-        }));
+            async move { Ok(roots) }
+        });
     }
 
     /// Whether any handler is set: the server may then send requests.
