@@ -12,8 +12,8 @@ use crate::notifications::{
     ProgressNotificationParams,
 };
 use crate::prompts::GetPromptParams;
-use crate::resources::{ReadResourceParams, SubscribeParams};
-use crate::subscriptions::{ListenParams, SetLevelParams};
+use crate::resources::{ReadResourceParams, ResourceUpdatedParams, SubscribeParams};
+use crate::subscriptions::{ListenParams, SetLevelParams, SubscriptionsAcknowledgedParams};
 use crate::tools::PaginatedRequestParams;
 use crate::tools::{CallToolParams, ListToolsParams};
 
@@ -66,6 +66,14 @@ pub enum KnownNotification {
     ToolListChanged(NotificationParams),
     /// `notifications/message`.
     LoggingMessage(LoggingMessageNotificationParams),
+    /// `notifications/resources/updated`.
+    ResourceUpdated(ResourceUpdatedParams),
+    /// `notifications/resources/list_changed`.
+    ResourceListChanged(NotificationParams),
+    /// `notifications/prompts/list_changed`.
+    PromptListChanged(NotificationParams),
+    /// `notifications/subscriptions/acknowledged` (2026-07-28).
+    SubscriptionsAcknowledged(SubscriptionsAcknowledgedParams),
 }
 
 /// Why a message could not be turned into a known request or notification.
@@ -168,6 +176,12 @@ impl KnownNotification {
             methods::PROGRESS => Self::Progress(parse_raw_params(params)?),
             methods::TOOLS_LIST_CHANGED => Self::ToolListChanged(parse_raw_params(params)?),
             methods::LOGGING_MESSAGE => Self::LoggingMessage(parse_raw_params(params)?),
+            methods::RESOURCES_UPDATED => Self::ResourceUpdated(parse_raw_params(params)?),
+            methods::RESOURCES_LIST_CHANGED => Self::ResourceListChanged(parse_raw_params(params)?),
+            methods::PROMPTS_LIST_CHANGED => Self::PromptListChanged(parse_raw_params(params)?),
+            methods::SUBSCRIPTIONS_ACKNOWLEDGED => {
+                Self::SubscriptionsAcknowledged(parse_raw_params(params)?)
+            }
             other => return Err(DispatchError::UnknownMethod(other.to_owned())),
         })
     }
@@ -180,6 +194,10 @@ impl KnownNotification {
             Self::Progress(_) => methods::PROGRESS,
             Self::ToolListChanged(_) => methods::TOOLS_LIST_CHANGED,
             Self::LoggingMessage(_) => methods::LOGGING_MESSAGE,
+            Self::ResourceUpdated(_) => methods::RESOURCES_UPDATED,
+            Self::ResourceListChanged(_) => methods::RESOURCES_LIST_CHANGED,
+            Self::PromptListChanged(_) => methods::PROMPTS_LIST_CHANGED,
+            Self::SubscriptionsAcknowledged(_) => methods::SUBSCRIPTIONS_ACKNOWLEDGED,
         }
     }
 }

@@ -47,3 +47,16 @@ pub struct ListenParams {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
+
+/// Params of `notifications/subscriptions/acknowledged`: what the server
+/// agreed to send on the stream, whose id `_meta` carries.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SubscriptionsAcknowledgedParams {
+    /// The part of the filter the server honours.
+    #[serde(default)]
+    pub notifications: SubscriptionFilter,
+    /// Metadata: `io.modelcontextprotocol/subscriptionId`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}

@@ -27,6 +27,7 @@ const COVERED: &[(&str, Check)] = &[
     ("CallToolRequest", request),
     ("ListToolsRequest", request),
     ("DiscoverRequest", request),
+    ("SubscriptionsListenRequest", request),
     ("CallToolResultResponse", call_tool_response),
     ("ListToolsResultResponse", list_tools_response),
     ("DiscoverResultResponse", discover_response),
@@ -34,6 +35,10 @@ const COVERED: &[(&str, Check)] = &[
     ("ProgressNotification", notification),
     ("LoggingMessageNotification", notification),
     ("ToolListChangedNotification", notification),
+    ("ResourceUpdatedNotification", notification),
+    ("ResourceListChangedNotification", notification),
+    ("PromptListChangedNotification", notification),
+    ("SubscriptionsAcknowledgedNotification", notification),
     ("UnsupportedProtocolVersionError", unsupported_version_error),
     ("HeaderMismatchError", header_mismatch_error),
     (
@@ -171,6 +176,7 @@ fn request(bytes: &[u8], original: &Value) -> Result<(), String> {
         KnownRequest::CallTool(params) => serde_json::to_value(params),
         KnownRequest::ListTools(params) => serde_json::to_value(params),
         KnownRequest::Discover(params) => serde_json::to_value(params),
+        KnownRequest::Listen(params) => serde_json::to_value(params),
         other => return Err(format!("unexpected request kind {}", other.method())),
     };
     same(
@@ -190,6 +196,10 @@ fn notification(bytes: &[u8], original: &Value) -> Result<(), String> {
             KnownNotification::LoggingMessage(params) => serde_json::to_value(params),
             KnownNotification::ToolListChanged(params) => serde_json::to_value(params),
             KnownNotification::Initialized(params) => serde_json::to_value(params),
+            KnownNotification::ResourceUpdated(params) => serde_json::to_value(params),
+            KnownNotification::ResourceListChanged(params)
+            | KnownNotification::PromptListChanged(params) => serde_json::to_value(params),
+            KnownNotification::SubscriptionsAcknowledged(params) => serde_json::to_value(params),
         };
     same(
         params_of(original),
