@@ -4,6 +4,7 @@
 //! files of a folder). Readers are handed a [`ToolContext`] like tools, so
 //! they may report progress and ask the client.
 
+mod events;
 mod registry;
 mod uri_template;
 
@@ -19,6 +20,7 @@ use toolshape_protocol::resources::{
 use crate::completion::Completer;
 use crate::tool::{BoxFuture, ToolContext, ToolError};
 
+pub use events::{ResourceEvent, ResourceEvents};
 pub use registry::ResourceError;
 pub(crate) use registry::ResourceRegistry;
 pub use uri_template::UriTemplateError;

@@ -7,7 +7,9 @@ use toolshape_protocol::Implementation;
 use super::options::ServerOptions;
 use super::{Server, Shared};
 use crate::prompt::{Prompt, PromptRegistry};
-use crate::resource::{Resource, ResourceLister, ResourceRegistry, ResourceTemplate};
+use crate::resource::{
+    Resource, ResourceEvents, ResourceLister, ResourceRegistry, ResourceTemplate,
+};
 use crate::tool::{RegistrationError, Tool, ToolRegistry};
 
 /// Configures a [`Server`]. Every tool added is registered by
@@ -20,6 +22,7 @@ pub struct ServerBuilder {
     listers: Vec<ResourceLister>,
     prompts: Vec<Prompt>,
     registry: Option<ToolRegistry>,
+    resource_events: Option<ResourceEvents>,
     options: ServerOptions,
     info: Implementation,
 }
@@ -56,6 +59,7 @@ impl ServerBuilder {
             listers: Vec::new(),
             prompts: Vec::new(),
             registry: None,
+            resource_events: None,
             options: ServerOptions::default(),
             info,
         }
@@ -156,6 +160,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Announces resource changes on `events` (shared with whoever else
+    /// holds it: several servers, or the code that sees the resources
+    /// change), and calls its subscribe hook as peers subscribe. By default
+    /// each server has its own ([`Server::resource_events`]). A server given
+    /// one declares `listChanged` in its resources capability.
+    pub fn resource_events(mut self, events: ResourceEvents) -> Self {
+        self.resource_events = Some(events);
+        self
+    }
+
     /// Registers every tool added and builds the server; fails, naming each
     /// tool and why, when any could not be registered (and then registers none).
     pub fn build(self) -> Result<Server, BuildError> {
@@ -199,7 +213,8 @@ impl ServerBuilder {
                 state_key,
                 resources,
                 prompts,
-                resource_updates: tokio::sync::broadcast::channel(256).0,
+                announces_resource_changes: self.resource_events.is_some(),
+                resource_events: self.resource_events.unwrap_or_default(),
             }),
         })
     }

@@ -9,14 +9,18 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
-use toolshape_protocol::{ErrorObject, Incoming, methods};
+use toolshape_protocol::subscriptions::ListenParams;
+use toolshape_protocol::{ErrorObject, Incoming, KnownRequest, ProtocolVersion, methods};
 
 use super::Shared;
 use super::dispatch::{self, Step};
 use super::in_flight::InFlight;
+use super::listens::Listens;
+use super::notices;
 use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
+use crate::resource::ResourceEvent;
 use crate::transport::lines::{Line, LineReader, leading_id};
 use crate::transport::stall::StallGuard;
 
@@ -26,6 +30,8 @@ struct Connection {
     outbox: Outbox,
     in_flight: Arc<InFlight>,
     calls: JoinSet<()>,
+    /// Its 2026-07-28 `subscriptions/listen` streams.
+    listens: Listens,
 }
 
 pub(crate) async fn serve<R, W>(
@@ -50,8 +56,8 @@ where
         Arc::clone(&session),
         outbox.clone(),
     ));
-    let updates = tokio::spawn(announce_resource_updates(
-        shared.resource_updates.subscribe(),
+    let updates = tokio::spawn(announce_resource_changes(
+        shared.resource_events.watch(),
         Arc::clone(&session),
         outbox.clone(),
     ));
@@ -65,6 +71,7 @@ where
         outbox,
         in_flight: Arc::default(),
         calls: JoinSet::new(),
+        listens: Listens::default(),
     };
 
     let mut write_failed = None;
@@ -114,6 +121,7 @@ where
 
     watcher.abort();
     updates.abort();
+    connection.listens.end_all();
     if let Some(outcome) = write_failed {
         // Nobody reads the answers any more: stop the calls in flight.
         connection.calls.abort_all();
@@ -174,25 +182,22 @@ async fn announce_list_changes(
     }
 }
 
-/// Sends `notifications/resources/updated` for the resources the peer
-/// subscribed to.
-async fn announce_resource_updates(
-    mut updates: tokio::sync::broadcast::Receiver<String>,
+/// Tells a handshake peer of the resource changes it gets (`notices.rs`).
+async fn announce_resource_changes(
+    mut changes: tokio::sync::broadcast::Receiver<ResourceEvent>,
     session: Arc<Session>,
     outbox: Outbox,
 ) {
     loop {
-        match updates.recv().await {
-            Ok(uri) if session.is_subscribed(&uri) => {
-                let params = toolshape_protocol::resources::ResourceUpdatedParams::new(uri);
-                if !outbox
-                    .notification(methods::RESOURCES_UPDATED, &params)
-                    .await
+        match changes.recv().await {
+            Ok(event) => {
+                if let Some((method, params)) = notices::for_session(&session, &event)
+                    && !outbox.notification(method, &params).await
                 {
                     return;
                 }
             }
-            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         }
     }
@@ -213,7 +218,11 @@ impl Connection {
                 }
             }
             Incoming::Notification(notification) => {
-                dispatch::notification(&self.session, &self.in_flight, &notification);
+                if let Some(cancelled) =
+                    dispatch::notification(&self.session, &self.in_flight, &notification)
+                {
+                    self.listens.cancel(&cancelled);
+                }
                 true
             }
             Incoming::Response(response) => {
@@ -227,6 +236,9 @@ impl Connection {
     }
 
     async fn request(&mut self, request: ParsedRequest) -> bool {
+        if let KnownRequest::Listen(params) = &request.body {
+            return self.listen(&request, params).await;
+        }
         let call = match dispatch::route(&self.shared, &self.session, request) {
             Step::Answer(answer) => return self.outbox.send(answer).await,
             Step::Call(call) => call,
@@ -256,5 +268,30 @@ impl Connection {
             self.calls.spawn(running);
         }
         true
+    }
+
+    /// `subscriptions/listen`: a 2026-07-28 request only (the handshake
+    /// revisions have no such method).
+    async fn listen(&mut self, request: &ParsedRequest, params: &ListenParams) -> bool {
+        let stateless = self
+            .session
+            .revision(&request.meta)
+            .map(ProtocolVersion::is_stateless);
+        let opened = match stateless {
+            Ok(true) => match request.meta.require_modern() {
+                Ok(_) => {
+                    self.listens
+                        .open(&self.shared, request.id.clone(), params, &self.outbox)
+                        .await
+                }
+                Err(error) => Err(error.to_error_object()),
+            },
+            Ok(false) => Err(ErrorObject::method_not_found(request.body.method())),
+            Err(error) => Err(error),
+        };
+        match opened {
+            Ok(open) => open,
+            Err(error) => self.outbox.error(Some(&request.id), &error).await,
+        }
     }
 }

@@ -94,7 +94,8 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
                     return Err(ErrorObject::method_not_found(method));
                 }
                 if method == methods::RESOURCES_SUBSCRIBE {
-                    session.subscribe(params.uri)?;
+                    session.subscribe(params.uri.clone())?;
+                    shared.resource_events.subscribed(&params.uri);
                 } else {
                     session.unsubscribe(&params.uri);
                 }
@@ -292,14 +293,25 @@ fn set_level(
 }
 
 /// Handles a notification from the peer.
-pub(crate) fn notification(session: &Session, in_flight: &InFlight, notification: &Notification) {
+/// Handles a notification; returns the id of the request it cancels, if
+/// it is a cancellation (a transport may own that request: a stdio
+/// `subscriptions/listen`).
+pub(crate) fn notification(
+    session: &Session,
+    in_flight: &InFlight,
+    notification: &Notification,
+) -> Option<RequestId> {
     match KnownNotification::from_notification(notification) {
         Ok(KnownNotification::Initialized(_)) => session.mark_initialized(),
         Ok(KnownNotification::Cancelled(cancelled)) => match cancelled.request_id {
-            Some(id) => in_flight.cancel(&id),
+            Some(id) => {
+                in_flight.cancel(&id);
+                return Some(id);
+            }
             None => tracing::debug!("ignored a cancellation without a requestId"),
         },
         Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
         Err(error) => tracing::debug!(%error, "ignored a notification"),
     }
+    None
 }

@@ -23,6 +23,8 @@ fn capabilities(shared: &Shared) -> ServerCapabilities {
     if !shared.resources.is_empty() {
         let mut resources = ResourcesCapability::default();
         resources.subscribe = Some(true);
+        // Declared when the builder was given a place to announce them.
+        resources.list_changed = shared.announces_resource_changes.then_some(true);
         capabilities.resources = Some(resources);
     }
     if !shared.prompts.is_empty() {

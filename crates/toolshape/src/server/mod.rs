@@ -9,7 +9,9 @@ mod dispatch;
 #[cfg(feature = "server-http")]
 mod http;
 mod in_flight;
+mod listens;
 mod methods;
+mod notices;
 mod options;
 mod outbox;
 mod pages;
@@ -56,9 +58,11 @@ pub(crate) struct Shared {
     pub(crate) state_key: asking::StateKey,
     pub(crate) resources: crate::resource::ResourceRegistry,
     pub(crate) prompts: crate::prompt::PromptRegistry,
-    /// URIs of resources that changed (`Server::resource_updated`), for the
-    /// peers subscribed to them.
-    pub(crate) resource_updates: tokio::sync::broadcast::Sender<String>,
+    /// Where resource changes are announced, for the peers that asked.
+    pub(crate) resource_events: crate::resource::ResourceEvents,
+    /// Whether its resources capability says `listChanged` (the builder was
+    /// given [`ServerBuilder::resource_events`]).
+    pub(crate) announces_resource_changes: bool,
 }
 
 impl Shared {
@@ -105,7 +109,20 @@ impl Server {
     /// `resources/subscribe`, and 2026-07-28 `subscriptions/listen` streams
     /// that named it).
     pub fn resource_updated(&self, uri: impl Into<String>) {
-        let _ = self.shared.resource_updates.send(uri.into());
+        self.shared.resource_events.updated(uri);
+    }
+
+    /// Tells the peers that resources were added or removed
+    /// (`notifications/resources/list_changed`: handshake sessions, and
+    /// 2026-07-28 `subscriptions/listen` streams that asked for it).
+    pub fn resource_list_changed(&self) {
+        self.shared.resource_events.list_changed();
+    }
+
+    /// Where this server's resource changes are announced (shareable:
+    /// [`ServerBuilder::resource_events`]).
+    pub fn resource_events(&self) -> &crate::resource::ResourceEvents {
+        &self.shared.resource_events
     }
 
     /// Serves one peer over this process's stdin and stdout until stdin ends

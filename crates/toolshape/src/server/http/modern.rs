@@ -4,13 +4,12 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use serde_json::{Map, Value};
 use toolshape_protocol::http::names;
-use toolshape_protocol::meta::keys;
-use toolshape_protocol::subscriptions::{ListenParams, SubscriptionFilter};
+use toolshape_protocol::subscriptions::ListenParams;
 use toolshape_protocol::text::excerpt;
 use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion, RequestId, methods};
 
+use super::super::notices::Listen;
 use super::super::request::{ParsedRequest, Unparsable};
 use super::super::session::{Session, supported_strings};
 use super::app::{App, header};
@@ -102,44 +101,18 @@ pub(crate) fn refuse_unparsable(headers: &HeaderMap, unparsable: &Unparsable) ->
     refuse(StatusCode::BAD_REQUEST, &unparsable.error)
 }
 
-/// `subscriptions/listen`: acknowledges the subscription (what it honours:
-/// `toolsListChanged`, and `resourceSubscriptions` when the server has
-/// resources), then sends `notifications/tools/list_changed` whenever the
-/// registry changes and `notifications/resources/updated` for the resources
-/// named, each tagged with the subscription's id, until the client goes away.
+/// `subscriptions/listen`: acknowledges the subscription (what it honours,
+/// `notices.rs`), then sends the notifications it asked for, each tagged
+/// with the subscription's id, until the client goes away.
 fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
-    let tools = params.notifications.tools_list_changed;
-    // Only resources this server has can be watched; the list is bounded.
-    let resources: std::collections::BTreeSet<String> = if app.shared.resources.is_empty() {
-        Default::default()
-    } else {
-        params
-            .notifications
-            .resource_subscriptions
-            .iter()
-            .take(super::super::session::MAX_SUBSCRIPTIONS)
-            .cloned()
-            .collect()
-    };
-    let id = serde_json::to_value(id).unwrap_or(Value::Null);
-    let mut meta = Map::new();
-    meta.insert(keys::SUBSCRIPTION_ID.into(), id);
-    let mut honoured = SubscriptionFilter::default();
-    honoured.tools_list_changed = tools;
-    honoured.resource_subscriptions = resources.iter().cloned().collect();
-    let acknowledged = serde_json::json!({ "notifications": honoured, "_meta": meta });
-    let changed = serde_json::json!({ "_meta": meta });
-    let tagged = meta.clone();
+    let listen = Arc::new(Listen::new(&app.shared, id, params));
+    let (tools, resources) = (Arc::clone(&listen), listen);
     notification_stream(
         app,
         StreamPlan {
-            first: Some((methods::SUBSCRIPTIONS_ACKNOWLEDGED, acknowledged)),
-            list_changed: Box::new(move || tools.then(|| changed.clone())),
-            resource_updated: Box::new(move |uri| {
-                resources
-                    .contains(uri)
-                    .then(|| serde_json::json!({ "uri": uri, "_meta": tagged }))
-            }),
+            first: Some(tools.acknowledgement()),
+            list_changed: Box::new(move || tools.tools_changed()),
+            resource_changed: Box::new(move |event| resources.resource_changed(event)),
             ended: std::future::pending(),
         },
     )

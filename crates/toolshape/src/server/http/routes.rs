@@ -13,10 +13,10 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use toolshape_protocol::http::names;
 use toolshape_protocol::meta::RequestMeta;
-use toolshape_protocol::{Incoming, Notification, ProtocolVersion};
+use toolshape_protocol::{Incoming, Notification, ProtocolVersion, methods};
 
-use super::super::dispatch;
 use super::super::request::ParsedRequest;
+use super::super::{dispatch, notices};
 use super::app::{App, header};
 use super::streams::{StreamPlan, notification_stream};
 use super::{legacy, modern, response};
@@ -136,13 +136,10 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
                 watched
                     .session
                     .is_initialized()
-                    .then(|| serde_json::json!({}))
+                    .then(|| (methods::TOOLS_LIST_CHANGED, serde_json::json!({})))
             }),
-            resource_updated: Box::new(move |uri| {
-                subscribed
-                    .session
-                    .is_subscribed(uri)
-                    .then(|| serde_json::json!({ "uri": uri }))
+            resource_changed: Box::new(move |event| {
+                notices::for_session(&subscribed.session, event)
             }),
             ended,
         },

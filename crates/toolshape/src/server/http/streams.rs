@@ -9,28 +9,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::Response;
-use serde_json::Value;
 use tokio::sync::mpsc;
-use toolshape_protocol::methods;
 
+use super::super::notices::Notice;
 use super::super::outbox::Outbox;
 use super::app::App;
 use super::response;
+use crate::resource::ResourceEvent;
 
-/// For a changed resource's URI, the params of its `resources/updated`, or
-/// `None` when the stream's client did not subscribe to it.
-pub(crate) type ResourceFilter = Box<dyn Fn(&str) -> Option<Value> + Send + Sync>;
+/// What a stream's client is told of a resource change, if anything.
+pub(crate) type ResourceFilter = Box<dyn Fn(&ResourceEvent) -> Option<Notice> + Send + Sync>;
 
 /// What a notification stream sends, and when it ends.
 pub(crate) struct StreamPlan<E> {
     /// The first message, if any (the subscription's acknowledgement).
-    pub(crate) first: Option<(&'static str, Value)>,
-    /// The params of each `tools/list_changed`; `None`: the stream does not
-    /// send them (yet: a session that has not finished its handshake).
-    pub(crate) list_changed: Box<dyn Fn() -> Option<Value> + Send + Sync>,
-    /// The params of `resources/updated` for a changed URI; `None`: the
-    /// stream's client did not subscribe to it.
-    pub(crate) resource_updated: ResourceFilter,
+    pub(crate) first: Option<Notice>,
+    /// What the stream says when the tool list changes; `None`: nothing
+    /// (yet: a session that has not finished its handshake).
+    pub(crate) list_changed: Box<dyn Fn() -> Option<Notice> + Send + Sync>,
+    /// What the stream says of a resource change.
+    pub(crate) resource_changed: ResourceFilter,
     /// Resolves when the stream must end (its session ended).
     pub(crate) ended: E,
 }
@@ -42,7 +40,7 @@ where
 {
     let (sender, receiver) = mpsc::channel(16);
     let mut changes = app.shared.registry.watch_changes();
-    let mut updates = app.shared.resource_updates.subscribe();
+    let mut updates = app.shared.resource_events.watch();
     let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
     let shutdown = app.closing();
     tokio::spawn(async move {
@@ -62,14 +60,14 @@ where
                 () = &mut ended => false,
                 changed = changes.changed() => match changed {
                     Ok(()) => match (plan.list_changed)() {
-                        Some(params) => outbox.notification(methods::TOOLS_LIST_CHANGED, &params).await,
+                        Some((method, params)) => outbox.notification(method, &params).await,
                         None => true,
                     },
                     Err(_) => false,
                 },
                 updated = updates.recv() => match updated {
-                    Ok(uri) => match (plan.resource_updated)(&uri) {
-                        Some(params) => outbox.notification(methods::RESOURCES_UPDATED, &params).await,
+                    Ok(event) => match (plan.resource_changed)(&event) {
+                        Some((method, params)) => outbox.notification(method, &params).await,
                         None => true,
                     },
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,

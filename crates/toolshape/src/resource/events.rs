@@ -1,0 +1,99 @@
+//! What peers learn when resources change (`notifications/resources/updated`
+//! to the peers subscribed to a URI, `notifications/resources/list_changed`
+//! to all), and what a server's owner learns when a peer subscribes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+/// How many changes a slow connection may fall behind by before it misses
+/// some (it is then told nothing of those: each is a hint to read again).
+const CHANGES_QUEUED: usize = 256;
+
+/// A change to a server's resources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResourceEvent {
+    /// The resource at this URI changed.
+    Updated(String),
+    /// Resources were added or removed.
+    ListChanged,
+}
+
+type SubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where a server's resource changes are announced: cheap to clone, and
+/// shared by every server built with it ([`crate::ServerBuilder::resource_events`]),
+/// so that one announcement reaches the peers of all of them.
+///
+/// ```
+/// use toolshape::resource::ResourceEvents;
+/// let events = ResourceEvents::new().on_subscribe(|uri| println!("watched: {uri}"));
+/// events.updated("file:///notes.md");
+/// events.list_changed();
+/// ```
+#[derive(Clone)]
+pub struct ResourceEvents {
+    changes: broadcast::Sender<ResourceEvent>,
+    on_subscribe: Option<SubscribeHook>,
+}
+
+impl Default for ResourceEvents {
+    fn default() -> Self {
+        ResourceEvents {
+            changes: broadcast::channel(CHANGES_QUEUED).0,
+            on_subscribe: None,
+        }
+    }
+}
+
+impl fmt::Debug for ResourceEvents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceEvents")
+            .field("connections", &self.changes.receiver_count())
+            .field("on_subscribe", &self.on_subscribe.is_some())
+            .finish()
+    }
+}
+
+impl ResourceEvents {
+    /// A new, unshared place to announce changes.
+    pub fn new() -> ResourceEvents {
+        ResourceEvents::default()
+    }
+
+    /// Calls `hook` with each URI a peer subscribes to
+    /// (`resources/subscribe`, or one named by a 2026-07-28
+    /// `subscriptions/listen`), as it arrives (a gateway subscribes to its
+    /// upstream's resource then). Keep it quick: it runs on the connection's
+    /// task.
+    #[must_use]
+    pub fn on_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_subscribe = Some(Arc::new(hook));
+        self
+    }
+
+    /// Tells the peers subscribed to the resource `uri` that it changed.
+    pub fn updated(&self, uri: impl Into<String>) {
+        let _ = self.changes.send(ResourceEvent::Updated(uri.into()));
+    }
+
+    /// Tells every peer that listens for it that resources were added or
+    /// removed.
+    pub fn list_changed(&self) {
+        let _ = self.changes.send(ResourceEvent::ListChanged);
+    }
+
+    /// The changes announced from now on, for one connection or stream.
+    pub(crate) fn watch(&self) -> broadcast::Receiver<ResourceEvent> {
+        self.changes.subscribe()
+    }
+
+    /// A peer subscribed to `uri`.
+    pub(crate) fn subscribed(&self, uri: &str) {
+        if let Some(hook) = &self.on_subscribe {
+            hook(uri);
+        }
+    }
+}

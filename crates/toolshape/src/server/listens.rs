@@ -1,0 +1,96 @@
+//! 2026-07-28 `subscriptions/listen` over stdio: each stream is a task that
+//! sends the notifications it asked for, tagged with its id, on the
+//! connection's one output, until the peer cancels it
+//! (`notifications/cancelled`) or the connection ends. (Over Streamable
+//! HTTP each stream is the response to its POST: `http/modern.rs`.)
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+use toolshape_protocol::subscriptions::ListenParams;
+use toolshape_protocol::{ErrorObject, RequestId};
+
+use super::Shared;
+use super::notices::{Listen, Notice};
+use super::outbox::Outbox;
+
+/// Most `subscriptions/listen` streams open at once on one connection.
+pub(crate) const MAX_LISTENS: usize = 16;
+
+/// The streams open on one stdio connection.
+#[derive(Debug, Default)]
+pub(crate) struct Listens {
+    running: HashMap<RequestId, JoinHandle<()>>,
+}
+
+impl Listens {
+    /// Opens the stream `id`: its acknowledgement is queued before this
+    /// returns (so it comes first), then a task follows the changes. An
+    /// error when the peer has [`MAX_LISTENS`] open, or one with this id.
+    pub(crate) async fn open(
+        &mut self,
+        shared: &Arc<Shared>,
+        id: RequestId,
+        params: &ListenParams,
+        outbox: &Outbox,
+    ) -> Result<bool, ErrorObject> {
+        self.running.retain(|_, task| !task.is_finished());
+        if self.running.contains_key(&id) {
+            return Err(ErrorObject::invalid_request(format!(
+                "a subscription with the id {id} is already open"
+            )));
+        }
+        if self.running.len() >= MAX_LISTENS {
+            return Err(ErrorObject::invalid_request(format!(
+                "at most {MAX_LISTENS} subscriptions may be open at once"
+            )));
+        }
+        // Watching before the acknowledgement: nothing after it is missed.
+        let mut tools = shared.registry.watch_changes();
+        let mut resources = shared.resource_events.watch();
+        let listen = Listen::new(shared, &id, params);
+        let (method, acknowledged) = listen.acknowledgement();
+        if !outbox.notification(method, &acknowledged).await {
+            return Ok(false);
+        }
+        let outbox = outbox.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let notice: Option<Notice> = tokio::select! {
+                    changed = tools.changed() => match changed {
+                        Ok(()) => listen.tools_changed(),
+                        Err(_) => return,
+                    },
+                    event = resources.recv() => match event {
+                        Ok(event) => listen.resource_changed(&event),
+                        Err(RecvError::Lagged(_)) => None,
+                        Err(RecvError::Closed) => return,
+                    },
+                };
+                if let Some((method, params)) = notice
+                    && !outbox.notification(method, &params).await
+                {
+                    return;
+                }
+            }
+        });
+        self.running.insert(id, task);
+        Ok(true)
+    }
+
+    /// Ends the stream `id`, if it is one.
+    pub(crate) fn cancel(&mut self, id: &RequestId) {
+        if let Some(task) = self.running.remove(id) {
+            task.abort();
+        }
+    }
+
+    /// Ends every stream (the connection ends).
+    pub(crate) fn end_all(&mut self) {
+        for (_, task) in self.running.drain() {
+            task.abort();
+        }
+    }
+}
