@@ -217,12 +217,27 @@ async fn results_that_break_the_listed_output_schema_are_validation_errors() {
         assert_eq!(seven, 7);
 
         // ...then the server's `liar` starts returning strings.
+        let mut changes = client.tool_list_changes();
         swap(
             &serving,
             Tool::typed("liar", |_: http_support::EchoIn| async move {
                 Ok::<_, ToolError>("seven".to_owned())
             }),
         );
+        if negotiation == PINNED {
+            // A session hears of the change (its GET stream) and lists
+            // again: the new result fits the new listing.
+            tokio::time::timeout(Duration::from_secs(5), changes.changed())
+                .await
+                .expect("no tools/list_changed on the session's stream")
+                .unwrap();
+            let seven: String = client.call("liar", json!({"text": "x"})).await.unwrap();
+            assert_eq!(seven, "seven");
+            client.close(Duration::from_secs(1)).await;
+            continue;
+        }
+        // A 2026-07-28 client that does not listen still holds the old
+        // listing: the result breaks it.
         let error = client
             .call_tool("liar", arguments(json!({"text": "x"})))
             .await

@@ -72,12 +72,6 @@ impl Handlers {
         });
     }
 
-    /// Whether any handler is set: the server may then send requests.
-    #[cfg(feature = "client-http")]
-    pub(crate) fn any(&self) -> bool {
-        self.elicit.is_some() || self.sample.is_some() || self.roots.is_some()
-    }
-
     /// The capabilities these handlers make good.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();

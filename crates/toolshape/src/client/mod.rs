@@ -19,6 +19,7 @@ mod error;
 mod handlers;
 #[cfg(feature = "client-http")]
 mod http;
+mod listening;
 mod mirror;
 mod negotiate;
 mod outgoing;
@@ -47,6 +48,7 @@ pub use call::ToolResult;
 pub use error::{ClientError, ClientErrorKind, TransportError};
 #[cfg(feature = "client-http")]
 pub use http::{AuthChallenge, AuthFuture, AuthRequest, HttpAuth};
+pub use listening::Listening;
 pub use negotiate::{Negotiated, Negotiation};
 pub use pages::ListingBound;
 pub use received::ReceivedResult;
@@ -185,6 +187,23 @@ impl Client {
     /// server's tools, as `toolshape proxy` does.
     pub fn tool_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.peer.tool_list_changes.subscribe()
+    }
+
+    /// The same for `notifications/resources/list_changed`.
+    pub fn resource_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.peer.resource_list_changes.subscribe()
+    }
+
+    /// The same for `notifications/prompts/list_changed`.
+    pub fn prompt_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.peer.prompt_list_changes.subscribe()
+    }
+
+    /// The URIs of the server's `notifications/resources/updated` from now
+    /// on (after [`Client::subscribe`], or a [`Client::listen`] naming
+    /// them). A watcher more than 256 behind misses the oldest.
+    pub fn resource_updates(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.peer.resource_updates.subscribe()
     }
 
     /// Closes the connection: over stdio, closes the server's input and waits

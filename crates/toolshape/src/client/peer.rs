@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use tokio::io::AsyncBufRead;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use toolshape_protocol::{
     CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, LoggingLevel,
     Notification, RequestId, Response, methods,
@@ -23,6 +23,10 @@ use crate::tool::{LogMessage, Progress, ToolContext};
 use crate::transport::lines::{Line, LineReader, leading_id};
 
 type Reply = Result<ResultJson, ClientError>;
+
+/// How many resource updates a slow watcher may fall behind by before it
+/// misses some.
+const RESOURCE_UPDATES_QUEUED: usize = 256;
 
 /// What a message from the server turned out to be.
 #[derive(Debug)]
@@ -100,6 +104,14 @@ pub(crate) struct Peer {
     pub(crate) tools_changed: AtomicBool,
     /// Counts the server's `tools/list_changed` notifications, for watchers.
     pub(crate) tool_list_changes: watch::Sender<u64>,
+    /// Counts its `resources/list_changed` notifications.
+    pub(crate) resource_list_changes: watch::Sender<u64>,
+    /// Counts its `prompts/list_changed` notifications.
+    pub(crate) prompt_list_changes: watch::Sender<u64>,
+    /// The URIs of its `resources/updated` notifications.
+    pub(crate) resource_updates: broadcast::Sender<String>,
+    /// The `subscriptions/listen` streams open (2026-07-28).
+    pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
     pub(crate) closed_signal: watch::Sender<bool>,
     /// Shown every message received, before it is read.
@@ -135,6 +147,10 @@ impl Peer {
             closed: AtomicBool::new(false),
             tools_changed: AtomicBool::new(false),
             tool_list_changes: watch::Sender::new(0),
+            resource_list_changes: watch::Sender::new(0),
+            prompt_list_changes: watch::Sender::new(0),
+            resource_updates: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
+            listens: Default::default(),
             closed_signal: watch::Sender::new(false),
             observer: Observer(observer),
         })
@@ -311,10 +327,12 @@ impl Peer {
 
     /// Hands the waiting request `id` its reply.
     fn answer(&self, id: &RequestId, reply: Reply) {
-        match lock(&self.pending).remove(id) {
+        let waiter = lock(&self.pending).remove(id);
+        match waiter {
             Some(waiter) => {
                 let _ = waiter.reply.send(reply);
             }
+            None if self.end_listen(id, reply.map(drop)) => {}
             None if self.issued(id) => tracing::debug!(
                 %id,
                 "a response for a request no longer waiting (late, cancelled or answered twice); ignored"
@@ -355,6 +373,16 @@ impl Peer {
                     tracing::info!(target: "toolshape::server_log", level = ?params.level, logger = ?params.logger, message = %data);
                 }
             },
+            Ok(KnownNotification::ResourceUpdated(params)) => {
+                let _ = self.resource_updates.send(params.uri);
+            }
+            Ok(KnownNotification::ResourceListChanged(_)) => {
+                self.resource_list_changes.send_modify(|count| *count += 1);
+            }
+            Ok(KnownNotification::PromptListChanged(_)) => {
+                self.prompt_list_changes.send_modify(|count| *count += 1);
+            }
+            Ok(KnownNotification::SubscriptionsAcknowledged(params)) => self.acknowledged(params),
             Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
             Err(error) => tracing::debug!(%error, "ignored a notification"),
         }
@@ -374,9 +402,20 @@ impl Peer {
 
     /// Fails a pending request whose response could not be read.
     pub(crate) fn fail(&self, id: &RequestId, error: ClientError) {
-        if let Some(waiter) = lock(&self.pending).remove(id) {
-            let _ = waiter.reply.send(Err(error));
+        let waiter = lock(&self.pending).remove(id);
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.reply.send(Err(error));
+            }
+            None => {
+                self.end_listen(id, Err(error));
+            }
         }
+    }
+
+    /// Whether the connection is closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Marks the connection closed and fails everything still waiting.
@@ -385,6 +424,7 @@ impl Peer {
         for (_, waiter) in lock(&self.pending).drain() {
             let _ = waiter.reply.send(Err(TransportError::Closed.into()));
         }
+        self.end_all_listens();
         self.closed_signal.send_replace(true);
     }
 }

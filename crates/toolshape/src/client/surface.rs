@@ -61,7 +61,7 @@ impl Client {
         Ok(())
     }
 
-    fn params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
+    pub(super) fn params(&self, mut params: Map<String, Value>) -> Map<String, Value> {
         if let Some(meta) = self.request_meta() {
             params.insert("_meta".into(), Value::Object(meta));
         }

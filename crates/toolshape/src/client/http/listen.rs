@@ -1,8 +1,8 @@
 //! The standalone event stream of a handshake session (a GET on the
 //! endpoint): where a server sends the requests and notifications that
 //! answer no request of the client's, such as an elicitation a tool makes
-//! outside its own response stream. Opened once the session is initialized,
-//! by a client that answers server requests; resumed with `Last-Event-ID`
+//! outside its own response stream, a list change, a resource update.
+//! Opened once the session is initialized; resumed with `Last-Event-ID`
 //! when the server closes it, a bounded number of times in a row.
 
 use std::time::Duration;
@@ -34,7 +34,7 @@ impl Exchange {
     /// reading it in a task of its own. Returns when the first attempt has
     /// its answer, so that what the client sends next finds the stream open.
     pub(super) async fn start_listening(&self) {
-        if !self.listens || self.state.session_id().is_none() || lock(&self.listener).is_some() {
+        if self.state.session_id().is_none() || lock(&self.listener).is_some() {
             return;
         }
         let first = self.open(None).await;

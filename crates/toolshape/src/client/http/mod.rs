@@ -39,7 +39,6 @@ pub(crate) fn connect(
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
-    let listens = handlers.any();
     let peer = Peer::new(outgoing, handlers, observer);
     let exchange = Exchange {
         http,
@@ -49,7 +48,6 @@ pub(crate) fn connect(
         max_message_bytes,
         stateless_calls: Arc::default(),
         auth,
-        listens,
         listener: Arc::default(),
     };
     tokio::spawn(exchange.run(receiver));
@@ -68,9 +66,6 @@ struct Exchange {
     stateless_calls: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
     /// Credentials for every request, when the endpoint needs them.
     auth: Option<Arc<dyn HttpAuth>>,
-    /// Whether a session opens the standalone event stream (the client
-    /// answers server requests, which arrive there).
-    listens: bool,
     /// The standalone event stream's task, while it runs.
     listener: Arc<Mutex<Option<AbortHandle>>>,
 }
