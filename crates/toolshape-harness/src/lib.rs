@@ -14,4 +14,5 @@
 //! | `echo_baseline`, `canned_baseline` | the benchmark's baselines: a JSON echo, and a process that answers every line with a precomputed response |
 
 pub mod asking;
+pub mod changing;
 pub mod conformance;

@@ -331,11 +331,11 @@ async fn every_question_is_answered_over_http_sessions_and_stateless() {
     }
 }
 
-/// A client that answers server requests opens its session's standalone
-/// stream before `connect_http` returns: what the server sends outside any
-/// request (here a tool list change) reaches it there.
+/// A client opens its session's standalone stream before `connect_http`
+/// returns, whether or not it answers server requests: what the server
+/// sends outside any request (here a tool list change) reaches it there.
 #[tokio::test]
-async fn a_client_that_answers_listens_on_its_sessions_standalone_stream() {
+async fn a_client_listens_on_its_sessions_standalone_stream() {
     let registry = toolshape::ToolRegistry::new();
     registry
         .register(toolshape::Tool::text("first", |_: Empty| async {
@@ -347,7 +347,7 @@ async fn a_client_that_answers_listens_on_its_sessions_standalone_stream() {
         .build()
         .unwrap();
     let url = client_common::serve_over_http(server).await;
-    for (answers, expect_change) in [(true, true), (false, false)] {
+    for answers in [true, false] {
         let changes = Arc::new(AtomicUsize::new(0));
         let seen = Arc::clone(&changes);
         let mut builder = Client::builder()
@@ -371,20 +371,10 @@ async fn a_client_that_answers_listens_on_its_sessions_standalone_stream() {
             }))
             .unwrap();
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
-        while expect_change
-            && changes.load(Ordering::SeqCst) == 0
-            && tokio::time::Instant::now() < deadline
-        {
+        while changes.load(Ordering::SeqCst) == 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
-        if !expect_change {
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        }
-        assert_eq!(
-            changes.load(Ordering::SeqCst) > 0,
-            expect_change,
-            "answers: {answers}"
-        );
+        assert!(changes.load(Ordering::SeqCst) > 0, "answers: {answers}");
         registry.remove(&name);
         client.close(std::time::Duration::from_secs(2)).await;
     }

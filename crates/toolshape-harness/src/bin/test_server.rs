@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run -p toolshape-harness --bin test_server -- \
 //!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES] \
-//!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface]
+//!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface] [--changing]
 //! ```
 //!
 //! Each valued flag can also be set through the environment:
@@ -14,7 +14,8 @@
 //! (flags win). `--current-thread` serves on a current-thread runtime, as
 //! `toolshape serve` does. `--asking-surface` also serves a prompt and a
 //! resource that ask the user (`toolshape_harness::asking`); without it the
-//! server has tools only. Logs go to stderr (`RUST_LOG`, default `warn`).
+//! server has tools only. `--changing` adds two resources and tools that
+//! announce changes (`toolshape_harness::changing`). Logs go to stderr (`RUST_LOG`, default `warn`).
 //!
 //! Besides the tools below, `block` blocks its thread for `ms` (a
 //! [`Tool::typed_blocking`] tool), and `burst` answers with `n` progress
@@ -236,17 +237,20 @@ fn setting(args: &[String], flag: &str, env: &str) -> Result<Option<u64>, String
 }
 
 fn options() -> Result<ServerOptions, String> {
-    const FLAGS: [&str; 6] = [
+    const FLAGS: [&str; 7] = [
         "--page-size",
         "--call-timeout-ms",
         "--max-message-bytes",
         "--write-stall-timeout-ms",
         "--current-thread",
         "--asking-surface",
+        "--changing",
     ];
     let args: Vec<String> = std::env::args()
         .skip(1)
-        .filter(|arg| arg != "--current-thread" && arg != "--asking-surface")
+        .filter(|arg| {
+            !["--current-thread", "--asking-surface", "--changing"].contains(&arg.as_str())
+        })
         .collect();
     if let Some(unknown) = args
         .iter()
@@ -319,6 +323,9 @@ async fn serve() -> ExitCode {
         builder = builder
             .prompts(toolshape_harness::asking::prompts())
             .resources(toolshape_harness::asking::resources());
+    }
+    if std::env::args().any(|arg| arg == "--changing") {
+        builder = toolshape_harness::changing::serve_changes(builder);
     }
     let built = builder.build();
     let server = match built {
