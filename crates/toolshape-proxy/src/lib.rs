@@ -40,6 +40,7 @@ mod filter;
 mod forward;
 mod metrics;
 mod mirror;
+mod notices;
 mod options;
 mod rate;
 mod same_json;
@@ -51,7 +52,7 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use toolshape::client::{ClientBuilder, ClientError};
-use toolshape::resource::ResourceLister;
+use toolshape::resource::{ResourceEvents, ResourceLister};
 use toolshape::schema::SchemaEngine;
 use toolshape::{Prompt, ResourceTemplate, ServerBuilder, ToolRegistry};
 
@@ -86,7 +87,11 @@ pub struct Proxy {
     forwarder: Arc<Forwarder>,
     broken: Vec<(String, String)>,
     surface: surface::Surface,
+    /// Where the upstream's resource changes are passed on.
+    events: ResourceEvents,
     follower: tokio::task::JoinHandle<()>,
+    /// Passes the upstream's change notifications on (`notices.rs`).
+    notices: tokio::task::JoinHandle<()>,
 }
 
 impl Proxy {
@@ -157,12 +162,23 @@ impl Proxy {
             client,
             changes,
         ));
+        let wanted = Arc::new(notices::Wanted::default());
+        let subscribed = Arc::clone(&wanted);
+        let events = ResourceEvents::new().on_subscribe(move |uri| subscribed.add(uri));
+        let notices = tokio::spawn(notices::follow(
+            Arc::clone(&forwarder),
+            events.clone(),
+            wanted,
+            Arc::clone(&surface.last_listing),
+        ));
         Ok(Proxy {
             registry,
             forwarder,
             broken,
             surface,
+            events,
             follower,
+            notices,
         })
     }
 
@@ -173,18 +189,27 @@ impl Proxy {
 
     /// `builder` with everything the upstream offers: the mirrored tools
     /// (the builder's registry is this proxy's: one upstream per server),
-    /// and its resources (listed from it, read through it), resource
-    /// templates and prompts (taken at start, at most 256 and 1,000, read
-    /// and rendered through it).
+    /// and its resources (listed from it, read through it, their updates
+    /// and list changes passed on), resource templates and prompts (taken
+    /// at start, at most 256 and 1,000, read and rendered through it).
     pub fn add_to(&self, builder: ServerBuilder) -> ServerBuilder {
         let mut builder = builder
             .registry(self.registry.clone())
             .resource_templates(self.surface.templates.iter().cloned())
             .prompts(self.surface.prompts.iter().cloned());
         if let Some(resources) = &self.surface.resources {
-            builder = builder.resources_from(resources.clone());
+            builder = builder
+                .resources_from(resources.clone())
+                .resource_events(self.events.clone());
         }
         builder
+    }
+
+    /// Where the upstream's resource changes are passed on (updates to the
+    /// clients subscribed, list changes to all), and whose subscribe hook
+    /// subscribes upstream: given to the servers [`Proxy::add_to`] builds.
+    pub fn resource_events(&self) -> &ResourceEvents {
+        &self.events
     }
 
     /// The upstream's resources, listed and read through it, when it has
@@ -220,6 +245,7 @@ impl Proxy {
     /// get `grace` to exit).
     pub async fn shutdown(&self, grace: Duration) {
         self.follower.abort();
+        self.notices.abort();
         self.forwarder.upstream.close(grace).await;
     }
 }
@@ -227,5 +253,6 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.follower.abort();
+        self.notices.abort();
     }
 }

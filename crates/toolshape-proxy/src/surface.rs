@@ -43,12 +43,14 @@ const MAX_ERROR_TEXT: usize = 300;
 pub(crate) struct Surface {
     /// Its resources, when it has the capability.
     pub(crate) resources: Option<ResourceLister>,
+    /// The last listing of them (forgotten when the upstream says they changed).
+    pub(crate) last_listing: Arc<LastListing>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) prompts: Vec<Prompt>,
 }
 
 /// The last upstream listing of resources, and when it was made.
-type LastListing = Mutex<Option<(Instant, Arc<Vec<ResourceDefinition>>)>>;
+pub(crate) type LastListing = Mutex<Option<(Instant, Arc<Vec<ResourceDefinition>>)>>;
 
 /// The resources and prompts of the upstream `client` is connected to,
 /// forwarded through `forwarder`'s connections. A listing that fails is
@@ -59,7 +61,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
     let mut surface = Surface::default();
     if capabilities.resources.is_some() {
         let (lists, reads) = (Arc::clone(forwarder), Arc::clone(forwarder));
-        let last: Arc<LastListing> = Arc::default();
+        let last = Arc::clone(&surface.last_listing);
         let lister =
             resource::lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
                 .reads(move |context, uri| read_resource(Arc::clone(&reads), context, uri));

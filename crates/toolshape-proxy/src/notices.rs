@@ -1,0 +1,205 @@
+//! The upstream's change notifications, passed on: its resource updates to
+//! the proxy's clients subscribed to them, its resource list changes to all
+//! (and the proxy's own listing of its resources forgotten). The proxy
+//! subscribes upstream to each resource a client of its subscribes to (on
+//! the first connection; again after it is made anew), and to a 2026-07-28
+//! upstream it keeps a `subscriptions/listen` stream open for its tool and
+//! resource list changes and those resources (the tools themselves are
+//! followed by `mirror.rs`).
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::sync::broadcast::error::RecvError;
+use toolshape::client::{Client, ClientError, ClientErrorKind, Listening};
+use toolshape::protocol::subscriptions::SubscriptionFilter;
+use toolshape::resource::ResourceEvents;
+
+use crate::forward::Forwarder;
+use crate::surface::LastListing;
+
+/// Most resources the proxy subscribes to upstream (the first ones its
+/// clients name; later ones get no updates, with a warning).
+pub(crate) const MAX_FOLLOWED: usize = 1024;
+/// The pause before trying again after the upstream refused or ended a
+/// subscription stream, or could not be reached; doubled after each
+/// failure in a row, up to [`MAX_RETRY`].
+const RETRY: Duration = Duration::from_secs(1);
+const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// The resources the proxy's clients subscribed to, for the upstream.
+#[derive(Debug, Default)]
+pub(crate) struct Wanted {
+    uris: Mutex<BTreeSet<String>>,
+    grew: Notify,
+}
+
+impl Wanted {
+    /// A client subscribed to `uri`.
+    pub(crate) fn add(&self, uri: &str) {
+        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+        if uris.contains(uri) {
+            return;
+        }
+        if uris.len() >= MAX_FOLLOWED {
+            tracing::warn!(
+                "clients subscribed to more than {MAX_FOLLOWED} resources: later ones get no updates"
+            );
+            return;
+        }
+        uris.insert(uri.to_owned());
+        drop(uris);
+        self.grew.notify_one();
+    }
+
+    fn snapshot(&self) -> BTreeSet<String> {
+        self.uris
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Passes the upstream's changes on to `events`, for good (aborted with the
+/// proxy), following each connection the upstream's first slot makes.
+pub(crate) async fn follow(
+    forwarder: Arc<Forwarder>,
+    events: ResourceEvents,
+    wanted: Arc<Wanted>,
+    listing: Arc<LastListing>,
+) {
+    loop {
+        match forwarder.upstream.primary().await {
+            Ok(client) => follow_connection(&client, &events, &wanted, &listing).await,
+            Err(error) => tracing::warn!(%error, "the upstream server is unavailable"),
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// Follows one connection until it closes.
+async fn follow_connection(
+    client: &Client,
+    events: &ResourceEvents,
+    wanted: &Wanted,
+    listing: &LastListing,
+) {
+    let mut updates = client.resource_updates();
+    let mut list_changes = client.resource_list_changes();
+    let resources = client.negotiated().capabilities.resources.clone();
+    let has_resources = resources.is_some();
+    let subscribable = resources.and_then(|r| r.subscribe) == Some(true);
+    let stateless = client.protocol_version().is_stateless();
+    let mut followed: BTreeSet<String> = BTreeSet::new();
+    let mut listening: Option<Listening> = None;
+    let mut retry_at: Option<tokio::time::Instant> = None;
+    let mut pause = RETRY;
+    // An upstream that answers `subscriptions/listen` with an error (it
+    // has no such method) is not asked again on this connection.
+    let mut refused = false;
+    loop {
+        let due = retry_at.is_none_or(|at| tokio::time::Instant::now() >= at);
+        if due {
+            retry_at = None;
+            let uris = wanted.snapshot();
+            if stateless && !refused {
+                match relisten(client, has_resources, &uris, &followed, &mut listening).await {
+                    Ok(()) => {
+                        followed = uris;
+                        pause = RETRY;
+                    }
+                    Err(error) if matches!(error.kind(), ClientErrorKind::Protocol(_)) => {
+                        tracing::warn!(%error, "the upstream refused a subscription stream: its changes are not followed");
+                        refused = true;
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "cannot open a subscription stream to the upstream; trying again");
+                        retry_at = Some(tokio::time::Instant::now() + pause);
+                        pause = (pause * 2).min(MAX_RETRY);
+                    }
+                }
+            } else if !stateless {
+                if subscribable {
+                    subscribe_new(client, &uris, &followed).await;
+                }
+                followed = uris;
+            }
+        }
+        let retry = async {
+            match retry_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let ended = async {
+            match listening.as_mut() {
+                Some(stream) => stream.ended().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = wanted.grew.notified() => {}
+            () = retry => {}
+            () = ended => {
+                tracing::warn!("the upstream ended its subscription stream; opening another");
+                listening = None;
+                followed.clear();
+                retry_at = Some(tokio::time::Instant::now() + pause);
+                pause = (pause * 2).min(MAX_RETRY);
+            }
+            update = updates.recv() => match update {
+                Ok(uri) => events.updated(uri),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "resource updates from the upstream came too fast; some were not passed on");
+                }
+                Err(RecvError::Closed) => return,
+            },
+            changed = list_changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                *listing.lock().await = None;
+                events.list_changed();
+            }
+            () = client.closed() => return,
+        }
+    }
+}
+
+/// 2026-07-28: opens a stream for the list changes and `uris` unless one
+/// for exactly them is open (the new one opened before the old is
+/// dropped, so nothing falls between).
+async fn relisten(
+    client: &Client,
+    has_resources: bool,
+    uris: &BTreeSet<String>,
+    followed: &BTreeSet<String>,
+    listening: &mut Option<Listening>,
+) -> Result<(), ClientError> {
+    if listening.is_some() && uris == followed {
+        return Ok(());
+    }
+    let mut filter = SubscriptionFilter::default();
+    filter.tools_list_changed = true;
+    filter.resources_list_changed = has_resources;
+    filter.resource_subscriptions = if has_resources {
+        uris.iter().cloned().collect()
+    } else {
+        Vec::new()
+    };
+    *listening = Some(client.listen(filter).await?);
+    Ok(())
+}
+
+/// Handshake revisions: subscribes upstream to each of `uris` not yet
+/// `followed` (one it refuses gets no updates, with a warning).
+async fn subscribe_new(client: &Client, uris: &BTreeSet<String>, followed: &BTreeSet<String>) {
+    for uri in uris.difference(followed) {
+        if let Err(error) = client.subscribe(uri).await {
+            let uri = toolshape::protocol::text::excerpt(uri, 200);
+            tracing::warn!(%error, %uri, "the upstream refused a subscription");
+        }
+    }
+}
