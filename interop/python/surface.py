@@ -28,6 +28,7 @@ import json
 import sys
 from pathlib import Path
 
+import anyio
 from mcp import Client, MCPError, StdioServerParameters
 from mcp import types
 
@@ -37,6 +38,8 @@ from client import INTEROP, Runner, expect, report  # noqa: E402  (the same runn
 INVALID_PARAMS = -32602
 RESOURCE_NOT_FOUND = {"legacy": -32002, "modern": -32602}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# The conformance server announces an update of it 100 ms after each subscription to it.
+WATCHED = "test://watched-resource"
 
 
 def answering(action: str, content: dict | None, seen: list):
@@ -58,7 +61,13 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
     connect_mode = "auto" if mode == "modern" else "legacy"
     questions: list = []
     answers = {"username": "ada", "email": "ada@example.com"}
-    async with Client(params, mode=connect_mode, read_timeout_seconds=30,
+    updates: list[str] = []
+
+    async def on_message(message) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updates.append(message.params.uri)
+
+    async with Client(params, mode=connect_mode, read_timeout_seconds=30, message_handler=on_message,
                       elicitation_callback=answering("accept", answers, questions)) as client:
 
         async def era():
@@ -211,9 +220,23 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
 
         if mode == "legacy":
             async def subscribe():
-                await client.subscribe_resource("test://watched-resource")
+                await client.subscribe_resource(WATCHED)
+                with anyio.move_on_after(5):
+                    while WATCHED not in updates:
+                        await anyio.sleep(0.05)
+                expect(updates == [WATCHED], f"resources/updated received: {updates!r}")
 
-            await r.check("resources/subscribe is accepted", subscribe)
+            await r.check("resources/subscribe, then notifications/resources/updated", subscribe)
+        else:
+            async def listen():
+                async with client.listen(resource_subscriptions=[WATCHED]) as sub:
+                    honored = list(sub.honored.resource_subscriptions or [])
+                    expect(honored == [WATCHED], f"acknowledged {sub.honored!r}")
+                    with anyio.fail_after(5):
+                        event = await sub.__anext__()
+                    expect(getattr(event, "uri", None) == WATCHED, f"event {event!r}")
+
+            await r.check("subscriptions/listen: acknowledged, then notifications/resources/updated", listen)
 
     declined: list = []
     async with Client(params, mode=connect_mode, read_timeout_seconds=30,

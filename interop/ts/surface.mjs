@@ -22,7 +22,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { Failed, J, check, expect, report } from './checks.mjs';
 
@@ -181,9 +181,17 @@ async function exercise(client, questions) {
     expect(messages[0].content.text === 'Prompt with context: ', J(messages));
   });
 
-  await check('resources/subscribe is accepted', async () => {
-    const result = await client.subscribeResource({ uri: 'test://watched-resource' });
+  await check('resources/subscribe, then notifications/resources/updated', async () => {
+    // The conformance server announces an update 100 ms after each subscription to it.
+    const watched = 'test://watched-resource';
+    const updated = new Promise((resolve) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri));
+    });
+    const result = await client.subscribeResource({ uri: watched });
     expect(result && typeof result === 'object', J(result));
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('(none in 5 s)'), 5000));
+    const uri = await Promise.race([updated, timeout]);
+    expect(uri === watched, `resources/updated for ${uri}`);
   });
 }
 

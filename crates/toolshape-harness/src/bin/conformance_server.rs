@@ -261,6 +261,7 @@ async fn main() -> ExitCode {
         .prompts(conformance::prompts())
         .resources(conformance::resources())
         .resource_templates(conformance::resource_templates())
+        .resource_events(conformance::resource_events())
         .build()
     {
         Ok(server) => server,

@@ -8,6 +8,7 @@ use toolshape::protocol::content::{
     BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, Role, TextResourceContents,
 };
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
+use toolshape::resource::ResourceEvents;
 use toolshape::{Prompt, Resource, ResourceTemplate, ToolContext, ToolError};
 
 use super::PNG_1X1;
@@ -84,6 +85,28 @@ pub fn prompts() -> Vec<Prompt> {
     ]
 }
 
+/// The resource whose subscribers hear of a change.
+pub const WATCHED: &str = "test://watched-resource";
+
+/// Where the resources' changes are announced: 100 ms after each
+/// subscription to [`WATCHED`] (`resources/subscribe`, or a 2026-07-28
+/// `subscriptions/listen` naming it), an update of it, so that a client can
+/// see updates arrive.
+pub fn resource_events() -> ResourceEvents {
+    let events = ResourceEvents::new();
+    let announcer = events.clone();
+    events.on_subscribe(move |uri| {
+        if uri != WATCHED {
+            return;
+        }
+        let announcer = announcer.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            announcer.updated(WATCHED);
+        });
+    })
+}
+
 /// The fixed resources.
 pub fn resources() -> Vec<Resource> {
     vec![
@@ -102,7 +125,7 @@ pub fn resources() -> Vec<Resource> {
         )
         .description("A static binary resource"),
         Resource::text(
-            "test://watched-resource",
+            WATCHED,
             "watched-resource",
             "text/plain",
             "Watched resource content",
