@@ -6,7 +6,8 @@
 //!   encoded again, decode to the same thing;
 //! - served by a real server on that revision (a handshake first for the
 //!   revisions that have one, `_meta` filled in for 2026-07-28), a request
-//!   gets exactly one answer, and a result has the revision's shape: a
+//!   gets exactly one answer (a `subscriptions/listen` at most one, an
+//!   error: an open stream is acknowledged by a notification), and a result has the revision's shape: a
 //!   `tools/call` result carries `resultType` only on 2026-07-28,
 //!   `structuredContent` never before 2025-06-18 and only as an object
 //!   before 2026-07-28; a `tools/list` page carries `outputSchema`s only
@@ -35,12 +36,16 @@ const REQUESTS: [&str; 8] = [
     "unknown/method",
 ];
 
-const NOTIFICATIONS: [&str; 5] = [
+const NOTIFICATIONS: [&str; 9] = [
     methods::INITIALIZED,
     methods::CANCELLED,
     methods::PROGRESS,
     methods::TOOLS_LIST_CHANGED,
     methods::LOGGING_MESSAGE,
+    methods::RESOURCES_UPDATED,
+    methods::RESOURCES_LIST_CHANGED,
+    methods::PROMPTS_LIST_CHANGED,
+    methods::SUBSCRIPTIONS_ACKNOWLEDGED,
 ];
 
 /// The typed params of a known request, encoded again.
@@ -64,9 +69,12 @@ fn encode_request(request: &KnownRequest) -> Option<String> {
 
 fn encode_notification(notification: &KnownNotification) -> String {
     let encoded = match notification {
-        KnownNotification::Initialized(params) | KnownNotification::ToolListChanged(params) => {
-            serde_json::to_string(params)
-        }
+        KnownNotification::Initialized(params)
+        | KnownNotification::ToolListChanged(params)
+        | KnownNotification::ResourceListChanged(params)
+        | KnownNotification::PromptListChanged(params) => serde_json::to_string(params),
+        KnownNotification::ResourceUpdated(params) => serde_json::to_string(params),
+        KnownNotification::SubscriptionsAcknowledged(params) => serde_json::to_string(params),
         KnownNotification::Cancelled(params) => serde_json::to_string(params),
         KnownNotification::Progress(params) => serde_json::to_string(params),
         KnownNotification::LoggingMessage(params) => serde_json::to_string(params),
@@ -266,6 +274,13 @@ fuzz_target!(|data: &[u8]| {
         round_trip_request(method, &params);
         let served = effective(version, &value);
         let answers = serve(version, method, value, false);
+        if *method == methods::SUBSCRIPTIONS_LISTEN {
+            // An opened stream is acknowledged by a notification and
+            // answered only when it ends: at most one answer, an error.
+            assert!(answers.len() <= 1, "{version:?} {method}: {answers:?}");
+            assert!(answers.iter().all(Response::is_error), "{answers:?}");
+            return;
+        }
         assert_eq!(answers.len(), 1, "{version:?} {method}: {answers:?}");
         let Response::Success { id, result } = &answers[0] else {
             return;

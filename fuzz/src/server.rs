@@ -136,9 +136,10 @@ pub fn serve(input: &[u8]) -> Vec<u8> {
     std::mem::take(&mut *sink.0.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
-/// What the server wrote: every line must be one JSON-RPC response (this
-/// toolset sends no notifications unless asked for progress, which it never
-/// reports).
+/// What the server wrote: every line must be one JSON-RPC response, or the
+/// acknowledgement of a `subscriptions/listen` stream (this toolset sends
+/// no other notification unless asked for progress, which it never
+/// reports; its tools do not change while it serves).
 pub fn responses(output: &[u8]) -> Vec<Response> {
     let mut responses = Vec::new();
     if output.is_empty() {
@@ -151,6 +152,9 @@ pub fn responses(output: &[u8]) -> Vec<Response> {
     for line in output[..output.len() - 1].split(|&b| b == b'\n') {
         match classify(line) {
             Incoming::Response(response) => responses.push(response),
+            Incoming::Notification(notification)
+                if notification.method
+                    == toolshape_protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED => {}
             other => panic!(
                 "the server wrote something other than a response: {other:?} ({})",
                 String::from_utf8_lossy(line)

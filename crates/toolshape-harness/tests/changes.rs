@@ -129,3 +129,67 @@ async fn next(
         .expect("a line");
     serde_json::from_str(&line).unwrap()
 }
+
+/// The subscribe and unsubscribe hooks are called in pairs: for a
+/// session's `resources/subscribe` and `resources/unsubscribe`, for the
+/// subscriptions a session still held when it ended, and for each URI of a
+/// `subscriptions/listen` stream when it is opened and when the client
+/// drops it (over HTTP).
+#[tokio::test]
+async fn subscriptions_are_told_as_they_begin_and_end() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let following = Arc::new(AtomicI64::new(0));
+    let (up, down) = (Arc::clone(&following), Arc::clone(&following));
+    let events = toolshape::resource::ResourceEvents::new()
+        .on_subscribe(move |_| {
+            up.fetch_add(1, Ordering::SeqCst);
+        })
+        .on_unsubscribe(move |_| {
+            down.fetch_sub(1, Ordering::SeqCst);
+        });
+    let server = toolshape::Server::builder("counting", "1")
+        .resources([
+            toolshape::Resource::text("test://a", "a", "text/plain", "a"),
+            toolshape::Resource::text("test://b", "b", "text/plain", "b"),
+        ])
+        .resource_events(events)
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let settles_at = |want: i64| {
+        let following = Arc::clone(&following);
+        async move {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            while following.load(Ordering::SeqCst) != want && tokio::time::Instant::now() < deadline
+            {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert_eq!(following.load(Ordering::SeqCst), want);
+        }
+    };
+
+    let session = builder(ProtocolVersion::V2025_11_25)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    session.subscribe("test://a").await.unwrap();
+    session.subscribe("test://a").await.unwrap();
+    session.subscribe("test://b").await.unwrap();
+    settles_at(2).await;
+    session.unsubscribe("test://a").await.unwrap();
+    settles_at(1).await;
+    session.close(Duration::from_secs(2)).await;
+    settles_at(0).await;
+
+    let stateless = builder(ProtocolVersion::V2026_07_28)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let mut filter = everything();
+    filter.resource_subscriptions = vec!["test://a".into(), "test://b".into()];
+    let listening = stateless.listen(filter).await.unwrap();
+    settles_at(2).await;
+    drop(listening);
+    settles_at(0).await;
+}

@@ -43,3 +43,68 @@ async fn the_upstreams_changes_reach_the_proxys_clients() {
         }
     }
 }
+
+/// An HTTP upstream that forgets the proxy's session (idle for a second)
+/// is followed again on the session the proxy opens in its place: a
+/// client's subscription made before still brings updates after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_upstream_session_is_followed_again() {
+    use toolshape::client::Client;
+    use toolshape_harness::changing::serve_changes;
+    use toolshape_proxy::{Proxy, UpstreamSpec};
+
+    let upstream = serve_changes(toolshape::Server::builder("changing", "1"))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let upstream_url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let mut options = toolshape::HttpOptions::default();
+    options.session_idle_timeout = Duration::from_secs(1);
+    tokio::spawn(async move {
+        upstream
+            .serve_http(listener, options, std::future::pending())
+            .await
+    });
+    let proxy = Proxy::start(
+        UpstreamSpec::Url(upstream_url),
+        Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25)),
+        ProxyOptions::default(),
+    )
+    .await
+    .unwrap();
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let client = builder(ProtocolVersion::V2025_11_25)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let mut updates = client.resource_updates();
+    client
+        .subscribe(toolshape_harness::changing::WATCHED)
+        .await
+        .unwrap();
+    // Past the upstream's idle time: its session, and the proxy's
+    // subscription on it, are gone.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let update = loop {
+        let touched: Result<serde_json::Value, _> = client
+            .call(
+                "touch",
+                serde_json::json!({ "uri": toolshape_harness::changing::WATCHED }),
+            )
+            .await;
+        touched.unwrap();
+        match tokio::time::timeout(Duration::from_millis(200), updates.recv()).await {
+            Ok(update) => break update.unwrap(),
+            Err(_) if tokio::time::Instant::now() < deadline => {}
+            Err(_) => panic!("no update after the upstream's session was renewed"),
+        }
+    };
+    assert_eq!(update, toolshape_harness::changing::WATCHED);
+    client.close(Duration::from_secs(2)).await;
+    proxy.shutdown(Duration::from_secs(2)).await;
+}

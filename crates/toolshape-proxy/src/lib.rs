@@ -163,8 +163,10 @@ impl Proxy {
             changes,
         ));
         let wanted = Arc::new(notices::Wanted::default());
-        let subscribed = Arc::clone(&wanted);
-        let events = ResourceEvents::new().on_subscribe(move |uri| subscribed.add(uri));
+        let (subscribed, unsubscribed) = (Arc::clone(&wanted), Arc::clone(&wanted));
+        let events = ResourceEvents::new()
+            .on_subscribe(move |uri| subscribed.add(uri))
+            .on_unsubscribe(move |uri| unsubscribed.remove(uri));
         let notices = tokio::spawn(notices::follow(
             Arc::clone(&forwarder),
             events.clone(),

@@ -1,14 +1,16 @@
 //! The upstream's change notifications, passed on: its resource updates to
 //! the proxy's clients subscribed to them, its resource list changes to all
 //! (and the proxy's own listing of its resources forgotten). The proxy
-//! subscribes upstream to each resource a client of its subscribes to (on
-//! the first connection; again after it is made anew), and to a 2026-07-28
+//! subscribes upstream to each resource some client of its follows, and
+//! unsubscribes when none does any more (on the first connection; again
+//! after it is made anew, or its HTTP session is), and to a 2026-07-28
 //! upstream it keeps a `subscriptions/listen` stream open for its tool and
 //! resource list changes and those resources (the tools themselves are
 //! followed by `mirror.rs`).
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -20,8 +22,8 @@ use toolshape::resource::ResourceEvents;
 use crate::forward::Forwarder;
 use crate::surface::LastListing;
 
-/// Most resources the proxy subscribes to upstream (the first ones its
-/// clients name; later ones get no updates, with a warning).
+/// Most resources the proxy subscribes to upstream at once (past it, a
+/// resource no client follows yet gets no updates, with a warning).
 pub(crate) const MAX_FOLLOWED: usize = 1024;
 /// The pause before trying again after the upstream refused or ended a
 /// subscription stream, or could not be reached; doubled after each
@@ -29,36 +31,57 @@ pub(crate) const MAX_FOLLOWED: usize = 1024;
 const RETRY: Duration = Duration::from_secs(1);
 const MAX_RETRY: Duration = Duration::from_secs(60);
 
-/// The resources the proxy's clients subscribed to, for the upstream.
+/// The resources the proxy's clients follow, each with how many
+/// subscriptions name it, for the upstream.
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {
-    uris: Mutex<BTreeSet<String>>,
-    grew: Notify,
+    uris: Mutex<BTreeMap<String, usize>>,
+    changed: Notify,
+    /// Whether the bound was met (warned of once).
+    full: AtomicBool,
 }
 
 impl Wanted {
+    fn uris(&self) -> MutexGuard<'_, BTreeMap<String, usize>> {
+        self.uris.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// A client subscribed to `uri`.
     pub(crate) fn add(&self, uri: &str) {
-        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
-        if uris.contains(uri) {
+        let mut uris = self.uris();
+        if let Some(count) = uris.get_mut(uri) {
+            *count += 1;
             return;
         }
         if uris.len() >= MAX_FOLLOWED {
-            tracing::warn!(
-                "clients subscribed to more than {MAX_FOLLOWED} resources: later ones get no updates"
-            );
+            if !self.full.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "clients follow {MAX_FOLLOWED} resources: others get no updates until some are let go"
+                );
+            }
             return;
         }
-        uris.insert(uri.to_owned());
+        uris.insert(uri.to_owned(), 1);
         drop(uris);
-        self.grew.notify_one();
+        self.changed.notify_one();
+    }
+
+    /// A client's subscription to `uri` ended.
+    pub(crate) fn remove(&self, uri: &str) {
+        let mut uris = self.uris();
+        let Some(count) = uris.get_mut(uri) else {
+            return;
+        };
+        *count -= 1;
+        if *count == 0 {
+            uris.remove(uri);
+            drop(uris);
+            self.changed.notify_one();
+        }
     }
 
     fn snapshot(&self) -> BTreeSet<String> {
-        self.uris
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.uris().keys().cloned().collect()
     }
 }
 
@@ -88,6 +111,7 @@ async fn follow_connection(
 ) {
     let mut updates = client.resource_updates();
     let mut list_changes = client.resource_list_changes();
+    let mut renewals = client.session_renewals();
     let resources = client.negotiated().capabilities.resources.clone();
     let has_resources = resources.is_some();
     let subscribable = resources.and_then(|r| r.subscribe) == Some(true);
@@ -110,7 +134,7 @@ async fn follow_connection(
                         followed = uris;
                         pause = RETRY;
                     }
-                    Err(error) if matches!(error.kind(), ClientErrorKind::Protocol(_)) => {
+                    Err(error) if is_method_not_found(&error) => {
                         tracing::warn!(%error, "the upstream refused a subscription stream: its changes are not followed");
                         refused = true;
                     }
@@ -122,7 +146,7 @@ async fn follow_connection(
                 }
             } else if !stateless {
                 if subscribable {
-                    subscribe_new(client, &uris, &followed).await;
+                    resubscribe(client, &uris, &followed).await;
                 }
                 followed = uris;
             }
@@ -140,7 +164,14 @@ async fn follow_connection(
             }
         };
         tokio::select! {
-            () = wanted.grew.notified() => {}
+            () = wanted.changed.notified() => {}
+            renewed = renewals.changed() => {
+                if renewed.is_err() {
+                    return;
+                }
+                // A new HTTP session: nothing is subscribed on it yet.
+                followed.clear();
+            }
             () = retry => {}
             () = ended => {
                 tracing::warn!("the upstream ended its subscription stream; opening another");
@@ -152,7 +183,9 @@ async fn follow_connection(
             update = updates.recv() => match update {
                 Ok(uri) => events.updated(uri),
                 Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(missed, "resource updates from the upstream came too fast; some were not passed on");
+                    // Which resources changed is lost: clients read again.
+                    tracing::warn!(missed, "resource updates from the upstream came too fast; announced as a list change");
+                    events.list_changed();
                 }
                 Err(RecvError::Closed) => return,
             },
@@ -193,13 +226,58 @@ async fn relisten(
     Ok(())
 }
 
+/// Whether the upstream answered that it has no such method.
+fn is_method_not_found(error: &ClientError) -> bool {
+    matches!(error.kind(), ClientErrorKind::Protocol(object) if object.code == toolshape::protocol::error_code::METHOD_NOT_FOUND)
+}
+
 /// Handshake revisions: subscribes upstream to each of `uris` not yet
-/// `followed` (one it refuses gets no updates, with a warning).
-async fn subscribe_new(client: &Client, uris: &BTreeSet<String>, followed: &BTreeSet<String>) {
+/// `followed` (one it refuses gets no updates, with a warning), and
+/// unsubscribes from each followed no more.
+async fn resubscribe(client: &Client, uris: &BTreeSet<String>, followed: &BTreeSet<String>) {
     for uri in uris.difference(followed) {
         if let Err(error) = client.subscribe(uri).await {
             let uri = toolshape::protocol::text::excerpt(uri, 200);
             tracing::warn!(%error, %uri, "the upstream refused a subscription");
         }
+    }
+    for uri in followed.difference(uris) {
+        if let Err(error) = client.unsubscribe(uri).await {
+            let uri = toolshape::protocol::text::excerpt(uri, 200);
+            tracing::debug!(%error, %uri, "the upstream refused to end a subscription");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_is_followed_while_any_subscription_names_it() {
+        let wanted = Wanted::default();
+        wanted.add("a");
+        wanted.add("a");
+        wanted.add("b");
+        assert_eq!(wanted.snapshot(), ["a", "b"].map(String::from).into());
+        wanted.remove("a");
+        assert_eq!(wanted.snapshot(), ["a", "b"].map(String::from).into());
+        wanted.remove("a");
+        wanted.remove("c");
+        assert_eq!(wanted.snapshot(), ["b"].map(String::from).into());
+    }
+
+    #[test]
+    fn past_the_bound_new_resources_are_not_followed() {
+        let wanted = Wanted::default();
+        for n in 0..MAX_FOLLOWED {
+            wanted.add(&n.to_string());
+        }
+        wanted.add("one more");
+        assert_eq!(wanted.snapshot().len(), MAX_FOLLOWED);
+        assert!(!wanted.snapshot().contains("one more"));
+        wanted.remove("0");
+        wanted.add("one more");
+        assert!(wanted.snapshot().contains("one more"));
     }
 }

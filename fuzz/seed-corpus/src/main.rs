@@ -31,12 +31,16 @@ const REQUESTS: [&str; 8] = [
 ];
 
 /// Its notification methods, after the requests.
-const NOTIFICATIONS: [&str; 5] = [
+const NOTIFICATIONS: [&str; 9] = [
     "notifications/initialized",
     "notifications/cancelled",
     "notifications/progress",
     "notifications/tools/list_changed",
     "notifications/message",
+    "notifications/resources/updated",
+    "notifications/resources/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/subscriptions/acknowledged",
 ];
 
 const REVISIONS: [&str; 5] = [

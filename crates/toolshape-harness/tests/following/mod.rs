@@ -95,7 +95,13 @@ pub async fn exercise(client: &Client, label: &str) {
         .call("add_tool", json!({ "name": "fresh" }))
         .await
         .unwrap();
-    // Listed again on each change heard until the new tool is there.
+    // A change is heard...
+    tokio::time::timeout(WAIT, tools.changed())
+        .await
+        .unwrap_or_else(|_| panic!("{label}: no tools/list_changed"))
+        .unwrap();
+    // ...and the listing shows the new tool (listed again on each change
+    // heard until it does: through a gateway, it lists first).
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let listed = client.list_tools().await.unwrap();

@@ -189,6 +189,14 @@ impl Client {
         self.inner.peer.tool_list_changes.subscribe()
     }
 
+    /// A watch whose value counts the new sessions this client opened in
+    /// place of ones the server ended (Streamable HTTP handshake sessions):
+    /// resource subscriptions made on the old session must be made again.
+    /// Each also counts as a change of every list.
+    pub fn session_renewals(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.peer.session_renewals.subscribe()
+    }
+
     /// The same for `notifications/resources/list_changed`.
     pub fn resource_list_changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.peer.resource_list_changes.subscribe()

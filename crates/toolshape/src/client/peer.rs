@@ -108,6 +108,8 @@ pub(crate) struct Peer {
     pub(crate) resource_list_changes: watch::Sender<u64>,
     /// Counts its `prompts/list_changed` notifications.
     pub(crate) prompt_list_changes: watch::Sender<u64>,
+    /// Counts the new sessions opened in place of ones the server ended.
+    pub(crate) session_renewals: watch::Sender<u64>,
     /// The URIs of its `resources/updated` notifications.
     pub(crate) resource_updates: broadcast::Sender<String>,
     /// The `subscriptions/listen` streams open (2026-07-28).
@@ -148,6 +150,7 @@ impl Peer {
             tools_changed: AtomicBool::new(false),
             tool_list_changes: watch::Sender::new(0),
             resource_list_changes: watch::Sender::new(0),
+            session_renewals: watch::Sender::new(0),
             prompt_list_changes: watch::Sender::new(0),
             resource_updates: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
             listens: Default::default(),
@@ -411,6 +414,17 @@ impl Peer {
                 self.end_listen(id, Err(error));
             }
         }
+    }
+
+    /// A new session replaced one the server ended: what was subscribed on
+    /// the old one must be again, and any list may have changed.
+    #[cfg(feature = "client-http")]
+    pub(crate) fn session_renewed(&self) {
+        self.tools_changed.store(true, Ordering::Release);
+        self.tool_list_changes.send_modify(|count| *count += 1);
+        self.resource_list_changes.send_modify(|count| *count += 1);
+        self.prompt_list_changes.send_modify(|count| *count += 1);
+        self.session_renewals.send_modify(|count| *count += 1);
     }
 
     /// Whether the connection is closed.

@@ -167,13 +167,24 @@ impl Client {
         Ok(result.contents)
     }
 
-    /// Subscribes to changes of the resource at `uri` (handshake revisions).
+    /// Subscribes to changes of the resource at `uri` (handshake revisions;
+    /// on 2026-07-28, [`Client::listen`]); its updates reach
+    /// [`Client::resource_updates`].
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        self.about_resource(methods::RESOURCES_SUBSCRIBE, uri).await
+    }
+
+    /// Ends the subscription to the resource at `uri` (handshake revisions).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        self.about_resource(methods::RESOURCES_UNSUBSCRIBE, uri)
+            .await
+    }
+
+    /// `method` with `{"uri": uri}`, its empty result dropped.
+    async fn about_resource(&self, method: &'static str, uri: &str) -> Result<(), ClientError> {
         let mut params = Map::new();
         params.insert("uri".into(), json!(uri));
-        let _: Value = self
-            .simple(methods::RESOURCES_SUBSCRIBE, &self.params(params))
-            .await?;
+        let _: Value = self.simple(method, &self.params(params)).await?;
         Ok(())
     }
 

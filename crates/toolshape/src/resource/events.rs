@@ -37,6 +37,7 @@ type SubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
 pub struct ResourceEvents {
     changes: broadcast::Sender<ResourceEvent>,
     on_subscribe: Option<SubscribeHook>,
+    on_unsubscribe: Option<SubscribeHook>,
 }
 
 impl Default for ResourceEvents {
@@ -44,6 +45,7 @@ impl Default for ResourceEvents {
         ResourceEvents {
             changes: broadcast::channel(CHANGES_QUEUED).0,
             on_subscribe: None,
+            on_unsubscribe: None,
         }
     }
 }
@@ -53,6 +55,7 @@ impl fmt::Debug for ResourceEvents {
         f.debug_struct("ResourceEvents")
             .field("connections", &self.changes.receiver_count())
             .field("on_subscribe", &self.on_subscribe.is_some())
+            .field("on_unsubscribe", &self.on_unsubscribe.is_some())
             .finish()
     }
 }
@@ -71,6 +74,17 @@ impl ResourceEvents {
     #[must_use]
     pub fn on_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_subscribe = Some(Arc::new(hook));
+        self
+    }
+
+    /// Calls `hook` with the URI of each subscription that ends: a peer's
+    /// `resources/unsubscribe`, the end of its session (once per resource it
+    /// was subscribed to), or of its `subscriptions/listen` stream (once per
+    /// resource named). Every call of the subscribe hook is matched by one of
+    /// this hook, so a count per URI tells whether anyone still follows it.
+    #[must_use]
+    pub fn on_unsubscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_unsubscribe = Some(Arc::new(hook));
         self
     }
 
@@ -93,6 +107,13 @@ impl ResourceEvents {
     /// A peer subscribed to `uri`.
     pub(crate) fn subscribed(&self, uri: &str) {
         if let Some(hook) = &self.on_subscribe {
+            hook(uri);
+        }
+    }
+
+    /// A peer's subscription to `uri` ended.
+    pub(crate) fn unsubscribed(&self, uri: &str) {
+        if let Some(hook) = &self.on_unsubscribe {
             hook(uri);
         }
     }

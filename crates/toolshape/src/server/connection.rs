@@ -20,7 +20,6 @@ use super::notices;
 use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
-use crate::resource::ResourceEvent;
 use crate::transport::lines::{Line, LineReader, leading_id};
 use crate::transport::stall::StallGuard;
 
@@ -57,7 +56,7 @@ where
         outbox.clone(),
     ));
     let updates = tokio::spawn(announce_resource_changes(
-        shared.resource_events.watch(),
+        Arc::clone(&shared),
         Arc::clone(&session),
         outbox.clone(),
     ));
@@ -183,22 +182,16 @@ async fn announce_list_changes(
 }
 
 /// Tells a handshake peer of the resource changes it gets (`notices.rs`).
-async fn announce_resource_changes(
-    mut changes: tokio::sync::broadcast::Receiver<ResourceEvent>,
-    session: Arc<Session>,
-    outbox: Outbox,
-) {
+async fn announce_resource_changes(shared: Arc<Shared>, session: Arc<Session>, outbox: Outbox) {
+    let mut changes = shared.resource_events.watch();
     loop {
-        match changes.recv().await {
-            Ok(event) => {
-                if let Some((method, params)) = notices::for_session(&session, &event)
-                    && !outbox.notification(method, &params).await
-                {
-                    return;
-                }
-            }
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        let Some(event) = notices::next_change(&mut changes).await else {
+            return;
+        };
+        if let Some((method, params)) = notices::for_session(&shared, &session, &event)
+            && !outbox.notification(method, &params).await
+        {
+            return;
         }
     }
 }
@@ -279,11 +272,21 @@ impl Connection {
             .map(ProtocolVersion::is_stateless);
         let opened = match stateless {
             Ok(true) => match request.meta.require_modern() {
-                Ok(_) => {
-                    self.listens
-                        .open(&self.shared, request.id.clone(), params, &self.outbox)
-                        .await
-                }
+                // In flight like a call: its id is not reused while it is
+                // open, and a cancellation names it.
+                Ok(_) => match self.in_flight.begin(&request.id) {
+                    Ok(_) => {
+                        let opened = self
+                            .listens
+                            .open(&self.shared, request.id.clone(), params, &self.outbox)
+                            .await;
+                        if !matches!(opened, Ok(true)) {
+                            self.in_flight.finish(&request.id);
+                        }
+                        opened
+                    }
+                    Err(error) => Err(error),
+                },
                 Err(error) => Err(error.to_error_object()),
             },
             Ok(false) => Err(ErrorObject::method_not_found(request.body.method())),

@@ -94,8 +94,7 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
                     return Err(ErrorObject::method_not_found(method));
                 }
                 if method == methods::RESOURCES_SUBSCRIBE {
-                    session.subscribe(params.uri.clone())?;
-                    shared.resource_events.subscribed(&params.uri);
+                    session.subscribe(params.uri, &shared.resource_events)?;
                 } else {
                     session.unsubscribe(&params.uri);
                 }

@@ -7,13 +7,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 use toolshape_protocol::subscriptions::ListenParams;
 use toolshape_protocol::{ErrorObject, RequestId};
 
 use super::Shared;
-use super::notices::{Listen, Notice};
+use super::notices::{Listen, Notice, next_change};
 use super::outbox::Outbox;
 
 /// Most `subscriptions/listen` streams open at once on one connection.
@@ -63,10 +62,9 @@ impl Listens {
                         Ok(()) => listen.tools_changed(),
                         Err(_) => return,
                     },
-                    event = resources.recv() => match event {
-                        Ok(event) => listen.resource_changed(&event),
-                        Err(RecvError::Lagged(_)) => None,
-                        Err(RecvError::Closed) => return,
+                    event = next_change(&mut resources) => match event {
+                        Some(event) => listen.resource_changed(&event),
+                        None => return,
                     },
                 };
                 if let Some((method, params)) = notice

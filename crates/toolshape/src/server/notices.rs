@@ -7,6 +7,8 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
 use toolshape_protocol::RequestId;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::methods;
@@ -14,18 +16,43 @@ use toolshape_protocol::subscriptions::{ListenParams, SubscriptionFilter};
 
 use super::Shared;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
-use crate::resource::ResourceEvent;
+use crate::resource::{ResourceEvent, ResourceEvents};
 
 /// A notification to send: its method and params.
 pub(crate) type Notice = (&'static str, Value);
 
+/// The next resource change, `None` once no more can come. A receiver
+/// that fell behind missed changes it cannot name: they come as a list
+/// change, so that whoever gets those reads the resources again.
+pub(crate) async fn next_change(
+    changes: &mut broadcast::Receiver<ResourceEvent>,
+) -> Option<ResourceEvent> {
+    match changes.recv().await {
+        Ok(event) => Some(event),
+        Err(RecvError::Lagged(_)) => Some(ResourceEvent::ListChanged),
+        Err(RecvError::Closed) => None,
+    }
+}
+
+/// Whether the server says `listChanged` for its resources, and so may
+/// send `resources/list_changed`.
+fn announces_list_changes(shared: &Shared) -> bool {
+    shared.announces_resource_changes && !shared.resources.is_empty()
+}
+
 /// What a handshake session is told of a resource change.
-pub(crate) fn for_session(session: &Session, event: &ResourceEvent) -> Option<Notice> {
+pub(crate) fn for_session(
+    shared: &Shared,
+    session: &Session,
+    event: &ResourceEvent,
+) -> Option<Notice> {
     match event {
         ResourceEvent::Updated(uri) if session.is_subscribed(uri) => {
             Some((methods::RESOURCES_UPDATED, json!({ "uri": uri })))
         }
-        ResourceEvent::ListChanged if session.is_initialized() => {
+        ResourceEvent::ListChanged
+            if session.is_initialized() && announces_list_changes(shared) =>
+        {
             Some((methods::RESOURCES_LIST_CHANGED, json!({})))
         }
         _ => None,
@@ -39,12 +66,22 @@ pub(crate) struct Listen {
     uris: BTreeSet<String>,
     /// `{"io.modelcontextprotocol/subscriptionId": id}`.
     meta: Map<String, Value>,
+    /// Told when the stream ends (each of `uris` unsubscribed).
+    events: ResourceEvents,
+}
+
+impl Drop for Listen {
+    fn drop(&mut self) {
+        for uri in &self.uris {
+            self.events.unsubscribed(uri);
+        }
+    }
 }
 
 impl Listen {
     /// The stream `id` asks for with `params`: tool list changes always
-    /// honoured; resource list changes and updates when the server has
-    /// resources (at most [`MAX_SUBSCRIPTIONS`] URIs); prompt list changes
+    /// honoured; resource list changes when the server declares them;
+    /// updates when the server has resources (at most [`MAX_SUBSCRIPTIONS`] URIs); prompt list changes
     /// never (a server's prompts are fixed). Tells the server's owner of
     /// each URI subscribed to.
     pub(crate) fn new(shared: &Shared, id: &RequestId, params: &ListenParams) -> Listen {
@@ -65,7 +102,8 @@ impl Listen {
         }
         let mut honoured = SubscriptionFilter::default();
         honoured.tools_list_changed = asked.tools_list_changed;
-        honoured.resources_list_changed = asked.resources_list_changed && has_resources;
+        honoured.resources_list_changed =
+            asked.resources_list_changed && announces_list_changes(shared);
         honoured.resource_subscriptions = uris.iter().cloned().collect();
         let mut meta = Map::new();
         let id = serde_json::to_value(id).unwrap_or(Value::Null);
@@ -74,6 +112,7 @@ impl Listen {
             honoured,
             uris,
             meta,
+            events: shared.resource_events.clone(),
         }
     }
 

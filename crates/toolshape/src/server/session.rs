@@ -11,6 +11,7 @@ use toolshape_protocol::meta::{RequestMeta, keys};
 use toolshape_protocol::{ClientCapabilities, ErrorObject, LoggingLevel, ProtocolVersion};
 
 use super::asking::ServerRequests;
+use crate::resource::ResourceEvents;
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -28,7 +29,7 @@ pub(crate) struct Session {
     /// The requests this server sent the peer and waits on.
     pub(crate) requests: Arc<ServerRequests>,
     /// The resources the peer subscribed to (`resources/subscribe`).
-    subscriptions: Mutex<std::collections::BTreeSet<String>>,
+    subscriptions: Subscriptions,
     /// Who the peer is, as the transport tells it (`ToolContext::caller`).
     caller: Option<Arc<str>>,
 }
@@ -74,31 +75,49 @@ impl Session {
         )
     }
 
-    /// Subscribes the peer to `uri` (bounded in number).
-    pub(crate) fn subscribe(&self, uri: String) -> Result<(), ErrorObject> {
+    /// Subscribes the peer to `uri` (bounded in number); `events` is told
+    /// of a new subscription, and of its end (`unsubscribe`, or the
+    /// session's).
+    pub(crate) fn subscribe(
+        &self,
+        uri: String,
+        events: &ResourceEvents,
+    ) -> Result<(), ErrorObject> {
         let mut subscriptions = self
             .subscriptions
+            .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&uri) {
+        if subscriptions.contains(&uri) {
+            return Ok(());
+        }
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS {
             return Err(ErrorObject::invalid_params(format!(
                 "at most {MAX_SUBSCRIPTIONS} resources may be subscribed to"
             )));
         }
+        let events = self.subscriptions.told.get_or_init(|| events.clone());
+        events.subscribed(&uri);
         subscriptions.insert(uri);
         Ok(())
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        self.subscriptions
+        let removed = self
+            .subscriptions
+            .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(uri);
+        if removed && let Some(events) = self.subscriptions.told.get() {
+            events.unsubscribed(uri);
+        }
     }
 
     /// Whether the peer subscribed to `uri`.
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         self.subscriptions
+            .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .contains(uri)
@@ -163,4 +182,23 @@ pub(crate) fn supported_strings() -> Vec<&'static str> {
         .rev()
         .map(|version| version.as_str())
         .collect()
+}
+
+/// A session's resource subscriptions, which end with it.
+#[derive(Debug, Default)]
+struct Subscriptions {
+    uris: Mutex<std::collections::BTreeSet<String>>,
+    /// Told of each subscription made and ended (set by the first).
+    told: std::sync::OnceLock<ResourceEvents>,
+}
+
+impl Drop for Subscriptions {
+    fn drop(&mut self) {
+        if let Some(events) = self.told.get() {
+            let uris = self.uris.get_mut().unwrap_or_else(PoisonError::into_inner);
+            for uri in uris.iter() {
+                events.unsubscribed(uri);
+            }
+        }
+    }
 }

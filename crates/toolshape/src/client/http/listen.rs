@@ -26,18 +26,27 @@ enum Opened {
     Stream(reqwest::Response),
     /// 405: the server offers no standalone stream.
     NotOffered,
+    /// 404: the server no longer knows the session (this one).
+    Gone(String),
     Failed,
 }
+
+/// How long opening the stream may hold up the client's first request
+/// (then it is opened in the background).
+const FIRST_OPEN_WAIT: Duration = Duration::from_secs(5);
 
 impl Exchange {
     /// Opens the standalone stream of the current session, once, and keeps
     /// reading it in a task of its own. Returns when the first attempt has
-    /// its answer, so that what the client sends next finds the stream open.
+    /// its answer (or after [`FIRST_OPEN_WAIT`]), so that what the client
+    /// sends next finds the stream open.
     pub(super) async fn start_listening(&self) {
         if self.state.session_id().is_none() || lock(&self.listener).is_some() {
             return;
         }
-        let first = self.open(None).await;
+        let first = tokio::time::timeout(FIRST_OPEN_WAIT, self.open(None))
+            .await
+            .unwrap_or(Opened::Failed);
         let exchange = self.clone();
         let task = tokio::spawn(async move { exchange.listen(first).await });
         *lock(&self.listener) = Some(task.abort_handle());
@@ -47,10 +56,13 @@ impl Exchange {
         let Some(session) = self.state.session_id() else {
             return Opened::NotOffered;
         };
-        let opened = self.get_stream(session, last_id).await;
+        let opened = self.get_stream(session.clone(), last_id).await;
         match opened {
             Ok(response) if response.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED => {
                 Opened::NotOffered
+            }
+            Ok(response) if response.status() == reqwest::StatusCode::NOT_FOUND => {
+                Opened::Gone(session)
             }
             Ok(response) if response.status().is_success() && is_event_stream(&response) => {
                 Opened::Stream(response)
@@ -66,7 +78,15 @@ impl Exchange {
         }
     }
 
-    async fn listen(self, mut opened: Opened) {
+    /// Reads the stream, opening it again as it ends, until the server
+    /// offers none or it failed to open [`MAX_FAILED_OPENS`] times in a row.
+    /// A session the server forgot (idle too long) is opened anew in place.
+    async fn listen(self, opened: Opened) {
+        self.keep_listening(opened).await;
+        *lock(&self.listener) = None;
+    }
+
+    async fn keep_listening(&self, mut opened: Opened) {
         let mut last_id: Option<String> = None;
         let mut retry_ms = DEFAULT_RETRY_MS;
         let mut failed = 0;
@@ -74,6 +94,14 @@ impl Exchange {
             match opened {
                 Opened::NotOffered => return,
                 Opened::Failed => failed += 1,
+                Opened::Gone(session) => {
+                    if self.reopen_session(&session).await {
+                        last_id = None;
+                        opened = self.open(None).await;
+                        continue;
+                    }
+                    failed += 1;
+                }
                 Opened::Stream(response) => {
                     failed = 0;
                     let (id, retry) = self.read_standalone(response).await;

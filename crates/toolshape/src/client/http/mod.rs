@@ -35,7 +35,10 @@ pub(crate) fn connect(
     handlers: Handlers,
     observer: Option<MessageObserver>,
 ) -> Result<Arc<Peer>, ClientError> {
+    // Keep-alive probes: a long-lived stream over a connection that died
+    // without a word ends instead of waiting for good.
     let http = reqwest::Client::builder()
+        .tcp_keepalive(std::time::Duration::from_secs(30))
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);

@@ -61,6 +61,8 @@ impl Exchange {
                 && self.reopen_session(&used).await
             {
                 reopened = true;
+                // The new session's stream, if the old one's had given up.
+                self.start_listening().await;
                 continue;
             }
             break sent;

@@ -80,7 +80,9 @@ impl Exchange {
             // Another request already opened a new one.
             return self.state.session_id().is_some();
         }
-        self.state.set_session_id(None);
+        // The old id stays until the new one is known: a request sent
+        // meanwhile gets 404 and comes here, to wait for it (none goes out
+        // without a session).
         let Some(initialize) = lock(&self.state.initialize).clone() else {
             return false;
         };
@@ -137,6 +139,12 @@ impl Exchange {
                     .body(&initialized[..])
             })
             .await;
-        sent.is_ok()
+        if sent.is_err() {
+            return false;
+        }
+        // Whatever the old session had asked for (resource subscriptions)
+        // is gone, and anything may have changed meanwhile.
+        self.peer.session_renewed();
+        true
     }
 }

@@ -122,6 +122,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     let slot = session.open_stream();
     let watched = Arc::clone(&session);
     let subscribed = Arc::clone(&session);
+    let shared = Arc::clone(&app.shared);
     let ended = async move {
         tokio::select! {
             () = session.ended() => {}
@@ -139,7 +140,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
                     .then(|| (methods::TOOLS_LIST_CHANGED, serde_json::json!({})))
             }),
             resource_changed: Box::new(move |event| {
-                notices::for_session(&subscribed.session, event)
+                notices::for_session(&shared, &subscribed.session, event)
             }),
             ended,
         },

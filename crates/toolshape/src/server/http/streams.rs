@@ -11,7 +11,7 @@ use std::time::Duration;
 use axum::response::Response;
 use tokio::sync::mpsc;
 
-use super::super::notices::Notice;
+use super::super::notices::{Notice, next_change};
 use super::super::outbox::Outbox;
 use super::app::App;
 use super::response;
@@ -58,6 +58,8 @@ where
             let open = tokio::select! {
                 () = &mut shutdown => false,
                 () = &mut ended => false,
+                // The client went away (its response body was dropped).
+                () = outbox.0.closed() => false,
                 changed = changes.changed() => match changed {
                     Ok(()) => match (plan.list_changed)() {
                         Some((method, params)) => outbox.notification(method, &params).await,
@@ -65,13 +67,12 @@ where
                     },
                     Err(_) => false,
                 },
-                updated = updates.recv() => match updated {
-                    Ok(event) => match (plan.resource_changed)(&event) {
+                event = next_change(&mut updates) => match event {
+                    Some(event) => match (plan.resource_changed)(&event) {
                         Some((method, params)) => outbox.notification(method, &params).await,
                         None => true,
                     },
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => false,
+                    None => false,
                 },
                 _ = ticks.tick() => outbox.keep_alive().await,
             };
