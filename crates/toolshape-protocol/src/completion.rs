@@ -83,6 +83,20 @@ impl Completion {
             values,
         }
     }
+
+    /// This completion within the bounds: past [`Completion::MAX_VALUES`]
+    /// values, cut with `hasMore` and a `total` of at least as many as given.
+    #[must_use]
+    pub fn bounded(mut self) -> Self {
+        let given = self.values.len();
+        if given > Self::MAX_VALUES {
+            self.values.truncate(Self::MAX_VALUES);
+            self.has_more = Some(true);
+            let given = u64::try_from(given).unwrap_or(u64::MAX);
+            self.total = Some(self.total.map_or(given, |total| total.max(given)));
+        }
+        self
+    }
 }
 
 /// The result of `completion/complete`.
@@ -108,5 +122,33 @@ impl CompleteResult {
             completion,
             meta: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Completion;
+
+    fn values(n: usize) -> Vec<String> {
+        (0..n).map(|i| i.to_string()).collect()
+    }
+
+    #[test]
+    fn a_completion_within_bounds_is_left_as_given() {
+        let mut given = Completion::from_values(values(3));
+        given.total = Some(40);
+        given.has_more = Some(true);
+        assert_eq!(given.clone().bounded(), given);
+    }
+
+    #[test]
+    fn past_a_hundred_values_it_is_cut_and_says_so() {
+        let mut given = Completion::from_values(Vec::new());
+        given.values = values(150);
+        let bounded = given.clone().bounded();
+        assert_eq!(bounded.values.len(), Completion::MAX_VALUES);
+        assert_eq!((bounded.total, bounded.has_more), (Some(150), Some(true)));
+        given.total = Some(1_000);
+        assert_eq!(given.bounded().total, Some(1_000));
     }
 }

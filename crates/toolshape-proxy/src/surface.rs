@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 use toolshape::client::{Client, ClientError, ClientErrorKind};
-use toolshape::protocol::completion::CompletionRef;
+use toolshape::protocol::completion::{Completion, CompletionRef};
 use toolshape::protocol::content::ResourceContents;
 use toolshape::protocol::error_code;
 use toolshape::protocol::prompts::GetPromptResult;
@@ -102,7 +102,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
                     };
                     for argument in arguments {
                         let completer = completer(forwarder, reference.clone(), argument.clone());
-                        prompt = prompt.complete(argument, completer);
+                        prompt = prompt.complete_counted(argument, completer);
                     }
                     surface.prompts.push(prompt);
                 }
@@ -150,7 +150,7 @@ fn take_templates(
                         .collect();
                     for variable in variables {
                         let completer = completer(forwarder, reference.clone(), variable.clone());
-                        template = template.complete(variable, completer);
+                        template = template.complete_counted(variable, completer);
                     }
                 }
                 taken.push(template);
@@ -239,13 +239,13 @@ async fn get_prompt(
 }
 
 /// Suggestions for `argument` of what `reference` names, asked of the
-/// upstream (within `--max-concurrent` and the longest call time); none
-/// when it fails, with a warning.
+/// upstream (within `--max-concurrent` and the longest call time), with its
+/// `total` and `hasMore`; none when it fails, with a warning.
 fn completer(
     forwarder: &Arc<Forwarder>,
     reference: CompletionRef,
     argument: String,
-) -> impl Fn(String, BTreeMap<String, String>) -> BoxFuture<Vec<String>> + Send + Sync + 'static {
+) -> impl Fn(String, BTreeMap<String, String>) -> BoxFuture<Completion> + Send + Sync + 'static {
     let forwarder = Arc::clone(forwarder);
     move |partial, others| {
         let (forwarder, reference, argument) =
@@ -256,20 +256,20 @@ fn completer(
                 Ok(client) => client,
                 Err(error) => {
                     tracing::warn!(%error, "cannot reach the upstream to complete an argument");
-                    return Vec::new();
+                    return Completion::from_values(Vec::new());
                 }
             };
             let limit = forwarder.options.longest_call();
             let asked = client.complete_with(reference, &argument, &partial, &others);
             match tokio::time::timeout(limit, asked).await {
-                Ok(Ok(completion)) => completion.values,
+                Ok(Ok(completion)) => completion,
                 Ok(Err(error)) => {
                     tracing::warn!(%error, argument = %excerpt(&argument, 100), "the upstream did not complete an argument");
-                    Vec::new()
+                    Completion::from_values(Vec::new())
                 }
                 Err(_) => {
                     tracing::warn!(argument = %excerpt(&argument, 100), "the upstream did not complete an argument in time");
-                    Vec::new()
+                    Completion::from_values(Vec::new())
                 }
             }
         })

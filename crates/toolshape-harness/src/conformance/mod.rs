@@ -8,7 +8,7 @@ mod asking;
 mod surface;
 
 pub use asking::tools as asking_tools;
-pub use surface::{WATCHED, prompts, resource_events, resource_templates, resources};
+pub use surface::{IDS_IN_ALL, WATCHED, prompts, resource_events, resource_templates, resources};
 
 /// A 1x1 red PNG.
 pub const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 use toolshape::protocol::asks::{Ask, ElicitParams, ElicitResult};
+use toolshape::protocol::completion::Completion;
 use toolshape::protocol::content::{
     BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, Role, TextResourceContents,
 };
@@ -85,6 +86,10 @@ pub fn prompts() -> Vec<Prompt> {
     ]
 }
 
+/// How many ids the template's `id` completion says match in all (more
+/// than it sends: `hasMore`).
+pub const IDS_IN_ALL: u64 = 40;
+
 /// The resource whose subscribers hear of a change.
 pub const WATCHED: &str = "test://watched-resource";
 
@@ -153,12 +158,18 @@ pub fn resource_templates() -> Vec<ResourceTemplate> {
             template
                 .mime_type("application/json")
                 .description("Data for an id")
-                .complete("id", |partial, _| async move {
-                    ["123", "456"]
+                // As a paged source would: the values sent, and how many
+                // match in all (a gateway must pass both on).
+                .complete_counted("id", |partial, _| async move {
+                    let values: Vec<String> = ["123", "456"]
                         .iter()
                         .filter(|id| id.starts_with(&partial))
                         .map(|id| (*id).to_owned())
-                        .collect()
+                        .collect();
+                    let mut completion = Completion::from_values(values);
+                    completion.total = Some(IDS_IN_ALL);
+                    completion.has_more = Some(true);
+                    completion
                 }),
         ],
         Err(_) => Vec::new(),

@@ -316,5 +316,12 @@ pub async fn conformance_completions(client: &Client) -> (Vec<String>, Vec<Strin
         .complete(template, "id", "4")
         .await
         .expect("completes");
+    // The template's source says how many match in all, more than it sends
+    // (`toolshape_harness::conformance::IDS_IN_ALL`).
+    assert_eq!(
+        (by_template.total, by_template.has_more),
+        (Some(40), Some(true)),
+        "the template completion's total and hasMore"
+    );
     (by_prompt.values, by_template.values)
 }

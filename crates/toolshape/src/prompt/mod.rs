@@ -11,6 +11,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use toolshape_protocol::completion::Completion;
 use toolshape_protocol::prompts::{GetPromptResult, Prompt as PromptDefinition, PromptArgument};
 
 use crate::completion::Completer;
@@ -145,17 +146,31 @@ impl Prompt {
         self
     }
 
-    /// Suggests values of the argument `name` (`completion/complete`).
+    /// Suggests values of the argument `name` (`completion/complete`):
+    /// `complete` gets what is typed so far and the other arguments, and
+    /// returns the values (at most 100 are sent, with how many there were).
     #[must_use]
     pub fn complete<F, Fut>(mut self, name: impl Into<String>, complete: F) -> Self
     where
         F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
     {
-        self.completers.insert(
-            name.into(),
-            Arc::new(move |partial, others| Box::pin(complete(partial, others))),
-        );
+        self.completers
+            .insert(name.into(), crate::completion::of_values(complete));
+        self
+    }
+
+    /// As [`complete`](Self::complete), for a source that knows more than
+    /// it returns: `complete` gives the whole [`Completion`], its `total`
+    /// and `hasMore` sent as given (past 100 values, cut and `hasMore`).
+    #[must_use]
+    pub fn complete_counted<F, Fut>(mut self, name: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Completion> + Send + 'static,
+    {
+        self.completers
+            .insert(name.into(), crate::completion::counted(complete));
         self
     }
 

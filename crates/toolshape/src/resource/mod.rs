@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
+use toolshape_protocol::completion::Completion;
 use toolshape_protocol::content::{BlobResourceContents, ResourceContents, TextResourceContents};
 use toolshape_protocol::resources::{
     Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition,
@@ -229,17 +230,30 @@ impl ResourceTemplate {
     }
 
     /// Suggests values of the variable `name` (`completion/complete`): given
-    /// what is typed so far and the other variables, the candidates.
+    /// what is typed so far and the other variables, the candidates (at
+    /// most 100 are sent, with how many there were).
     #[must_use]
     pub fn complete<F, Fut>(mut self, name: impl Into<String>, complete: F) -> Self
     where
         F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
     {
-        self.completers.insert(
-            name.into(),
-            Arc::new(move |partial, others| Box::pin(complete(partial, others))),
-        );
+        self.completers
+            .insert(name.into(), crate::completion::of_values(complete));
+        self
+    }
+
+    /// As [`complete`](Self::complete), for a source that knows more than
+    /// it returns: `complete` gives the whole [`Completion`], its `total`
+    /// and `hasMore` sent as given (past 100 values, cut and `hasMore`).
+    #[must_use]
+    pub fn complete_counted<F, Fut>(mut self, name: impl Into<String>, complete: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Completion> + Send + 'static,
+    {
+        self.completers
+            .insert(name.into(), crate::completion::counted(complete));
         self
     }
 }

@@ -128,11 +128,11 @@ impl Work {
                 partial,
                 others,
             } => {
-                let values = match completer {
-                    Some(complete) => complete(partial, others).await,
-                    None => Vec::new(),
+                let completion = match completer {
+                    Some(complete) => complete(partial, others).await.bounded(),
+                    None => Completion::from_values(Vec::new()),
                 };
-                let mut result = CompleteResult::new(Completion::from_values(values));
+                let mut result = CompleteResult::new(completion);
                 result.result_type = complete_type(running.version);
                 Some(Answer::result(running.id, &result))
             }
