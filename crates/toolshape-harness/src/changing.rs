@@ -1,13 +1,15 @@
 //! A server whose tools change it while it serves: `touch` announces an
-//! update of a resource, `add_tool` registers a new tool, `announce_resources`
-//! says the resource list changed. For the tests of change notifications
+//! update of a resource, `add_tool` registers a new tool, `add_prompt` a
+//! new prompt, `announce_resources` says the resource list changed. For the tests of change notifications
 //! (`subscriptions/listen`, `resources/subscribe`) directly and through
 //! `toolshape proxy`; `test_server --changing` serves it over stdio.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use toolshape::protocol::content::{ContentBlock, Role};
+use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
 use toolshape::resource::ResourceEvents;
-use toolshape::{Resource, ServerBuilder, Tool, ToolError, ToolRegistry};
+use toolshape::{Prompt, PromptRegistry, Resource, ServerBuilder, Tool, ToolError, ToolRegistry};
 
 /// The resource the tests subscribe to.
 pub const WATCHED: &str = "changes://watched";
@@ -21,7 +23,7 @@ pub struct Touch {
     pub uri: String,
 }
 
-/// What `add_tool` adds.
+/// What `add_tool` and `add_prompt` add.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AddTool {
     /// The new tool's name.
@@ -39,12 +41,29 @@ pub struct Done {
     pub done: String,
 }
 
-/// `builder` with the two resources and the three tools, its registry and
-/// resource events shared with the tools that change them.
+/// A prompt's text, from its name.
+fn greeting(name: String) -> Prompt {
+    let text = format!("Hello from {name}");
+    Prompt::new(name, move |_, _| {
+        let text = text.clone();
+        async move {
+            Ok::<_, ToolError>(GetPromptResult::new(vec![PromptMessage::new(
+                Role::User,
+                ContentBlock::text(text),
+            )]))
+        }
+    })
+}
+
+/// `builder` with the two resources, a prompt and the four tools, its tool
+/// and prompt registries and resource events shared with the tools that
+/// change them.
 pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
     let events = ResourceEvents::new();
     let registry = ToolRegistry::new();
+    let prompts = PromptRegistry::new();
     let (touched, announced, added) = (events.clone(), events.clone(), registry.clone());
+    let prompted = prompts.clone();
     let tools = vec![
         Tool::typed("touch", move |touch: Touch| {
             touched.updated(touch.uri.clone());
@@ -74,6 +93,18 @@ pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
             }
         })
         .description("Registers a tool named `name`."),
+        Tool::typed("add_prompt", move |add: AddTool| {
+            let registered = prompted
+                .register(greeting(add.name.clone()))
+                .map_err(|error| ToolError::new(error.to_string()));
+            async move {
+                registered?;
+                Ok(Done {
+                    done: format!("added the prompt {}", add.name),
+                })
+            }
+        })
+        .description("Registers a prompt named `name`."),
         Tool::typed("announce_resources", move |_: Empty| {
             announced.list_changed();
             async {
@@ -86,6 +117,8 @@ pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
     ];
     builder
         .registry(registry)
+        .prompt_registry(prompts)
+        .prompt(greeting("greet".into()))
         .resource_events(events)
         .tools(tools)
         .resources([

@@ -54,7 +54,7 @@ use tokio::sync::Semaphore;
 use toolshape::client::{ClientBuilder, ClientError};
 use toolshape::resource::{ResourceEvents, ResourceLister};
 use toolshape::schema::SchemaEngine;
-use toolshape::{Prompt, ResourceTemplate, ServerBuilder, ToolRegistry};
+use toolshape::{PromptRegistry, ResourceTemplate, ServerBuilder, ToolRegistry};
 
 pub use filter::{ToolFilter, glob_matches};
 pub use metrics::Outcome;
@@ -169,9 +169,12 @@ impl Proxy {
             .on_unsubscribe(move |uri| unsubscribed.remove(uri));
         let notices = tokio::spawn(notices::follow(
             Arc::clone(&forwarder),
-            events.clone(),
-            wanted,
-            Arc::clone(&surface.last_listing),
+            notices::Followers {
+                events: events.clone(),
+                wanted,
+                listing: Arc::clone(&surface.last_listing),
+                prompts: surface.prompts.clone(),
+            },
         ));
         Ok(Proxy {
             registry,
@@ -192,13 +195,16 @@ impl Proxy {
     /// `builder` with everything the upstream offers: the mirrored tools
     /// (the builder's registry is this proxy's: one upstream per server),
     /// and its resources (listed from it, read through it, their updates
-    /// and list changes passed on), resource templates and prompts (taken
-    /// at start, at most 256 and 1,000, read and rendered through it).
+    /// and list changes passed on), resource templates (taken at start, at
+    /// most 256) and prompts (at most 1,000, listed again as they change),
+    /// read and rendered through it.
     pub fn add_to(&self, builder: ServerBuilder) -> ServerBuilder {
         let mut builder = builder
             .registry(self.registry.clone())
-            .resource_templates(self.surface.templates.iter().cloned())
-            .prompts(self.surface.prompts.iter().cloned());
+            .resource_templates(self.surface.templates.iter().cloned());
+        if let Some(prompts) = &self.surface.prompts {
+            builder = builder.prompt_registry(prompts.clone());
+        }
         if let Some(resources) = &self.surface.resources {
             builder = builder
                 .resources_from(resources.clone())
@@ -225,9 +231,10 @@ impl Proxy {
         &self.surface.templates
     }
 
-    /// The upstream's prompts, as it listed them at start, rendered by it.
-    pub fn prompts(&self) -> &[Prompt] {
-        &self.surface.prompts
+    /// The upstream's prompts, rendered by it, when it has the capability:
+    /// as it lists them (listed again when it says they changed).
+    pub fn prompts(&self) -> Option<&PromptRegistry> {
+        self.surface.prompts.as_ref()
     }
 
     /// The upstream tools left out at start because their schemas cannot

@@ -1,12 +1,13 @@
 //! The upstream's change notifications, passed on: its resource updates to
 //! the proxy's clients subscribed to them, its resource list changes to all
-//! (and the proxy's own listing of its resources forgotten). The proxy
+//! (and the proxy's own listing of its resources forgotten), and its prompt
+//! list changes as a new listing of its prompts. The proxy
 //! subscribes upstream to each resource some client of its follows, and
 //! unsubscribes when none does any more (on the first connection; again
 //! after it is made anew, or its HTTP session is), and to a 2026-07-28
-//! upstream it keeps a `subscriptions/listen` stream open for its tool and
-//! resource list changes and those resources (the tools themselves are
-//! followed by `mirror.rs`).
+//! upstream it keeps a `subscriptions/listen` stream open for its tool,
+//! resource and prompt list changes and those resources (the tools
+//! themselves are followed by `mirror.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,12 +16,14 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
+use toolshape::PromptRegistry;
 use toolshape::client::{Client, ClientError, ClientErrorKind, Listening};
 use toolshape::protocol::subscriptions::SubscriptionFilter;
 use toolshape::resource::ResourceEvents;
 
 use crate::forward::Forwarder;
-use crate::surface::LastListing;
+use crate::mirror::RELISTING_GAP;
+use crate::surface::{self, LastListing};
 
 /// Most resources the proxy subscribes to upstream at once (past it, a
 /// resource no client follows yet gets no updates, with a warning).
@@ -85,17 +88,24 @@ impl Wanted {
     }
 }
 
-/// Passes the upstream's changes on to `events`, for good (aborted with the
-/// proxy), following each connection the upstream's first slot makes.
-pub(crate) async fn follow(
-    forwarder: Arc<Forwarder>,
-    events: ResourceEvents,
-    wanted: Arc<Wanted>,
-    listing: Arc<LastListing>,
-) {
+/// Who is told of the upstream's changes.
+pub(crate) struct Followers {
+    /// Resource updates and list changes, for the proxy's clients.
+    pub(crate) events: ResourceEvents,
+    /// The resources the proxy's clients follow.
+    pub(crate) wanted: Arc<Wanted>,
+    /// The proxy's reused listing of the upstream's resources.
+    pub(crate) listing: Arc<LastListing>,
+    /// The upstream's prompts, listed again when they change.
+    pub(crate) prompts: Option<PromptRegistry>,
+}
+
+/// Passes the upstream's changes on to `followers`, for good (aborted with
+/// the proxy), following each connection the upstream's first slot makes.
+pub(crate) async fn follow(forwarder: Arc<Forwarder>, followers: Followers) {
     loop {
         match forwarder.upstream.primary().await {
-            Ok(client) => follow_connection(&client, &events, &wanted, &listing).await,
+            Ok(client) => follow_connection(&forwarder, &client, &followers).await,
             Err(error) => tracing::warn!(%error, "the upstream server is unavailable"),
         }
         tokio::time::sleep(RETRY).await;
@@ -103,15 +113,24 @@ pub(crate) async fn follow(
 }
 
 /// Follows one connection until it closes.
-async fn follow_connection(
-    client: &Client,
-    events: &ResourceEvents,
-    wanted: &Wanted,
-    listing: &LastListing,
-) {
+async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, followers: &Followers) {
+    let Followers {
+        events,
+        wanted,
+        listing,
+        prompts,
+    } = followers;
     let mut updates = client.resource_updates();
     let mut list_changes = client.resource_list_changes();
+    let mut prompt_changes = client.prompt_list_changes();
     let mut renewals = client.session_renewals();
+    // Listed again on this connection: what changed while there was none.
+    if let Some(prompts) = prompts {
+        surface::relist_prompts(forwarder, client, prompts).await;
+    }
+    // Prompt listings start at least `RELISTING_GAP` apart, as the tools'.
+    let mut prompts_listed = tokio::time::Instant::now();
+    let mut prompts_due: Option<tokio::time::Instant> = None;
     let resources = client.negotiated().capabilities.resources.clone();
     let has_resources = resources.is_some();
     let subscribable = resources.and_then(|r| r.subscribe) == Some(true);
@@ -129,7 +148,16 @@ async fn follow_connection(
             retry_at = None;
             let uris = wanted.snapshot();
             if stateless && !refused {
-                match relisten(client, has_resources, &uris, &followed, &mut listening).await {
+                let has_prompts = prompts.is_some();
+                match relisten(
+                    client,
+                    (has_resources, has_prompts),
+                    &uris,
+                    &followed,
+                    &mut listening,
+                )
+                .await
+                {
                     Ok(()) => {
                         followed = uris;
                         pause = RETRY;
@@ -153,6 +181,12 @@ async fn follow_connection(
         }
         let retry = async {
             match retry_at {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        let prompts_relisting = async {
+            match prompts_due {
                 Some(at) => tokio::time::sleep_until(at).await,
                 None => std::future::pending().await,
             }
@@ -189,6 +223,19 @@ async fn follow_connection(
                 }
                 Err(RecvError::Closed) => return,
             },
+            changed = prompt_changes.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                prompts_due.get_or_insert(prompts_listed + RELISTING_GAP);
+            }
+            () = prompts_relisting => {
+                prompts_due = None;
+                prompts_listed = tokio::time::Instant::now();
+                if let Some(prompts) = prompts {
+                    surface::relist_prompts(forwarder, client, prompts).await;
+                }
+            }
             changed = list_changes.changed() => {
                 if changed.is_err() {
                     return;
@@ -206,7 +253,7 @@ async fn follow_connection(
 /// dropped, so nothing falls between).
 async fn relisten(
     client: &Client,
-    has_resources: bool,
+    (has_resources, has_prompts): (bool, bool),
     uris: &BTreeSet<String>,
     followed: &BTreeSet<String>,
     listening: &mut Option<Listening>,
@@ -217,6 +264,7 @@ async fn relisten(
     let mut filter = SubscriptionFilter::default();
     filter.tools_list_changed = true;
     filter.resources_list_changed = has_resources;
+    filter.prompts_list_changed = has_prompts;
     filter.resource_subscriptions = if has_resources {
         uris.iter().cloned().collect()
     } else {

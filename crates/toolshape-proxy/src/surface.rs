@@ -1,9 +1,10 @@
 //! The upstream's resources and prompts, served as it serves them: its
 //! resources listed from it (one listing at a time, reused for a second)
-//! and read through it, its templates and prompts taken at start (bounded,
-//! the first of a repeated name kept) and read or rendered through it. A
-//! template or prompt the upstream adds later is served once the proxy
-//! starts again; its tools are followed as they change (`mirror.rs`).
+//! and read through it, its templates taken at start and its prompts at
+//! start and as they change (bounded, the first of a repeated name kept),
+//! read or rendered through it. A template the upstream adds later is
+//! served once the proxy starts again; its tools are followed as they
+//! change (`mirror.rs`).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use toolshape::protocol::resources::Resource as ResourceDefinition;
 use toolshape::protocol::text::excerpt;
 use toolshape::resource::{self, ResourceLister, ResourceNotFound};
 use toolshape::tool::BoxFuture;
-use toolshape::{Prompt, ResourceTemplate, ToolContext, ToolError};
+use toolshape::{Prompt, PromptRegistry, ResourceTemplate, ToolContext, ToolError};
 
 use crate::forward::Forwarder;
 
@@ -46,7 +47,9 @@ pub(crate) struct Surface {
     /// The last listing of them (forgotten when the upstream says they changed).
     pub(crate) last_listing: Arc<LastListing>,
     pub(crate) templates: Vec<ResourceTemplate>,
-    pub(crate) prompts: Vec<Prompt>,
+    /// Its prompts, when it has the capability: listed at start, and again
+    /// when it says they changed (`notices.rs`).
+    pub(crate) prompts: Option<PromptRegistry>,
 }
 
 /// The last upstream listing of resources, and when it was made.
@@ -72,45 +75,85 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
         }
     }
     if capabilities.prompts.is_some() {
+        let registry = PromptRegistry::new();
         match client.list_prompts().await {
-            Ok(prompts) => {
-                let mut names = HashSet::new();
-                for definition in prompts {
-                    if !names.insert(definition.name.clone()) {
-                        tracing::warn!(name = %definition.name, "an upstream prompt named again is left out");
-                        continue;
-                    }
-                    if surface.prompts.len() == MAX_PROMPTS {
-                        tracing::warn!(
-                            "the upstream lists more than {MAX_PROMPTS} prompts: the rest are left out"
-                        );
-                        break;
-                    }
-                    let (renders, name) = (Arc::clone(forwarder), definition.name.clone());
-                    let arguments: Vec<String> = match (completes, &definition.arguments) {
-                        (true, Some(arguments)) => {
-                            arguments.iter().map(|a| a.name.clone()).collect()
-                        }
-                        _ => Vec::new(),
-                    };
-                    let mut prompt =
-                        Prompt::from_definition(definition, move |context, arguments| {
-                            get_prompt(Arc::clone(&renders), context, name.clone(), arguments)
-                        });
-                    let reference = CompletionRef::Prompt {
-                        name: prompt.name().to_owned(),
-                    };
-                    for argument in arguments {
-                        let completer = completer(forwarder, reference.clone(), argument.clone());
-                        prompt = prompt.complete_counted(argument, completer);
-                    }
-                    surface.prompts.push(prompt);
-                }
+            Ok(definitions) => {
+                registry.replace_all(take_prompts(forwarder, definitions, completes));
             }
             Err(error) => tracing::warn!(%error, "cannot list the upstream's prompts"),
         }
+        surface.prompts = Some(registry);
     }
     surface
+}
+
+/// Lists the upstream's prompts again through `client` and makes
+/// `registry` exactly those (its clients are then told).
+pub(crate) async fn relist_prompts(
+    forwarder: &Arc<Forwarder>,
+    client: &Client,
+    registry: &PromptRegistry,
+) {
+    let completes = client.negotiated().capabilities.completions.is_some();
+    let limit = forwarder.options.longest_call();
+    match tokio::time::timeout(limit, client.list_prompts()).await {
+        Ok(Ok(definitions)) => {
+            registry.replace_all(take_prompts(forwarder, definitions, completes));
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "cannot list the upstream's prompts"),
+        Err(_) => tracing::warn!("the upstream did not list its prompts in time"),
+    }
+}
+
+/// The first `most` of `items` with distinct `key`s (the others left out,
+/// with a warning naming them as `what`).
+fn first_of_each<T>(items: Vec<T>, key: impl Fn(&T) -> &String, most: usize, what: &str) -> Vec<T> {
+    let mut seen = HashSet::new();
+    let mut taken = Vec::new();
+    for item in items {
+        if !seen.insert(key(&item).clone()) {
+            let key = excerpt(key(&item), 200);
+            tracing::warn!(%key, "an upstream {what} listed again is left out");
+            continue;
+        }
+        if taken.len() == most {
+            tracing::warn!(
+                "the upstream lists more than {most} of its {what}s: the rest are left out"
+            );
+            break;
+        }
+        taken.push(item);
+    }
+    taken
+}
+
+/// The upstream's prompts this proxy can serve: each name once, at most
+/// [`MAX_PROMPTS`], rendered (and completed) through the upstream.
+fn take_prompts(
+    forwarder: &Arc<Forwarder>,
+    definitions: Vec<toolshape::protocol::prompts::Prompt>,
+    completes: bool,
+) -> Vec<Prompt> {
+    let mut taken: Vec<Prompt> = Vec::new();
+    for definition in first_of_each(definitions, |d| &d.name, MAX_PROMPTS, "prompt") {
+        let (renders, name) = (Arc::clone(forwarder), definition.name.clone());
+        let arguments: Vec<String> = match (completes, &definition.arguments) {
+            (true, Some(arguments)) => arguments.iter().map(|a| a.name.clone()).collect(),
+            _ => Vec::new(),
+        };
+        let mut prompt = Prompt::from_definition(definition, move |context, arguments| {
+            get_prompt(Arc::clone(&renders), context, name.clone(), arguments)
+        });
+        let reference = CompletionRef::Prompt {
+            name: prompt.name().to_owned(),
+        };
+        for argument in arguments {
+            let completer = completer(forwarder, reference.clone(), argument.clone());
+            prompt = prompt.complete_counted(argument, completer);
+        }
+        taken.push(prompt);
+    }
+    taken
 }
 
 /// The upstream's templates this proxy can serve: each once, at most
@@ -121,18 +164,13 @@ fn take_templates(
     completes: bool,
 ) -> Vec<ResourceTemplate> {
     let mut taken: Vec<ResourceTemplate> = Vec::new();
-    let mut seen = HashSet::new();
-    for definition in definitions {
-        if !seen.insert(definition.uri_template.clone()) {
-            tracing::warn!(template = %definition.uri_template, "an upstream resource template listed again is left out");
-            continue;
-        }
-        if taken.len() == MAX_TEMPLATES {
-            tracing::warn!(
-                "the upstream lists more than {MAX_TEMPLATES} resource templates: the rest are left out"
-            );
-            break;
-        }
+    let unique = first_of_each(
+        definitions,
+        |d| &d.uri_template,
+        MAX_TEMPLATES,
+        "resource template",
+    );
+    for definition in unique {
         let reads = Arc::clone(forwarder);
         let template = ResourceTemplate::from_definition(definition, move |context, uri, _| {
             read_resource(Arc::clone(&reads), context, uri)

@@ -51,7 +51,7 @@ mod server;
 pub mod tool;
 mod transport;
 
-pub use prompt::Prompt;
+pub use prompt::{Prompt, PromptRegistry};
 pub use resource::{Resource, ResourceTemplate};
 pub use server::{BuildError, Server, ServerBuilder, ServerOptions};
 #[cfg(feature = "server-http")]

@@ -42,8 +42,7 @@ pub async fn follow(client: &Client, label: &str) -> Option<Listening> {
         let honoured = listening.acknowledged();
         assert!(honoured.tools_list_changed, "{label}");
         assert!(honoured.resources_list_changed, "{label}");
-        // The server's prompts never change: not honoured.
-        assert!(!honoured.prompts_list_changed, "{label}");
+        assert!(honoured.prompts_list_changed, "{label}");
         assert_eq!(honoured.resource_subscriptions, [WATCHED], "{label}");
         Some(listening)
     } else {
@@ -54,15 +53,21 @@ pub async fn follow(client: &Client, label: &str) -> Option<Listening> {
 
 /// Each change reaches `client`, and only the resource it follows.
 pub async fn exercise(client: &Client, label: &str) {
-    let resources = client.negotiated().capabilities.resources.clone();
+    let capabilities = &client.negotiated().capabilities;
     assert_eq!(
-        resources.and_then(|r| r.list_changed),
+        capabilities.resources.as_ref().and_then(|r| r.list_changed),
         Some(true),
-        "{label}: listChanged declared"
+        "{label}: resources listChanged declared"
+    );
+    assert_eq!(
+        capabilities.prompts.as_ref().and_then(|p| p.list_changed),
+        Some(true),
+        "{label}: prompts listChanged declared"
     );
     let mut updates = client.resource_updates();
     let mut tools = client.tool_list_changes();
     let mut listed = client.resource_list_changes();
+    let mut prompts = client.prompt_list_changes();
     let listening = follow(client, label).await;
 
     let _: serde_json::Value = client.call("touch", json!({ "uri": OTHER })).await.unwrap();
@@ -113,6 +118,32 @@ pub async fn exercise(client: &Client, label: &str) {
             .unwrap_or_else(|_| panic!("{label}: no tools/list_changed brought the new tool"))
             .unwrap();
     }
+
+    let _: serde_json::Value = client
+        .call("add_prompt", json!({ "name": "fresh_prompt" }))
+        .await
+        .unwrap();
+    tokio::time::timeout(WAIT, prompts.changed())
+        .await
+        .unwrap_or_else(|_| panic!("{label}: no prompts/list_changed"))
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let listed = client.list_prompts().await.unwrap();
+        if listed.iter().any(|prompt| prompt.name == "fresh_prompt") {
+            break;
+        }
+        tokio::time::timeout_at(deadline, prompts.changed())
+            .await
+            .unwrap_or_else(|_| panic!("{label}: the new prompt never listed"))
+            .unwrap();
+    }
+    let rendered = client.get_prompt("fresh_prompt", None).await.unwrap();
+    assert_eq!(
+        rendered.messages[0].content.as_text(),
+        Some("Hello from fresh_prompt"),
+        "{label}"
+    );
 
     let _: serde_json::Value = client.call("announce_resources", json!({})).await.unwrap();
     tokio::time::timeout(WAIT, listed.changed())

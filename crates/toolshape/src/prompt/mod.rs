@@ -15,7 +15,11 @@ use toolshape_protocol::completion::Completion;
 use toolshape_protocol::prompts::{GetPromptResult, Prompt as PromptDefinition, PromptArgument};
 
 use crate::completion::Completer;
+
+mod registry;
+
 use crate::tool::{BoxFuture, ToolContext, ToolError};
+pub use registry::PromptRegistry;
 
 /// Renders a prompt from its arguments.
 pub(crate) type Renderer = Arc<
@@ -203,37 +207,5 @@ impl Prompt {
             }
         }
         Ok(arguments)
-    }
-}
-
-/// A server's prompts, by name.
-#[derive(Debug, Default)]
-pub(crate) struct PromptRegistry {
-    prompts: BTreeMap<String, Prompt>,
-}
-
-impl PromptRegistry {
-    pub(crate) fn add(&mut self, prompt: Prompt) -> Result<(), String> {
-        let name = prompt.definition.name.clone();
-        if self.prompts.contains_key(&name) {
-            return Err(name);
-        }
-        self.prompts.insert(name, prompt);
-        Ok(())
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.prompts.is_empty()
-    }
-
-    pub(crate) fn list(&self) -> Vec<PromptDefinition> {
-        self.prompts
-            .values()
-            .map(|p| p.definition.clone())
-            .collect()
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&Prompt> {
-        self.prompts.get(name)
     }
 }

@@ -23,6 +23,7 @@ pub struct ServerBuilder {
     prompts: Vec<Prompt>,
     registry: Option<ToolRegistry>,
     resource_events: Option<ResourceEvents>,
+    prompt_registry: Option<PromptRegistry>,
     options: ServerOptions,
     info: Implementation,
 }
@@ -60,6 +61,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             registry: None,
             resource_events: None,
+            prompt_registry: None,
             options: ServerOptions::default(),
             info,
         }
@@ -160,6 +162,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the prompts of `registry` (shared with whoever else holds it,
+    /// who may change them while serving: each change is announced,
+    /// `notifications/prompts/list_changed`); the prompts added here go into
+    /// it. A server given one offers prompts, and declares `listChanged`,
+    /// even while it is empty.
+    pub fn prompt_registry(mut self, registry: PromptRegistry) -> Self {
+        self.prompt_registry = Some(registry);
+        self
+    }
+
     /// Announces resource changes on `events` (shared with whoever else
     /// holds it: several servers, or the code that sees the resources
     /// change), and calls its subscribe hook as peers subscribe. By default
@@ -188,10 +200,15 @@ impl ServerBuilder {
         for lister in self.listers {
             resources.add_lister(lister);
         }
-        let mut prompts = PromptRegistry::default();
+        let announces_prompt_changes = self.prompt_registry.is_some();
+        let prompts = self.prompt_registry.unwrap_or_default();
+        let mut names: std::collections::BTreeSet<String> = prompts.names().into_iter().collect();
+        let mut adding = Vec::new();
         for prompt in self.prompts {
-            if let Err(name) = prompts.add(prompt) {
-                errors.push(RegistrationError::DuplicatePrompt(name));
+            if names.insert(prompt.name().to_owned()) {
+                adding.push(prompt);
+            } else {
+                errors.push(RegistrationError::DuplicatePrompt(prompt.name().to_owned()));
             }
         }
         let registry = self.registry.unwrap_or_default();
@@ -200,6 +217,10 @@ impl ServerBuilder {
         }
         if !errors.is_empty() {
             return Err(BuildError { errors });
+        }
+        for prompt in adding {
+            // Names checked above: none is taken.
+            let _ = prompts.register(prompt);
         }
         let state_key = match &self.options.request_state_key {
             Some(bytes) => super::asking::StateKey::new(bytes),
@@ -214,6 +235,7 @@ impl ServerBuilder {
                 resources,
                 prompts,
                 announces_resource_changes: self.resource_events.is_some(),
+                announces_prompt_changes,
                 resource_events: self.resource_events.unwrap_or_default(),
             }),
         })

@@ -52,9 +52,19 @@ where
     let outbox = Outbox(sender);
     let watcher = tokio::spawn(announce_list_changes(
         shared.registry.watch_changes(),
+        methods::TOOLS_LIST_CHANGED,
         Arc::clone(&session),
         outbox.clone(),
     ));
+    // Prompts change only in a registry the server shares.
+    let prompt_watcher = shared.announces_prompt_changes.then(|| {
+        tokio::spawn(announce_list_changes(
+            shared.prompts.watch_changes(),
+            methods::PROMPTS_LIST_CHANGED,
+            Arc::clone(&session),
+            outbox.clone(),
+        ))
+    });
     let updates = tokio::spawn(announce_resource_changes(
         Arc::clone(&shared),
         Arc::clone(&session),
@@ -119,6 +129,9 @@ where
     }
 
     watcher.abort();
+    if let Some(prompt_watcher) = prompt_watcher {
+        prompt_watcher.abort();
+    }
     updates.abort();
     connection.listens.end_all();
     if let Some(outcome) = write_failed {
@@ -165,17 +178,16 @@ async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, frame: Frame) -> io:
     }
 }
 
+/// Tells a handshake peer (once initialized) that a list changed:
+/// `method` at each change of `changes`.
 async fn announce_list_changes(
     mut changes: tokio::sync::watch::Receiver<u64>,
+    method: &'static str,
     session: Arc<Session>,
     outbox: Outbox,
 ) {
     while changes.changed().await.is_ok() {
-        if session.is_initialized()
-            && !outbox
-                .notification(methods::TOOLS_LIST_CHANGED, &serde_json::json!({}))
-                .await
-        {
+        if session.is_initialized() && !outbox.notification(method, &serde_json::json!({})).await {
             return;
         }
     }

@@ -59,7 +59,7 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
                 meta,
             ));
         }
-        KnownRequest::GetPrompt(params) if !shared.prompts.is_empty() => {
+        KnownRequest::GetPrompt(params) if shared.offers_prompts() => {
             return work(prompt(shared, session, &id, params, meta));
         }
         KnownRequest::ReadResource(params) if !shared.resources.is_empty() => {
@@ -82,7 +82,7 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
         KnownRequest::ListResourceTemplates(params) if !shared.resources.is_empty() => session
             .revision(&meta)
             .and_then(|version| answer::list_templates(shared, version, &params, &id)),
-        KnownRequest::ListPrompts(params) if !shared.prompts.is_empty() => session
+        KnownRequest::ListPrompts(params) if shared.offers_prompts() => session
             .revision(&meta)
             .and_then(|version| answer::list_prompts(shared, version, &params, &id)),
         KnownRequest::Subscribe(params) | KnownRequest::Unsubscribe(params)
@@ -139,7 +139,7 @@ fn plain(method: &'static str) -> Asks {
 }
 
 fn offers_completion(shared: &Shared) -> bool {
-    !shared.prompts.is_empty() || !shared.resources.is_empty()
+    shared.offers_prompts() || !shared.resources.is_empty()
 }
 
 fn prompt(
@@ -169,7 +169,7 @@ fn prompt(
             request_state: params.request_state,
         },
     };
-    let prompt = found.clone();
+    let prompt = found;
     PreparedCall::prepare(shared, session, id.clone(), meta, asks, |_| {
         Ok(Work::Prompt { prompt, arguments })
     })

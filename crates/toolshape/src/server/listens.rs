@@ -48,6 +48,7 @@ impl Listens {
         }
         // Watching before the acknowledgement: nothing after it is missed.
         let mut tools = shared.registry.watch_changes();
+        let mut prompts = shared.prompts.watch_changes();
         let mut resources = shared.resource_events.watch();
         let listen = Listen::new(shared, &id, params);
         let (method, acknowledged) = listen.acknowledgement();
@@ -60,6 +61,10 @@ impl Listens {
                 let notice: Option<Notice> = tokio::select! {
                     changed = tools.changed() => match changed {
                         Ok(()) => listen.tools_changed(),
+                        Err(_) => return,
+                    },
+                    changed = prompts.changed() => match changed {
+                        Ok(()) => listen.prompts_changed(),
                         Err(_) => return,
                     },
                     event = next_change(&mut resources) => match event {

@@ -1,7 +1,7 @@
 //! The answers to each MCP method a tools server handles.
 
 use serde_json::value::RawValue;
-use toolshape_protocol::capabilities::ResourcesCapability;
+use toolshape_protocol::capabilities::{PromptsCapability, ResourcesCapability};
 use toolshape_protocol::lifecycle::InitializeParams;
 use toolshape_protocol::lists::{ListPromptsResult, ListResourceTemplatesResult};
 use toolshape_protocol::meta::keys;
@@ -27,10 +27,12 @@ fn capabilities(shared: &Shared) -> ServerCapabilities {
         resources.list_changed = shared.announces_resource_changes.then_some(true);
         capabilities.resources = Some(resources);
     }
-    if !shared.prompts.is_empty() {
-        capabilities.prompts = Some(Default::default());
+    if shared.offers_prompts() {
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = shared.announces_prompt_changes.then_some(true);
+        capabilities.prompts = Some(prompts);
     }
-    if !shared.prompts.is_empty() || !shared.resources.is_empty() {
+    if shared.offers_prompts() || !shared.resources.is_empty() {
         capabilities.completions = Some(Default::default());
     }
     capabilities

@@ -63,9 +63,18 @@ pub(crate) struct Shared {
     /// Whether its resources capability says `listChanged` (the builder was
     /// given [`ServerBuilder::resource_events`]).
     pub(crate) announces_resource_changes: bool,
+    /// Whether its prompts may change while it serves (the builder was
+    /// given [`ServerBuilder::prompt_registry`]): it then offers prompts
+    /// even while it has none, and declares `listChanged`.
+    pub(crate) announces_prompt_changes: bool,
 }
 
 impl Shared {
+    /// Whether this server offers prompts: it has some, or they may come.
+    pub(crate) fn offers_prompts(&self) -> bool {
+        self.announces_prompt_changes || !self.prompts.is_empty()
+    }
+
     /// Whether this server offers `method` (resources, prompts and
     /// completion only when it has some; everything else it knows).
     #[cfg(feature = "server-http")]
@@ -77,8 +86,8 @@ impl Shared {
             | m::RESOURCES_READ
             | m::RESOURCES_SUBSCRIBE
             | m::RESOURCES_UNSUBSCRIBE => !self.resources.is_empty(),
-            m::PROMPTS_LIST | m::PROMPTS_GET => !self.prompts.is_empty(),
-            m::COMPLETION_COMPLETE => !self.resources.is_empty() || !self.prompts.is_empty(),
+            m::PROMPTS_LIST | m::PROMPTS_GET => self.offers_prompts(),
+            m::COMPLETION_COMPLETE => !self.resources.is_empty() || self.offers_prompts(),
             _ => true,
         }
     }
@@ -102,6 +111,12 @@ impl Server {
     /// The tools it serves; add or remove tools here while serving.
     pub fn registry(&self) -> &ToolRegistry {
         &self.shared.registry
+    }
+
+    /// The prompts it serves (change them while serving when the builder
+    /// was given [`ServerBuilder::prompt_registry`]: the change is announced).
+    pub fn prompts(&self) -> &crate::prompt::PromptRegistry {
+        &self.shared.prompts
     }
 
     /// Tells the peers subscribed to the resource `uri` that it changed

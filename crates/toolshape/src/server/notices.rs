@@ -80,10 +80,10 @@ impl Drop for Listen {
 
 impl Listen {
     /// The stream `id` asks for with `params`: tool list changes always
-    /// honoured; resource list changes when the server declares them;
-    /// updates when the server has resources (at most [`MAX_SUBSCRIPTIONS`] URIs); prompt list changes
-    /// never (a server's prompts are fixed). Tells the server's owner of
-    /// each URI subscribed to.
+    /// honoured; resource and prompt list changes when the server declares
+    /// them; updates when the server has resources (at most
+    /// [`MAX_SUBSCRIPTIONS`] URIs). Tells the server's owner of each URI
+    /// subscribed to.
     pub(crate) fn new(shared: &Shared, id: &RequestId, params: &ListenParams) -> Listen {
         let asked = &params.notifications;
         let has_resources = !shared.resources.is_empty();
@@ -102,6 +102,8 @@ impl Listen {
         }
         let mut honoured = SubscriptionFilter::default();
         honoured.tools_list_changed = asked.tools_list_changed;
+        honoured.prompts_list_changed =
+            asked.prompts_list_changed && shared.announces_prompt_changes;
         honoured.resources_list_changed =
             asked.resources_list_changed && announces_list_changes(shared);
         honoured.resource_subscriptions = uris.iter().cloned().collect();
@@ -129,6 +131,13 @@ impl Listen {
         self.honoured
             .tools_list_changed
             .then(|| (methods::TOOLS_LIST_CHANGED, json!({ "_meta": self.meta })))
+    }
+
+    /// What the stream is told when the prompts change.
+    pub(crate) fn prompts_changed(&self) -> Option<Notice> {
+        self.honoured
+            .prompts_list_changed
+            .then(|| (methods::PROMPTS_LIST_CHANGED, json!({ "_meta": self.meta })))
     }
 
     /// What the stream is told of a resource change.

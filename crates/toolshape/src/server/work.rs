@@ -31,7 +31,7 @@ pub(crate) enum Work {
     },
     /// `prompts/get`.
     Prompt {
-        prompt: Prompt,
+        prompt: std::sync::Arc<Prompt>,
         arguments: BTreeMap<String, String>,
     },
     /// `resources/read` of a URI something reads.

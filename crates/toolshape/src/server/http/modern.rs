@@ -106,12 +106,13 @@ pub(crate) fn refuse_unparsable(headers: &HeaderMap, unparsable: &Unparsable) ->
 /// with the subscription's id, until the client goes away.
 fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
     let listen = Arc::new(Listen::new(&app.shared, id, params));
-    let (tools, resources) = (Arc::clone(&listen), listen);
+    let (tools, prompts, resources) = (Arc::clone(&listen), Arc::clone(&listen), listen);
     notification_stream(
         app,
         StreamPlan {
             first: Some(tools.acknowledgement()),
             list_changed: Box::new(move || tools.tools_changed()),
+            prompts_changed: Box::new(move || prompts.prompts_changed()),
             resource_changed: Box::new(move |event| resources.resource_changed(event)),
             ended: std::future::pending(),
         },

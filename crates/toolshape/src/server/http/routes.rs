@@ -121,8 +121,10 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     };
     let slot = session.open_stream();
     let watched = Arc::clone(&session);
+    let prompting = Arc::clone(&session);
     let subscribed = Arc::clone(&session);
     let shared = Arc::clone(&app.shared);
+    let announces_prompts = shared.announces_prompt_changes;
     let ended = async move {
         tokio::select! {
             () = session.ended() => {}
@@ -138,6 +140,10 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
                     .session
                     .is_initialized()
                     .then(|| (methods::TOOLS_LIST_CHANGED, serde_json::json!({})))
+            }),
+            prompts_changed: Box::new(move || {
+                (announces_prompts && prompting.session.is_initialized())
+                    .then(|| (methods::PROMPTS_LIST_CHANGED, serde_json::json!({})))
             }),
             resource_changed: Box::new(move |event| {
                 notices::for_session(&shared, &subscribed.session, event)

@@ -27,6 +27,8 @@ pub(crate) struct StreamPlan<E> {
     /// What the stream says when the tool list changes; `None`: nothing
     /// (yet: a session that has not finished its handshake).
     pub(crate) list_changed: Box<dyn Fn() -> Option<Notice> + Send + Sync>,
+    /// What the stream says when the prompts change.
+    pub(crate) prompts_changed: Box<dyn Fn() -> Option<Notice> + Send + Sync>,
     /// What the stream says of a resource change.
     pub(crate) resource_changed: ResourceFilter,
     /// Resolves when the stream must end (its session ended).
@@ -40,6 +42,7 @@ where
 {
     let (sender, receiver) = mpsc::channel(16);
     let mut changes = app.shared.registry.watch_changes();
+    let mut prompts = app.shared.prompts.watch_changes();
     let mut updates = app.shared.resource_events.watch();
     let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
     let shutdown = app.closing();
@@ -62,6 +65,13 @@ where
                 () = outbox.0.closed() => false,
                 changed = changes.changed() => match changed {
                     Ok(()) => match (plan.list_changed)() {
+                        Some((method, params)) => outbox.notification(method, &params).await,
+                        None => true,
+                    },
+                    Err(_) => false,
+                },
+                changed = prompts.changed() => match changed {
+                    Ok(()) => match (plan.prompts_changed)() {
                         Some((method, params)) => outbox.notification(method, &params).await,
                         None => true,
                     },
