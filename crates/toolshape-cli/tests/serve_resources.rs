@@ -227,3 +227,67 @@ async fn a_subscriber_is_told_when_its_file_changes() {
         client.close(std::time::Duration::from_secs(2)).await;
     }
 }
+
+/// Files that come and go are announced as a resource list change
+/// (`listChanged` declared): to a 2025-11-25 session unasked, to a
+/// 2026-07-28 `subscriptions/listen` stream that asked; writing a file that
+/// is there is not one. With `--no-watch` nothing is declared.
+#[tokio::test]
+async fn files_that_come_and_go_are_a_list_change() {
+    let dir = fixture();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    for negotiation in [
+        Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+        Negotiation::Auto,
+    ] {
+        let client = serve(&root, negotiation).await;
+        let declared = client.negotiated().capabilities.resources.clone();
+        assert_eq!(declared.and_then(|r| r.list_changed), Some(true));
+        let mut changes = client.resource_list_changes();
+        let _listening = if client.protocol_version().is_stateless() {
+            let mut filter = toolshape::protocol::subscriptions::SubscriptionFilter::default();
+            filter.resources_list_changed = true;
+            let listening = client.listen(filter).await.unwrap();
+            assert!(listening.acknowledged().resources_list_changed);
+            Some(listening)
+        } else {
+            None
+        };
+        // Watching starts on a thread of its own: new files until one is told.
+        let mut told = false;
+        for round in 0..50 {
+            std::fs::write(root.join(format!("new-{round}.txt")), "new").unwrap();
+            let wait =
+                tokio::time::timeout(std::time::Duration::from_millis(200), changes.changed());
+            if wait.await.is_ok() {
+                told = true;
+                break;
+            }
+        }
+        assert!(
+            told,
+            "{negotiation:?}: no resources/list_changed within 10 s"
+        );
+        // Whatever the last creation still causes, then writes only.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        changes.borrow_and_update();
+        for round in 0..3u8 {
+            std::fs::write(root.join("notes.md"), [round]).unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        }
+        assert!(
+            !changes.has_changed().unwrap(),
+            "{negotiation:?}: a write was a list change"
+        );
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
+    let command = ServerCommand::new(toolshape_bin())
+        .arg("serve")
+        .arg("--root")
+        .arg(&root)
+        .arg("--no-watch");
+    let client = connect(command, Negotiation::Auto, options()).await;
+    let declared = client.negotiated().capabilities.resources.clone();
+    assert_eq!(declared.and_then(|r| r.list_changed), None);
+    client.close(std::time::Duration::from_secs(2)).await;
+}

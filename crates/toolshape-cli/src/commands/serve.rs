@@ -10,8 +10,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use clap::Args;
+use toolshape::resource::ResourceEvents;
 use toolshape::{HttpOptions, Server, ServerOptions};
-use toolshape_workspace::mcp::FileWatcher;
+use toolshape_workspace::mcp::{FileChange, FileWatcher};
 use toolshape_workspace::{MemoryBudget, Workspace};
 
 const MIB: u64 = 1024 * 1024;
@@ -133,6 +134,10 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             builder = builder
                 .resource_template(template)
                 .resources_from(toolshape_workspace::mcp::file_lister(&workspace));
+            if !args.no_watch {
+                // Files that come and go are announced (`listChanged`).
+                builder = builder.resource_events(ResourceEvents::new());
+            }
         }
         Err(error) => tracing::warn!(%error, "the workspace's files are not offered as resources"),
     }
@@ -186,17 +191,22 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-/// Starts telling `server` which of the workspace's files change, on a
-/// blocking thread (setting up the watches walks the tree): subscriptions
-/// work once it is done. A watcher that cannot start is logged, not fatal.
+/// Starts telling `server` which of the workspace's files change, and when
+/// files come or go, on a blocking thread (setting up the watches walks the
+/// tree): subscriptions work once it is done. A watcher that cannot start is logged, not fatal.
 /// Watching lasts while the returned holder lives.
 fn watch(workspace: &Workspace, server: &Server, max_folders: usize) -> Arc<OnceLock<FileWatcher>> {
     let holder = Arc::new(OnceLock::new());
     let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
     tokio::task::spawn_blocking(move || {
-        let watcher = toolshape_workspace::mcp::watch_files(&workspace, max_folders, move |uri| {
-            server.resource_updated(uri);
-        });
+        let watcher =
+            toolshape_workspace::mcp::watch_files(&workspace, max_folders, move |change| {
+                match change {
+                    FileChange::Changed(uri) => server.resource_updated(uri),
+                    FileChange::ListChanged => server.resource_list_changed(),
+                    _ => {}
+                }
+            });
         match watcher {
             Ok(watcher) => {
                 tracing::debug!("watching the workspace's files for changes");

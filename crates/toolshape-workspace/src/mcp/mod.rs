@@ -5,7 +5,9 @@ mod resources;
 mod watch;
 
 pub use resources::{MAX_LISTED_FILES, file_lister, file_template, file_uri};
-pub use watch::{DEFAULT_MAX_WATCHED_FOLDERS, FileWatcher, QUIET_PERIOD, WatchError, watch_files};
+pub use watch::{
+    DEFAULT_MAX_WATCHED_FOLDERS, FileChange, FileWatcher, QUIET_PERIOD, WatchError, watch_files,
+};
 
 use std::future::Future;
 

@@ -1,23 +1,25 @@
-//! Changes to the workspace's files, told as their resource URIs: what a
-//! server needs to send `notifications/resources/updated` to the peers that
-//! subscribed to a file.
+//! Changes to the workspace's files, told as their resource URIs, and
+//! changes to which files there are: what a server needs to send
+//! `notifications/resources/updated` to the peers that subscribed to a file,
+//! and `notifications/resources/list_changed`.
 //!
 //! The operating system's watcher (inotify on Linux, FSEvents on macOS,
 //! through the `notify` crate) watches the root and every folder beneath
 //! it, without following symbolic links out of it. Changes are gathered
 //! for [`QUIET_PERIOD`] and each changed file is told once per period, so a
 //! file written a thousand times a second costs its subscribers a few
-//! notifications, not a thousand. Folders are counted when watching starts
+//! notifications, not a thousand; files created, removed or renamed in a
+//! period are told as one list change. Folders are counted when watching starts
 //! and as they are created: past the bound, watching stops (and says so).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use notify::event::{CreateKind, EventKind};
+use notify::event::{CreateKind, EventKind, ModifyKind};
 use notify::{Config, Event, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::resources::file_uri;
@@ -63,6 +65,17 @@ pub enum WatchError {
     Thread(#[source] std::io::Error),
 }
 
+/// A change [`watch_files`] tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileChange {
+    /// The file at this resource URI was created, written, renamed or removed.
+    Changed(String),
+    /// Files were created, removed or renamed: the listing differs (told
+    /// once per period, after the files).
+    ListChanged,
+}
+
 /// Watches the workspace's files while it lives; dropping it stops.
 #[derive(Debug)]
 pub struct FileWatcher {
@@ -73,8 +86,9 @@ pub struct FileWatcher {
 
 /// Starts watching `workspace`'s files: `changed` is called with the URI
 /// (as [`file_uri`] makes it) of each file created, written, renamed or
-/// removed, at most once per file per [`QUIET_PERIOD`], on a thread of its
-/// own. A root with more than `max_folders` folders (links not followed) is
+/// removed, at most once per file per [`QUIET_PERIOD`], then once with
+/// [`FileChange::ListChanged`] when any was created, removed or renamed, on
+/// a thread of its own. A root with more than `max_folders` folders (links not followed) is
 /// not watched; when folders created later take it past the bound, watching
 /// stops with a warning. Setting up the watches walks every folder under
 /// the root, so on a large tree this takes a while: call it off the async
@@ -85,7 +99,7 @@ pub fn watch_files<F>(
     changed: F,
 ) -> Result<FileWatcher, WatchError>
 where
-    F: Fn(String) + Send + 'static,
+    F: Fn(FileChange) + Send + 'static,
 {
     let root = workspace.root().to_path_buf();
     let Some(folders) = count_folders(&root, max_folders) else {
@@ -96,9 +110,11 @@ where
     };
     let (sender, receiver) = sync_channel(MAX_QUEUED_CHANGES);
     let created = Arc::new(AtomicUsize::new(0));
+    let listing_changed = Arc::new(AtomicBool::new(false));
     let forward = Forward {
         changes: sender,
         created_folders: Arc::clone(&created),
+        listing_changed: Arc::clone(&listing_changed),
     };
     let config = Config::default().with_follow_symlinks(false);
     let mut watcher =
@@ -115,6 +131,7 @@ where
     let watcher = Arc::new(Mutex::new(Some(watcher)));
     let telling = Telling {
         workspace: workspace.clone(),
+        listing_changed,
         watcher: Arc::downgrade(&watcher),
         folders: Folders {
             counted: folders,
@@ -164,6 +181,8 @@ impl Folders {
 /// The telling thread's state.
 struct Telling {
     workspace: Workspace,
+    /// Set by the watcher's thread when files come or go.
+    listing_changed: Arc<AtomicBool>,
     watcher: Weak<Mutex<Option<RecommendedWatcher>>>,
     folders: Folders,
 }
@@ -172,7 +191,7 @@ impl Telling {
     /// Gathers changed paths for a quiet period, then tells each file
     /// once; ends when the watcher is dropped, or stops it when the
     /// folders outgrow their bound.
-    fn run(mut self, changes: &Receiver<PathBuf>, changed: &dyn Fn(String)) {
+    fn run(mut self, changes: &Receiver<PathBuf>, changed: &dyn Fn(FileChange)) {
         let root = self.workspace.root().to_path_buf();
         while let Ok(first) = changes.recv() {
             let mut gathered = BTreeSet::new();
@@ -187,7 +206,10 @@ impl Telling {
                 }
             }
             for relative in gathered {
-                changed(file_uri(&self.workspace, &relative));
+                changed(FileChange::Changed(file_uri(&self.workspace, &relative)));
+            }
+            if self.listing_changed.swap(false, Ordering::Relaxed) {
+                changed(FileChange::ListChanged);
             }
             if !self.folders.within_bound(&root) {
                 tracing::warn!(
@@ -238,6 +260,8 @@ fn count_folders(root: &Path, limit: usize) -> Option<usize> {
 struct Forward {
     changes: SyncSender<PathBuf>,
     created_folders: Arc<AtomicUsize>,
+    /// Set when files come or go (created, removed, renamed).
+    listing_changed: Arc<AtomicBool>,
 }
 
 impl notify::EventHandler for Forward {
@@ -246,8 +270,14 @@ impl notify::EventHandler for Forward {
         match event.kind {
             EventKind::Create(CreateKind::Folder) => {
                 self.created_folders.fetch_add(1, Ordering::Relaxed);
+                self.listing_changed.store(true, Ordering::Relaxed);
             }
-            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => {}
+            EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Name(_)) => {
+                self.listing_changed.store(true, Ordering::Relaxed);
+            }
+            EventKind::Modify(_) => {}
             _ => return,
         }
         for path in event.paths {
@@ -281,7 +311,7 @@ mod tests {
     use std::sync::mpsc::channel;
     use std::time::Duration;
 
-    use super::{count_folders, watch_files};
+    use super::{FileChange, count_folders, watch_files};
     use crate::Workspace;
 
     #[test]
@@ -319,8 +349,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
         let (sender, told) = channel();
-        let _watcher = watch_files(&workspace, 3, move |uri| {
-            let _ = sender.send(uri);
+        let _watcher = watch_files(&workspace, 3, move |change| {
+            if let FileChange::Changed(uri) = change {
+                let _ = sender.send(uri);
+            }
         })
         .unwrap();
         assert!(told_after_writing(workspace.root(), "x.txt", &told));
