@@ -25,8 +25,9 @@ use crate::forward::Forwarder;
 use crate::mirror::RELISTING_GAP;
 use crate::surface::{self, LastListing};
 
-/// Most resources the proxy subscribes to upstream at once (past it, a
-/// resource no client follows yet gets no updates, with a warning).
+/// Most resources the proxy subscribes to upstream at once (past it, the
+/// others, in URI order, get no updates until some are let go; with a
+/// warning).
 pub(crate) const MAX_FOLLOWED: usize = 1024;
 /// The pause before trying again after the upstream refused or ended a
 /// subscription stream, or could not be reached; doubled after each
@@ -35,7 +36,9 @@ const RETRY: Duration = Duration::from_secs(1);
 const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// The resources the proxy's clients follow, each with how many
-/// subscriptions name it, for the upstream.
+/// subscriptions name it, for the upstream. Every subscription is counted
+/// (as many as the proxy's own server bounds allow); at most
+/// [`MAX_FOLLOWED`] of them are followed upstream at once.
 #[derive(Debug, Default)]
 pub(crate) struct Wanted {
     uris: Mutex<BTreeMap<String, usize>>,
@@ -54,14 +57,6 @@ impl Wanted {
         let mut uris = self.uris();
         if let Some(count) = uris.get_mut(uri) {
             *count += 1;
-            return;
-        }
-        if uris.len() >= MAX_FOLLOWED {
-            if !self.full.swap(true, Ordering::Relaxed) {
-                tracing::warn!(
-                    "clients follow {MAX_FOLLOWED} resources: others get no updates until some are let go"
-                );
-            }
             return;
         }
         uris.insert(uri.to_owned(), 1);
@@ -83,8 +78,15 @@ impl Wanted {
         }
     }
 
+    /// The resources to follow upstream: the first [`MAX_FOLLOWED`].
     fn snapshot(&self) -> BTreeSet<String> {
-        self.uris().keys().cloned().collect()
+        let uris = self.uris();
+        if uris.len() > MAX_FOLLOWED && !self.full.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "clients follow more than {MAX_FOLLOWED} resources: the others get no updates until some are let go"
+            );
+        }
+        uris.keys().take(MAX_FOLLOWED).cloned().collect()
     }
 }
 
@@ -137,15 +139,21 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
     let stateless = client.protocol_version().is_stateless();
     let mut followed: BTreeSet<String> = BTreeSet::new();
     let mut listening: Option<Listening> = None;
-    let mut retry_at: Option<tokio::time::Instant> = None;
+    // When the subscriptions are next made to match what clients follow:
+    // now, then at least `RELISTING_GAP` after the last time (a client
+    // subscribing and letting go without pause costs the upstream one
+    // change a gap), or after a pause when the upstream failed.
+    let mut sync_at = Some(tokio::time::Instant::now());
+    let mut synced_at = tokio::time::Instant::now();
     let mut pause = RETRY;
     // An upstream that answers `subscriptions/listen` with an error (it
     // has no such method) is not asked again on this connection.
     let mut refused = false;
     loop {
-        let due = retry_at.is_none_or(|at| tokio::time::Instant::now() >= at);
-        if due {
-            retry_at = None;
+        let now = tokio::time::Instant::now();
+        if sync_at.is_some_and(|at| now >= at) {
+            sync_at = None;
+            synced_at = now;
             let uris = wanted.snapshot();
             if stateless && !refused {
                 let has_prompts = prompts.is_some();
@@ -168,7 +176,7 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
                     }
                     Err(error) => {
                         tracing::warn!(%error, "cannot open a subscription stream to the upstream; trying again");
-                        retry_at = Some(tokio::time::Instant::now() + pause);
+                        sync_at = Some(tokio::time::Instant::now() + pause);
                         pause = (pause * 2).min(MAX_RETRY);
                     }
                 }
@@ -179,8 +187,8 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
                 followed = uris;
             }
         }
-        let retry = async {
-            match retry_at {
+        let sync = async {
+            match sync_at {
                 Some(at) => tokio::time::sleep_until(at).await,
                 None => std::future::pending().await,
             }
@@ -198,20 +206,24 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
             }
         };
         tokio::select! {
-            () = wanted.changed.notified() => {}
+            () = wanted.changed.notified() => {
+                let earliest = synced_at + RELISTING_GAP;
+                sync_at.get_or_insert(earliest.max(tokio::time::Instant::now()));
+            }
             renewed = renewals.changed() => {
                 if renewed.is_err() {
                     return;
                 }
                 // A new HTTP session: nothing is subscribed on it yet.
                 followed.clear();
+                sync_at = Some(tokio::time::Instant::now());
             }
-            () = retry => {}
+            () = sync => {}
             () = ended => {
                 tracing::warn!("the upstream ended its subscription stream; opening another");
                 listening = None;
                 followed.clear();
-                retry_at = Some(tokio::time::Instant::now() + pause);
+                sync_at = Some(tokio::time::Instant::now() + pause);
                 pause = (pause * 2).min(MAX_RETRY);
             }
             update = updates.recv() => match update {
@@ -316,16 +328,22 @@ mod tests {
     }
 
     #[test]
-    fn past_the_bound_new_resources_are_not_followed() {
+    fn past_the_bound_some_are_not_followed_until_others_are_let_go() {
         let wanted = Wanted::default();
         for n in 0..MAX_FOLLOWED {
-            wanted.add(&n.to_string());
+            wanted.add(&format!("a{n:05}"));
         }
-        wanted.add("one more");
+        // Past the bound, and counted: "z" by two clients.
+        wanted.add("z");
+        wanted.add("z");
         assert_eq!(wanted.snapshot().len(), MAX_FOLLOWED);
-        assert!(!wanted.snapshot().contains("one more"));
-        wanted.remove("0");
-        wanted.add("one more");
-        assert!(wanted.snapshot().contains("one more"));
+        assert!(!wanted.snapshot().contains("z"));
+        wanted.remove("a00000");
+        assert!(wanted.snapshot().contains("z"));
+        // One of the two lets go: still followed for the other.
+        wanted.remove("z");
+        assert!(wanted.snapshot().contains("z"));
+        wanted.remove("z");
+        assert!(!wanted.snapshot().contains("z"));
     }
 }

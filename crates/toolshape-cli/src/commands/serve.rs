@@ -200,7 +200,7 @@ fn watch(workspace: &Workspace, server: &Server, max_folders: usize) -> Arc<Once
     let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
     tokio::task::spawn_blocking(move || {
         let watcher =
-            toolshape_workspace::mcp::watch_files(&workspace, max_folders, move |change| {
+            toolshape_workspace::mcp::watch_file_changes(&workspace, max_folders, move |change| {
                 match change {
                     FileChange::Changed(uri) => server.resource_updated(uri),
                     FileChange::ListChanged => server.resource_list_changed(),

@@ -6,7 +6,8 @@ mod watch;
 
 pub use resources::{MAX_LISTED_FILES, file_lister, file_template, file_uri};
 pub use watch::{
-    DEFAULT_MAX_WATCHED_FOLDERS, FileChange, FileWatcher, QUIET_PERIOD, WatchError, watch_files,
+    DEFAULT_MAX_WATCHED_FOLDERS, FileChange, FileWatcher, QUIET_PERIOD, WatchError,
+    watch_file_changes, watch_files,
 };
 
 use std::future::Future;

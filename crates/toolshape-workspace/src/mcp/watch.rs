@@ -86,14 +86,31 @@ pub struct FileWatcher {
 
 /// Starts watching `workspace`'s files: `changed` is called with the URI
 /// (as [`file_uri`] makes it) of each file created, written, renamed or
-/// removed, at most once per file per [`QUIET_PERIOD`], then once with
-/// [`FileChange::ListChanged`] when any was created, removed or renamed, on
-/// a thread of its own. A root with more than `max_folders` folders (links not followed) is
+/// removed, at most once per file per [`QUIET_PERIOD`], on a thread of its
+/// own. (To hear of files coming and going too: [`watch_file_changes`].)
+pub fn watch_files<F>(
+    workspace: &Workspace,
+    max_folders: usize,
+    changed: F,
+) -> Result<FileWatcher, WatchError>
+where
+    F: Fn(String) + Send + 'static,
+{
+    watch_file_changes(workspace, max_folders, move |change| {
+        if let FileChange::Changed(uri) = change {
+            changed(uri);
+        }
+    })
+}
+
+/// As [`watch_files`], telling each change as a [`FileChange`]: each file's
+/// as [`FileChange::Changed`], then once per period
+/// [`FileChange::ListChanged`] when any was created, removed or renamed. A root with more than `max_folders` folders (links not followed) is
 /// not watched; when folders created later take it past the bound, watching
 /// stops with a warning. Setting up the watches walks every folder under
 /// the root, so on a large tree this takes a while: call it off the async
 /// runtime.
-pub fn watch_files<F>(
+pub fn watch_file_changes<F>(
     workspace: &Workspace,
     max_folders: usize,
     changed: F,
@@ -311,7 +328,7 @@ mod tests {
     use std::sync::mpsc::channel;
     use std::time::Duration;
 
-    use super::{FileChange, count_folders, watch_files};
+    use super::{count_folders, watch_files};
     use crate::Workspace;
 
     #[test]
@@ -349,10 +366,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
         let (sender, told) = channel();
-        let _watcher = watch_files(&workspace, 3, move |change| {
-            if let FileChange::Changed(uri) = change {
-                let _ = sender.send(uri);
-            }
+        let _watcher = watch_files(&workspace, 3, move |uri| {
+            let _ = sender.send(uri);
         })
         .unwrap();
         assert!(told_after_writing(workspace.root(), "x.txt", &told));

@@ -83,8 +83,9 @@ impl PromptRegistry {
         Ok(())
     }
 
-    /// Makes the registry exactly `prompts` (one change); of several with
-    /// one name the first is kept. Returns the names of those left out.
+    /// Makes the registry exactly `prompts` (one change, announced only when
+    /// a definition differs); of several with one name the first is kept.
+    /// Returns the names of those left out.
     pub fn replace_all(&self, prompts: impl IntoIterator<Item = Prompt>) -> Vec<String> {
         let mut repeated = Vec::new();
         let mut next = BTreeMap::new();
@@ -99,8 +100,13 @@ impl PromptRegistry {
             }
         }
         self.update(|prompts| {
+            let same = prompts.len() == next.len()
+                && prompts
+                    .values()
+                    .zip(next.values())
+                    .all(|(old, new)| old.definition == new.definition);
             *prompts = next;
-            true
+            !same
         });
         repeated
     }
@@ -119,14 +125,16 @@ impl PromptRegistry {
         self.catalog().is_empty()
     }
 
-    pub(crate) fn list(&self) -> Vec<PromptDefinition> {
+    /// The prompts' definitions, in name order.
+    pub fn list(&self) -> Vec<PromptDefinition> {
         self.catalog()
             .values()
             .map(|prompt| prompt.definition.clone())
             .collect()
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<Arc<Prompt>> {
+    /// The prompt `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<Prompt>> {
         self.catalog().get(name).cloned()
     }
 

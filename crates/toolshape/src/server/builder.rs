@@ -164,9 +164,11 @@ impl ServerBuilder {
 
     /// Serves the prompts of `registry` (shared with whoever else holds it,
     /// who may change them while serving: each change is announced,
-    /// `notifications/prompts/list_changed`); the prompts added here go into
-    /// it. A server given one offers prompts, and declares `listChanged`,
-    /// even while it is empty.
+    /// `notifications/prompts/list_changed`); the prompts added with
+    /// [`ServerBuilder::prompt`] go into it at `build` (a second build with
+    /// the same prompts and registry then fails on their names: register
+    /// them on the registry instead). A server given one offers prompts, and
+    /// declares `listChanged`, even while it is empty.
     pub fn prompt_registry(mut self, registry: PromptRegistry) -> Self {
         self.prompt_registry = Some(registry);
         self

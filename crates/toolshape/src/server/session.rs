@@ -96,6 +96,8 @@ impl Session {
                 "at most {MAX_SUBSCRIPTIONS} resources may be subscribed to"
             )));
         }
+        // Told under the lock, so that the hooks of one session's subscribe
+        // and unsubscribe of a URI come in the order they happened.
         let events = self.subscriptions.told.get_or_init(|| events.clone());
         events.subscribed(&uri);
         subscriptions.insert(uri);
@@ -103,13 +105,14 @@ impl Session {
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        let removed = self
+        let mut subscriptions = self
             .subscriptions
             .uris
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(uri);
-        if removed && let Some(events) = self.subscriptions.told.get() {
+            .unwrap_or_else(PoisonError::into_inner);
+        if subscriptions.remove(uri)
+            && let Some(events) = self.subscriptions.told.get()
+        {
             events.unsubscribed(uri);
         }
     }

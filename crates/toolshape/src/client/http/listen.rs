@@ -41,15 +41,21 @@ impl Exchange {
     /// its answer (or after [`FIRST_OPEN_WAIT`]), so that what the client
     /// sends next finds the stream open.
     pub(super) async fn start_listening(&self) {
-        if self.state.session_id().is_none() || lock(&self.listener).is_some() {
+        if self.state.is_closed() || self.state.session_id().is_none() {
             return;
         }
-        let first = tokio::time::timeout(FIRST_OPEN_WAIT, self.open(None))
-            .await
-            .unwrap_or(Opened::Failed);
-        let exchange = self.clone();
-        let task = tokio::spawn(async move { exchange.listen(first).await });
-        *lock(&self.listener) = Some(task.abort_handle());
+        let (opened, first_opened) = tokio::sync::oneshot::channel();
+        {
+            // The slot is taken before anything is awaited: one listener.
+            let mut slot = lock(&self.listener);
+            if slot.is_some() {
+                return;
+            }
+            let exchange = self.clone();
+            let task = tokio::spawn(async move { exchange.listen(opened).await });
+            *slot = Some(task.abort_handle());
+        }
+        let _ = tokio::time::timeout(FIRST_OPEN_WAIT, first_opened).await;
     }
 
     async fn open(&self, last_id: Option<String>) -> Opened {
@@ -81,9 +87,18 @@ impl Exchange {
     /// Reads the stream, opening it again as it ends, until the server
     /// offers none or it failed to open [`MAX_FAILED_OPENS`] times in a row.
     /// A session the server forgot (idle too long) is opened anew in place.
-    async fn listen(self, opened: Opened) {
+    async fn listen(self, first_opened: tokio::sync::oneshot::Sender<()>) {
+        let opened = self.open(None).await;
+        let _ = first_opened.send(());
         self.keep_listening(opened).await;
-        *lock(&self.listener) = None;
+        // The slot is freed only if it still holds this task.
+        let mut slot = lock(&self.listener);
+        if slot
+            .as_ref()
+            .is_some_and(|task| task.id() == tokio::task::id())
+        {
+            *slot = None;
+        }
     }
 
     async fn keep_listening(&self, mut opened: Opened) {
@@ -94,13 +109,13 @@ impl Exchange {
             match opened {
                 Opened::NotOffered => return,
                 Opened::Failed => failed += 1,
+                // Counted as a failed open (a server that forgets every
+                // session is not asked again and again).
                 Opened::Gone(session) => {
+                    failed += 1;
                     if self.reopen_session(&session).await {
                         last_id = None;
-                        opened = self.open(None).await;
-                        continue;
                     }
-                    failed += 1;
                 }
                 Opened::Stream(response) => {
                     failed = 0;
@@ -109,7 +124,7 @@ impl Exchange {
                     retry_ms = retry.unwrap_or(retry_ms).clamp(MIN_RETRY_MS, MAX_RETRY_MS);
                 }
             }
-            if failed >= MAX_FAILED_OPENS {
+            if failed >= MAX_FAILED_OPENS || self.state.is_closed() {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(retry_ms)).await;

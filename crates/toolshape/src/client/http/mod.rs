@@ -79,6 +79,7 @@ impl Exchange {
             let message = match outbound {
                 Outbound::Message(message) => message,
                 Outbound::Close => {
+                    self.state.close();
                     if let Some(listener) = lock(&self.listener).take() {
                         listener.abort();
                     }

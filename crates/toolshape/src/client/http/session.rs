@@ -20,9 +20,22 @@ pub(super) struct HttpState {
     initialize: Mutex<Option<Vec<u8>>>,
     /// Serializes re-opening a session.
     reopening: tokio::sync::Mutex<()>,
+    /// Set when the client closes: no session is opened, and no stream,
+    /// after it.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl HttpState {
+    /// The client is closing: nothing is opened from here on.
+    pub(super) fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(super) fn session_id(&self) -> Option<String> {
         lock(&self.session_id).clone()
     }
@@ -76,6 +89,9 @@ impl Exchange {
     /// says whether there is a live session to send with now.
     pub(super) async fn reopen_session(&self, gone: &str) -> bool {
         let _reopening = self.state.reopening.lock().await;
+        if self.state.is_closed() {
+            return false;
+        }
         if self.state.session_id().as_deref() != Some(gone) {
             // Another request already opened a new one.
             return self.state.session_id().is_some();
@@ -116,8 +132,6 @@ impl Exchange {
         if !response.status().is_success() {
             return false;
         }
-        tracing::debug!("the server ended the session; opened a new one");
-        self.state.set_session_id(Some(session.clone()));
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let mut notify = request;
         if let Ok(value) = HeaderValue::from_str(&session) {
@@ -139,9 +153,13 @@ impl Exchange {
                     .body(&initialized[..])
             })
             .await;
-        if sent.is_err() {
+        if !sent.is_ok_and(|response| response.status().is_success()) {
             return false;
         }
+        // Only an initialized session is used: requests meanwhile waited
+        // here (they got 404 on the old one).
+        tracing::debug!("the server ended the session; opened a new one");
+        self.state.set_session_id(Some(session));
         // Whatever the old session had asked for (resource subscriptions)
         // is gone, and anything may have changed meanwhile.
         self.peer.session_renewed();
