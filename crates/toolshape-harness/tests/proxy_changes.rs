@@ -108,3 +108,37 @@ async fn a_forgotten_upstream_session_is_followed_again() {
     client.close(Duration::from_secs(2)).await;
     proxy.shutdown(Duration::from_secs(2)).await;
 }
+
+/// A Streamable HTTP upstream on 2026-07-28, its changes followed through
+/// a `subscriptions/listen` stream over HTTP (the response to a POST that
+/// stays open), for clients of either revision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_http_upstream_is_followed() {
+    use toolshape::client::Client;
+    use toolshape_harness::changing::serve_changes;
+    use toolshape_proxy::{Proxy, UpstreamSpec};
+
+    for client in VERSIONS {
+        // A fresh upstream each time: `add_tool` adds its tool once.
+        let upstream = serve_changes(toolshape::Server::builder("changing", "1"))
+            .build()
+            .unwrap();
+        let upstream_url = client_common::serve_over_http(upstream).await;
+        let proxy = Proxy::start(
+            UpstreamSpec::Url(upstream_url),
+            Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28)),
+            ProxyOptions::default(),
+        )
+        .await
+        .unwrap();
+        let server = proxy
+            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+            .build()
+            .unwrap();
+        let url = client_common::serve_over_http(server).await;
+        let connected = builder(client).connect_http(&url).await.unwrap();
+        exercise(&connected, &format!("HTTP upstream 2026-07-28, client {client}")).await;
+        connected.close(Duration::from_secs(2)).await;
+        proxy.shutdown(Duration::from_secs(2)).await;
+    }
+}
