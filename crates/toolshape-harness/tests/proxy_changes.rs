@@ -137,7 +137,11 @@ async fn a_stateless_http_upstream_is_followed() {
             .unwrap();
         let url = client_common::serve_over_http(server).await;
         let connected = builder(client).connect_http(&url).await.unwrap();
-        exercise(&connected, &format!("HTTP upstream 2026-07-28, client {client}")).await;
+        exercise(
+            &connected,
+            &format!("HTTP upstream 2026-07-28, client {client}"),
+        )
+        .await;
         connected.close(Duration::from_secs(2)).await;
         proxy.shutdown(Duration::from_secs(2)).await;
     }
