@@ -3,7 +3,8 @@
 //! reads, and an HTTP client that stops reading its call's event stream
 //! while the tool floods it with progress. What waits for them stays
 //! bounded, the connection is dropped after the write stall limit (its call
-//! cancelled), and the same server goes on serving everyone else.
+//! cancelled, its subscription stream ended), and the same server goes on
+//! serving everyone else.
 
 mod http_support;
 
@@ -245,5 +246,87 @@ async fn an_event_stream_nobody_reads_is_dropped_and_its_call_cancelled() {
     assert!(reports < 100_000, "{reports} reports were produced");
     eprintln!(
         "stalled event stream: {reports} progress reports produced, {buffered} bytes were in flight"
+    );
+}
+
+/// A client that stops reading its `subscriptions/listen` stream while its
+/// resource changes without pause: the connection is dropped after the
+/// stall limit, which ends the stream (the subscription let go: the
+/// unsubscribe hook); what was buffered for it stays bounded.
+#[tokio::test]
+async fn a_listen_stream_nobody_reads_ends_after_the_stall_limit() {
+    let following = Arc::new(AtomicU64::new(0));
+    let (up, down) = (Arc::clone(&following), Arc::clone(&following));
+    let events = toolshape::resource::ResourceEvents::new()
+        .on_subscribe(move |_| {
+            up.fetch_add(1, Ordering::SeqCst);
+        })
+        .on_unsubscribe(move |_| {
+            down.fetch_sub(1, Ordering::SeqCst);
+        });
+    let mut options = ServerOptions::default();
+    options.write_stall_timeout = Some(STALL);
+    let server = Server::builder("stalled", "1.0.0")
+        .options(options)
+        .resource(toolshape::Resource::text(
+            "mem://hot",
+            "hot",
+            "text/plain",
+            "hot",
+        ))
+        .resource_events(events.clone())
+        .build()
+        .unwrap();
+    let serving =
+        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
+    let body = request(
+        9,
+        "subscriptions/listen",
+        modern_params(json!({"notifications": {"resourceSubscriptions": ["mem://hot"]}})),
+    )
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(serving.address).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let response_head = read_head(&mut stream).await;
+    assert!(response_head.starts_with("HTTP/1.1 200"), "{response_head}");
+    assert_eq!(following.load(Ordering::SeqCst), 1);
+
+    // The resource changes without pause; the client reads nothing more.
+    let flooding = tokio::spawn(async move {
+        loop {
+            for _ in 0..64 {
+                events.updated("mem://hot");
+            }
+            tokio::task::yield_now().await;
+        }
+    });
+    let deadline = Instant::now() + STALL * 20;
+    while following.load(Ordering::SeqCst) != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the stream nobody reads still holds its subscription"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    flooding.abort();
+    let mut buffered = 0usize;
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await {
+            Ok(Ok(0) | Err(_)) => break,
+            Ok(Ok(n)) => buffered += n,
+            Err(_) => panic!("the connection is still open after {buffered} bytes"),
+        }
+    }
+    assert!(
+        buffered < 32 * 1024 * 1024,
+        "{buffered} bytes were waiting for the client"
     );
 }
