@@ -62,10 +62,13 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
     questions: list = []
     answers = {"username": "ada", "email": "ada@example.com"}
     updates: list[str] = []
+    tool_changes: list[bool] = []
 
     async def on_message(message) -> None:
         if isinstance(message, types.ResourceUpdatedNotification):
             updates.append(message.params.uri)
+        if isinstance(message, types.ToolListChangedNotification):
+            tool_changes.append(True)
 
     async with Client(params, mode=connect_mode, read_timeout_seconds=30, message_handler=on_message,
                       elicitation_callback=answering("accept", answers, questions)) as client:
@@ -227,6 +230,18 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
                 expect(updates == [WATCHED], f"resources/updated received: {updates!r}")
 
             await r.check("resources/subscribe, then notifications/resources/updated", subscribe)
+
+            async def tools_change():
+                res = await client.call_tool("test_trigger_tool_change", {})
+                expect(not res.is_error, f"isError: {res.content!r}")
+                with anyio.move_on_after(10):
+                    while not tool_changes:
+                        await anyio.sleep(0.05)
+                expect(tool_changes, "no notifications/tools/list_changed")
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                expect("test_dynamic_tool" in names, f"tools {names!r}")
+
+            await r.check("a tool added: notifications/tools/list_changed, then listed", tools_change)
         else:
             async def listen():
                 async with client.listen(resource_subscriptions=[WATCHED]) as sub:
@@ -237,6 +252,19 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
                     expect(getattr(event, "uri", None) == WATCHED, f"event {event!r}")
 
             await r.check("subscriptions/listen: acknowledged, then notifications/resources/updated", listen)
+
+            async def tools_change():
+                async with client.listen(tools_list_changed=True) as sub:
+                    expect(sub.honored.tools_list_changed, f"acknowledged {sub.honored!r}")
+                    res = await client.call_tool("test_trigger_tool_change", {})
+                    expect(not res.is_error, f"isError: {res.content!r}")
+                    with anyio.fail_after(10):
+                        event = await sub.__anext__()
+                    expect(type(event).__name__ == "ToolsListChanged", f"event {event!r}")
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                expect("test_dynamic_tool" in names, f"tools {names!r}")
+
+            await r.check("subscriptions/listen: a tool added brings tools/list_changed, then listed", tools_change)
 
     declined: list = []
     async with Client(params, mode=connect_mode, read_timeout_seconds=30,

@@ -22,7 +22,12 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 import { Failed, J, check, expect, report } from './checks.mjs';
 
@@ -192,6 +197,18 @@ async function exercise(client, questions) {
     const timeout = new Promise((resolve) => setTimeout(() => resolve('(none in 5 s)'), 5000));
     const uri = await Promise.race([updated, timeout]);
     expect(uri === watched, `resources/updated for ${uri}`);
+  });
+
+  await check('a tool added: notifications/tools/list_changed, then listed', async () => {
+    const changed = new Promise((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve(true));
+    });
+    const result = await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+    expect(!result.isError, J(result));
+    const timeout = new Promise((resolve) => setTimeout(() => resolve(false), 10000));
+    expect(await Promise.race([changed, timeout]), 'no notifications/tools/list_changed in 10 s');
+    const { tools } = await client.listTools();
+    expect(tools.some((tool) => tool.name === 'test_dynamic_tool'), J(tools.map((t) => t.name)));
   });
 }
 
