@@ -197,13 +197,13 @@ async fn announce_list_changes(
 async fn announce_resource_changes(shared: Arc<Shared>, session: Arc<Session>, outbox: Outbox) {
     let mut changes = shared.resource_events.watch();
     loop {
-        let Some(event) = notices::next_change(&mut changes).await else {
+        let Some(change) = notices::next_change(&mut changes).await else {
             return;
         };
-        if let Some((method, params)) = notices::for_session(&shared, &session, &event)
-            && !outbox.notification(method, &params).await
-        {
-            return;
+        for (method, params) in notices::for_session(&shared, &session, &change) {
+            if !outbox.notification(method, &params).await {
+                return;
+            }
         }
     }
 }

@@ -58,24 +58,24 @@ impl Listens {
         let outbox = outbox.clone();
         let task = tokio::spawn(async move {
             loop {
-                let notice: Option<Notice> = tokio::select! {
+                let notices: Vec<Notice> = tokio::select! {
                     changed = tools.changed() => match changed {
-                        Ok(()) => listen.tools_changed(),
+                        Ok(()) => listen.tools_changed().into_iter().collect(),
                         Err(_) => return,
                     },
                     changed = prompts.changed() => match changed {
-                        Ok(()) => listen.prompts_changed(),
+                        Ok(()) => listen.prompts_changed().into_iter().collect(),
                         Err(_) => return,
                     },
-                    event = next_change(&mut resources) => match event {
-                        Some(event) => listen.resource_changed(&event),
+                    change = next_change(&mut resources) => match change {
+                        Some(change) => listen.resource_changed(&change),
                         None => return,
                     },
                 };
-                if let Some((method, params)) = notice
-                    && !outbox.notification(method, &params).await
-                {
-                    return;
+                for (method, params) in notices {
+                    if !outbox.notification(method, &params).await {
+                        return;
+                    }
                 }
             }
         });

@@ -21,15 +21,22 @@ use crate::resource::{ResourceEvent, ResourceEvents};
 /// A notification to send: its method and params.
 pub(crate) type Notice = (&'static str, Value);
 
-/// The next resource change, `None` once no more can come. A receiver
-/// that fell behind missed changes it cannot name: they come as a list
-/// change, so that whoever gets those reads the resources again.
+/// A resource change as one connection or stream sees it.
+#[derive(Debug)]
+pub(crate) enum Change {
+    /// What was announced.
+    Event(ResourceEvent),
+    /// It fell behind and missed changes it cannot name.
+    Missed,
+}
+
+/// The next resource change, `None` once no more can come.
 pub(crate) async fn next_change(
     changes: &mut broadcast::Receiver<ResourceEvent>,
-) -> Option<ResourceEvent> {
+) -> Option<Change> {
     match changes.recv().await {
-        Ok(event) => Some(event),
-        Err(RecvError::Lagged(_)) => Some(ResourceEvent::ListChanged),
+        Ok(event) => Some(Change::Event(event)),
+        Err(RecvError::Lagged(_)) => Some(Change::Missed),
         Err(RecvError::Closed) => None,
     }
 }
@@ -40,22 +47,24 @@ fn announces_list_changes(shared: &Shared) -> bool {
     shared.announces_resource_changes && !shared.resources.is_empty()
 }
 
-/// What a handshake session is told of a resource change.
-pub(crate) fn for_session(
-    shared: &Shared,
-    session: &Session,
-    event: &ResourceEvent,
-) -> Option<Notice> {
-    match event {
-        ResourceEvent::Updated(uri) if session.is_subscribed(uri) => {
-            Some((methods::RESOURCES_UPDATED, json!({ "uri": uri })))
+/// What a handshake session is told of a resource change. Missed changes
+/// are told as a list change when the session gets those, else as an
+/// update of each resource it follows (any may have changed).
+pub(crate) fn for_session(shared: &Shared, session: &Session, change: &Change) -> Vec<Notice> {
+    let lists = session.is_initialized() && announces_list_changes(shared);
+    match change {
+        Change::Event(ResourceEvent::Updated(uri)) if session.is_subscribed(uri) => {
+            vec![(methods::RESOURCES_UPDATED, json!({ "uri": uri }))]
         }
-        ResourceEvent::ListChanged
-            if session.is_initialized() && announces_list_changes(shared) =>
-        {
-            Some((methods::RESOURCES_LIST_CHANGED, json!({})))
+        Change::Event(ResourceEvent::ListChanged) | Change::Missed if lists => {
+            vec![(methods::RESOURCES_LIST_CHANGED, json!({}))]
         }
-        _ => None,
+        Change::Missed => session
+            .subscribed()
+            .into_iter()
+            .map(|uri| (methods::RESOURCES_UPDATED, json!({ "uri": uri })))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -140,18 +149,72 @@ impl Listen {
             .then(|| (methods::PROMPTS_LIST_CHANGED, json!({ "_meta": self.meta })))
     }
 
-    /// What the stream is told of a resource change.
-    pub(crate) fn resource_changed(&self, event: &ResourceEvent) -> Option<Notice> {
-        match event {
-            ResourceEvent::Updated(uri) if self.uris.contains(uri) => Some((
+    /// What the stream is told of a resource change (missed changes: as
+    /// for a session, a list change if it asked for those, else an update
+    /// of each resource it names).
+    pub(crate) fn resource_changed(&self, change: &Change) -> Vec<Notice> {
+        let updated = |uri: &String| {
+            (
                 methods::RESOURCES_UPDATED,
                 json!({ "uri": uri, "_meta": self.meta }),
-            )),
-            ResourceEvent::ListChanged if self.honoured.resources_list_changed => Some((
+            )
+        };
+        let lists = self.honoured.resources_list_changed;
+        match change {
+            Change::Event(ResourceEvent::Updated(uri)) if self.uris.contains(uri) => {
+                vec![updated(uri)]
+            }
+            Change::Event(ResourceEvent::ListChanged) | Change::Missed if lists => vec![(
                 methods::RESOURCES_LIST_CHANGED,
                 json!({ "_meta": self.meta }),
-            )),
-            _ => None,
+            )],
+            Change::Missed => self.uris.iter().map(updated).collect(),
+            _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolshape_protocol::RequestId;
+    use toolshape_protocol::subscriptions::ListenParams;
+
+    use super::{Change, Listen};
+    use crate::resource::{Resource, ResourceEvents};
+
+    fn listen(lists: bool) -> Listen {
+        let server = crate::Server::builder("t", "1")
+            .resource(Resource::text("mem://a", "a", "text/plain", "a"))
+            .resource_events(ResourceEvents::new())
+            .build()
+            .unwrap();
+        let params: ListenParams = serde_json::from_value(json!({
+            "notifications": {"resourcesListChanged": lists, "resourceSubscriptions": ["mem://a"]}
+        }))
+        .unwrap();
+        Listen::new(&server.shared, &RequestId::Number(7), &params)
+    }
+
+    #[test]
+    fn missed_changes_come_as_a_list_change_or_as_updates_of_what_is_followed() {
+        let methods = |listen: &Listen| -> Vec<(String, serde_json::Value)> {
+            listen
+                .resource_changed(&Change::Missed)
+                .into_iter()
+                .map(|(method, params)| (method.to_owned(), params["uri"].clone()))
+                .collect()
+        };
+        assert_eq!(
+            methods(&listen(true)),
+            [(
+                "notifications/resources/list_changed".into(),
+                serde_json::Value::Null
+            )]
+        );
+        assert_eq!(
+            methods(&listen(false)),
+            [("notifications/resources/updated".into(), json!("mem://a"))]
+        );
     }
 }

@@ -117,6 +117,17 @@ impl Session {
         }
     }
 
+    /// The resources the peer subscribed to.
+    pub(crate) fn subscribed(&self) -> Vec<String> {
+        self.subscriptions
+            .uris
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect()
+    }
+
     /// Whether the peer subscribed to `uri`.
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         self.subscriptions

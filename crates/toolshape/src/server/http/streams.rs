@@ -11,14 +11,13 @@ use std::time::Duration;
 use axum::response::Response;
 use tokio::sync::mpsc;
 
-use super::super::notices::{Notice, next_change};
+use super::super::notices::{Change, Notice, next_change};
 use super::super::outbox::Outbox;
 use super::app::App;
 use super::response;
-use crate::resource::ResourceEvent;
 
-/// What a stream's client is told of a resource change, if anything.
-pub(crate) type ResourceFilter = Box<dyn Fn(&ResourceEvent) -> Option<Notice> + Send + Sync>;
+/// What a stream's client is told of a resource change.
+pub(crate) type ResourceFilter = Box<dyn Fn(&Change) -> Vec<Notice> + Send + Sync>;
 
 /// What a notification stream sends, and when it ends.
 pub(crate) struct StreamPlan<E> {
@@ -77,11 +76,17 @@ where
                     },
                     Err(_) => false,
                 },
-                event = next_change(&mut updates) => match event {
-                    Some(event) => match (plan.resource_changed)(&event) {
-                        Some((method, params)) => outbox.notification(method, &params).await,
-                        None => true,
-                    },
+                change = next_change(&mut updates) => match change {
+                    Some(change) => {
+                        let mut open = true;
+                        for (method, params) in (plan.resource_changed)(&change) {
+                            open = outbox.notification(method, &params).await;
+                            if !open {
+                                break;
+                            }
+                        }
+                        open
+                    }
                     None => false,
                 },
                 _ = ticks.tick() => outbox.keep_alive().await,
