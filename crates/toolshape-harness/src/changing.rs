@@ -1,15 +1,23 @@
 //! A server whose tools change it while it serves: `touch` announces an
 //! update of a resource, `add_tool` registers a new tool, `add_prompt` a
-//! new prompt, `announce_resources` says the resource list changed. For the tests of change notifications
+//! new prompt, `add_template` a new resource template (and says the
+//! resource list changed), `announce_resources` says the resource list
+//! changed. For the tests of change notifications
 //! (`subscriptions/listen`, `resources/subscribe`) directly and through
 //! `toolshape proxy`; `test_server --changing` serves it over stdio.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use toolshape::protocol::content::{ContentBlock, Role};
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
-use toolshape::resource::ResourceEvents;
-use toolshape::{Prompt, PromptRegistry, Resource, ServerBuilder, Tool, ToolError, ToolRegistry};
+
+use toolshape::protocol::content::{ResourceContents, TextResourceContents};
+use toolshape::resource::{ResourceEvents, ResourceTemplateRegistry};
+use toolshape::{
+    Prompt, PromptRegistry, Resource, ResourceTemplate, ServerBuilder, Tool, ToolError,
+    ToolRegistry,
+};
 
 /// The resource the tests subscribe to.
 pub const WATCHED: &str = "changes://watched";
@@ -55,6 +63,27 @@ fn greeting(name: String) -> Prompt {
     })
 }
 
+/// A template `changes://{name}/{id}` whose resources read `{name} {id}`.
+fn template(name: &str) -> Result<ResourceTemplate, String> {
+    let owner = name.to_owned();
+    ResourceTemplate::new(
+        format!("changes://{name}/{{id}}"),
+        name,
+        move |_, uri, variables: BTreeMap<String, String>| {
+            let text = format!(
+                "{owner} {}",
+                variables.get("id").cloned().unwrap_or_default()
+            );
+            async move {
+                Ok::<_, ToolError>(vec![ResourceContents::Text(TextResourceContents::new(
+                    uri, text,
+                ))])
+            }
+        },
+    )
+    .map_err(|error| error.to_string())
+}
+
 /// `builder` with the two resources, a prompt and the four tools, its tool
 /// and prompt registries and resource events shared with the tools that
 /// change them.
@@ -62,8 +91,10 @@ pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
     let events = ResourceEvents::new();
     let registry = ToolRegistry::new();
     let prompts = PromptRegistry::new();
+    let templates = ResourceTemplateRegistry::new();
     let (touched, announced, added) = (events.clone(), events.clone(), registry.clone());
     let prompted = prompts.clone();
+    let (templated, listed) = (templates.clone(), events.clone());
     let tools = vec![
         Tool::typed("touch", move |touch: Touch| {
             touched.updated(touch.uri.clone());
@@ -105,6 +136,25 @@ pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
             }
         })
         .description("Registers a prompt named `name`."),
+        Tool::typed("add_template", move |add: AddTool| {
+            let registered = template(&add.name)
+                .and_then(|template| {
+                    templated
+                        .register(template)
+                        .map_err(|error| error.to_string())
+                })
+                .map_err(ToolError::new);
+            if registered.is_ok() {
+                listed.list_changed();
+            }
+            async move {
+                registered?;
+                Ok(Done {
+                    done: format!("added the template changes://{}/{{id}}", add.name),
+                })
+            }
+        })
+        .description("Registers a resource template `changes://{name}/{id}`."),
         Tool::typed("announce_resources", move |_: Empty| {
             announced.list_changed();
             async {
@@ -118,6 +168,7 @@ pub fn serve_changes(builder: ServerBuilder) -> ServerBuilder {
     builder
         .registry(registry)
         .prompt_registry(prompts)
+        .resource_template_registry(templates)
         .prompt(greeting("greet".into()))
         .resource_events(events)
         .tools(tools)

@@ -52,9 +52,9 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use toolshape::client::{ClientBuilder, ClientError};
-use toolshape::resource::{ResourceEvents, ResourceLister};
+use toolshape::resource::{ResourceEvents, ResourceLister, ResourceTemplateRegistry};
 use toolshape::schema::SchemaEngine;
-use toolshape::{PromptRegistry, ResourceTemplate, ServerBuilder, ToolRegistry};
+use toolshape::{PromptRegistry, ServerBuilder, ToolRegistry};
 
 pub use filter::{ToolFilter, glob_matches};
 pub use metrics::Outcome;
@@ -174,6 +174,7 @@ impl Proxy {
                 wanted,
                 listing: Arc::clone(&surface.last_listing),
                 prompts: surface.prompts.clone(),
+                templates: surface.templates.clone(),
             },
         ));
         Ok(Proxy {
@@ -195,13 +196,14 @@ impl Proxy {
     /// `builder` with everything the upstream offers: the mirrored tools
     /// (the builder's registry is this proxy's: one upstream per server),
     /// and its resources (listed from it, read through it, their updates
-    /// and list changes passed on), resource templates (taken at start, at
-    /// most 256) and prompts (at most 1,000, listed again as they change),
-    /// read and rendered through it.
+    /// and list changes passed on), resource templates (at most 256) and
+    /// prompts (at most 1,000), listed again as they change, read and
+    /// rendered through it.
     pub fn add_to(&self, builder: ServerBuilder) -> ServerBuilder {
-        let mut builder = builder
-            .registry(self.registry.clone())
-            .resource_templates(self.surface.templates.iter().cloned());
+        let mut builder = builder.registry(self.registry.clone());
+        if let Some(templates) = &self.surface.templates {
+            builder = builder.resource_template_registry(templates.clone());
+        }
         if let Some(prompts) = &self.surface.prompts {
             builder = builder.prompt_registry(prompts.clone());
         }
@@ -226,9 +228,11 @@ impl Proxy {
         self.surface.resources.as_ref()
     }
 
-    /// The upstream's resource templates, as it listed them at start.
-    pub fn resource_templates(&self) -> &[ResourceTemplate] {
-        &self.surface.templates
+    /// The upstream's resource templates, read through it, when it has
+    /// resources: as it lists them (listed again when it says its
+    /// resources changed).
+    pub fn resource_templates(&self) -> Option<&ResourceTemplateRegistry> {
+        self.surface.templates.as_ref()
     }
 
     /// The upstream's prompts, rendered by it, when it has the capability:

@@ -19,7 +19,7 @@ use tokio::sync::broadcast::error::RecvError;
 use toolshape::PromptRegistry;
 use toolshape::client::{Client, ClientError, ClientErrorKind, Listening};
 use toolshape::protocol::subscriptions::SubscriptionFilter;
-use toolshape::resource::ResourceEvents;
+use toolshape::resource::{ResourceEvents, ResourceTemplateRegistry};
 
 use crate::forward::Forwarder;
 use crate::mirror::RELISTING_GAP;
@@ -100,6 +100,24 @@ pub(crate) struct Followers {
     pub(crate) listing: Arc<LastListing>,
     /// The upstream's prompts, listed again when they change.
     pub(crate) prompts: Option<PromptRegistry>,
+    /// The upstream's resource templates, listed again when its resources
+    /// change.
+    pub(crate) templates: Option<ResourceTemplateRegistry>,
+}
+
+/// What is to be listed again, and when.
+struct Relisting {
+    prompts: bool,
+    templates: bool,
+    /// When (at least [`RELISTING_GAP`] after the last listing).
+    due: Option<tokio::time::Instant>,
+    last: tokio::time::Instant,
+}
+
+impl Relisting {
+    fn ask(&mut self) {
+        self.due.get_or_insert(self.last + RELISTING_GAP);
+    }
 }
 
 /// Passes the upstream's changes on to `followers`, for good (aborted with
@@ -121,18 +139,20 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
         wanted,
         listing,
         prompts,
+        templates,
     } = followers;
     let mut updates = client.resource_updates();
     let mut list_changes = client.resource_list_changes();
     let mut prompt_changes = client.prompt_list_changes();
     let mut renewals = client.session_renewals();
     // Listed again on this connection: what changed while there was none.
-    if let Some(prompts) = prompts {
-        surface::relist_prompts(forwarder, client, prompts).await;
-    }
-    // Prompt listings start at least `RELISTING_GAP` apart, as the tools'.
-    let mut prompts_listed = tokio::time::Instant::now();
-    let mut prompts_due: Option<tokio::time::Instant> = None;
+    // Listings start at least `RELISTING_GAP` apart, as the tools'.
+    let mut relisting = Relisting {
+        prompts: true,
+        templates: true,
+        due: Some(tokio::time::Instant::now()),
+        last: tokio::time::Instant::now(),
+    };
     let resources = client.negotiated().capabilities.resources.clone();
     let has_resources = resources.is_some();
     let subscribable = resources.and_then(|r| r.subscribe) == Some(true);
@@ -193,8 +213,8 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
                 None => std::future::pending().await,
             }
         };
-        let prompts_relisting = async {
-            match prompts_due {
+        let relisting_due = async {
+            match relisting.due {
                 Some(at) => tokio::time::sleep_until(at).await,
                 None => std::future::pending().await,
             }
@@ -239,13 +259,20 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
                 if changed.is_err() {
                     return;
                 }
-                prompts_due.get_or_insert(prompts_listed + RELISTING_GAP);
+                relisting.prompts = true;
+                relisting.ask();
             }
-            () = prompts_relisting => {
-                prompts_due = None;
-                prompts_listed = tokio::time::Instant::now();
-                if let Some(prompts) = prompts {
+            () = relisting_due => {
+                relisting.due = None;
+                relisting.last = tokio::time::Instant::now();
+                if std::mem::take(&mut relisting.prompts) && let Some(prompts) = prompts {
                     surface::relist_prompts(forwarder, client, prompts).await;
+                }
+                if std::mem::take(&mut relisting.templates) && let Some(templates) = templates {
+                    surface::relist_templates(forwarder, client, templates).await;
+                    // Told after the templates are listed again: a client
+                    // listing them then sees the new ones.
+                    events.list_changed();
                 }
             }
             changed = list_changes.changed() => {
@@ -253,7 +280,8 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
                     return;
                 }
                 *listing.lock().await = None;
-                events.list_changed();
+                relisting.templates = true;
+                relisting.ask();
             }
             () = client.closed() => return,
         }

@@ -1,12 +1,12 @@
 //! The upstream's resources and prompts, served as it serves them: its
 //! resources listed from it (one listing at a time, reused for a second)
-//! and read through it, its templates taken at start and its prompts at
-//! start and as they change (bounded, the first of a repeated name kept),
-//! read or rendered through it. A template the upstream adds later is
-//! served once the proxy starts again; its tools are followed as they
-//! change (`mirror.rs`).
+//! and read through it, its templates and prompts taken at start and again
+//! as they change (bounded, the first of a repeated name kept), read or
+//! rendered through it; its tools are followed as they change
+//! (`mirror.rs`).
 
 use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ use toolshape::protocol::error_code;
 use toolshape::protocol::prompts::GetPromptResult;
 use toolshape::protocol::resources::Resource as ResourceDefinition;
 use toolshape::protocol::text::excerpt;
-use toolshape::resource::{self, ResourceLister, ResourceNotFound};
+use toolshape::resource::{self, ResourceLister, ResourceNotFound, ResourceTemplateRegistry};
 use toolshape::tool::BoxFuture;
 use toolshape::{Prompt, PromptRegistry, ResourceTemplate, ToolContext, ToolError};
 
@@ -46,7 +46,9 @@ pub(crate) struct Surface {
     pub(crate) resources: Option<ResourceLister>,
     /// The last listing of them (forgotten when the upstream says they changed).
     pub(crate) last_listing: Arc<LastListing>,
-    pub(crate) templates: Vec<ResourceTemplate>,
+    /// Its resource templates, when it has resources: listed at start,
+    /// and again when it says its resources changed (`notices.rs`).
+    pub(crate) templates: Option<ResourceTemplateRegistry>,
     /// Its prompts, when it has the capability: listed at start, and again
     /// when it says they changed (`notices.rs`).
     pub(crate) prompts: Option<PromptRegistry>,
@@ -69,10 +71,14 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
             resource::lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
                 .reads(move |context, uri| read_resource(Arc::clone(&reads), context, uri));
         surface.resources = Some(lister);
+        let registry = ResourceTemplateRegistry::new();
         match client.list_resource_templates().await {
-            Ok(templates) => surface.templates = take_templates(forwarder, templates, completes),
+            Ok(templates) => {
+                registry.replace_all(take_templates(forwarder, templates, completes));
+            }
             Err(error) => tracing::warn!(%error, "cannot list the upstream's resource templates"),
         }
+        surface.templates = Some(registry);
     }
     if capabilities.prompts.is_some() {
         let registry = PromptRegistry::new();
@@ -87,6 +93,24 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
     surface
 }
 
+/// Lists the upstream's resource templates again through `client` and
+/// makes `registry` exactly those.
+pub(crate) async fn relist_templates(
+    forwarder: &Arc<Forwarder>,
+    client: &Client,
+    registry: &ResourceTemplateRegistry,
+) {
+    let listed = within_call_time(
+        forwarder,
+        "resource templates",
+        client.list_resource_templates(),
+    );
+    if let Some(definitions) = listed.await {
+        let completes = client.negotiated().capabilities.completions.is_some();
+        registry.replace_all(take_templates(forwarder, definitions, completes));
+    }
+}
+
 /// Lists the upstream's prompts again through `client` and makes
 /// `registry` exactly those (its clients are then told).
 pub(crate) async fn relist_prompts(
@@ -94,14 +118,29 @@ pub(crate) async fn relist_prompts(
     client: &Client,
     registry: &PromptRegistry,
 ) {
-    let completes = client.negotiated().capabilities.completions.is_some();
-    let limit = forwarder.options.longest_call();
-    match tokio::time::timeout(limit, client.list_prompts()).await {
-        Ok(Ok(definitions)) => {
-            registry.replace_all(take_prompts(forwarder, definitions, completes));
+    if let Some(definitions) = within_call_time(forwarder, "prompts", client.list_prompts()).await {
+        let completes = client.negotiated().capabilities.completions.is_some();
+        registry.replace_all(take_prompts(forwarder, definitions, completes));
+    }
+}
+
+/// What `listing` of the upstream's `what` gives within the longest call
+/// time; `None` (with a warning) when it fails or takes longer.
+async fn within_call_time<T>(
+    forwarder: &Forwarder,
+    what: &str,
+    listing: impl Future<Output = Result<T, ClientError>>,
+) -> Option<T> {
+    match tokio::time::timeout(forwarder.options.longest_call(), listing).await {
+        Ok(Ok(listed)) => Some(listed),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "cannot list the upstream's {what}");
+            None
         }
-        Ok(Err(error)) => tracing::warn!(%error, "cannot list the upstream's prompts"),
-        Err(_) => tracing::warn!("the upstream did not list its prompts in time"),
+        Err(_) => {
+            tracing::warn!("the upstream did not list its {what} in time");
+            None
+        }
     }
 }
 

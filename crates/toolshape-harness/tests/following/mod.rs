@@ -100,48 +100,43 @@ pub async fn exercise(client: &Client, label: &str) {
         .call("add_tool", json!({ "name": "fresh" }))
         .await
         .unwrap();
-    // A change is heard...
-    tokio::time::timeout(WAIT, tools.changed())
-        .await
-        .unwrap_or_else(|_| panic!("{label}: no tools/list_changed"))
-        .unwrap();
-    // ...and the listing shows the new tool (listed again on each change
-    // heard until it does: through a gateway, it lists first).
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
+    heard_then_listed(&mut tools, &format!("{label}: tools"), || async {
         let listed = client.list_tools().await.unwrap();
-        if listed.iter().any(|tool| tool.name == "fresh") {
-            break;
-        }
-        tokio::time::timeout_at(deadline, tools.changed())
-            .await
-            .unwrap_or_else(|_| panic!("{label}: no tools/list_changed brought the new tool"))
-            .unwrap();
-    }
+        listed.iter().any(|tool| tool.name == "fresh")
+    })
+    .await;
 
     let _: serde_json::Value = client
         .call("add_prompt", json!({ "name": "fresh_prompt" }))
         .await
         .unwrap();
-    tokio::time::timeout(WAIT, prompts.changed())
-        .await
-        .unwrap_or_else(|_| panic!("{label}: no prompts/list_changed"))
-        .unwrap();
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
+    heard_then_listed(&mut prompts, &format!("{label}: prompts"), || async {
         let listed = client.list_prompts().await.unwrap();
-        if listed.iter().any(|prompt| prompt.name == "fresh_prompt") {
-            break;
-        }
-        tokio::time::timeout_at(deadline, prompts.changed())
-            .await
-            .unwrap_or_else(|_| panic!("{label}: the new prompt never listed"))
-            .unwrap();
-    }
+        listed.iter().any(|prompt| prompt.name == "fresh_prompt")
+    })
+    .await;
     let rendered = client.get_prompt("fresh_prompt", None).await.unwrap();
     assert_eq!(
         rendered.messages[0].content.as_text(),
         Some("Hello from fresh_prompt"),
+        "{label}"
+    );
+
+    let _: serde_json::Value = client
+        .call("add_template", json!({ "name": "fresh" }))
+        .await
+        .unwrap();
+    heard_then_listed(&mut listed, &format!("{label}: templates"), || async {
+        let templates = client.list_resource_templates().await.unwrap();
+        templates
+            .iter()
+            .any(|t| t.uri_template == "changes://fresh/{id}")
+    })
+    .await;
+    let contents = client.read_resource("changes://fresh/7").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&contents).unwrap()[0]["text"],
+        "fresh 7",
         "{label}"
     );
 
@@ -165,5 +160,29 @@ pub async fn exercise(client: &Client, label: &str) {
             late.is_err(),
             "{label}: an update after the cancel: {late:?}"
         );
+    }
+}
+
+/// A change is heard on `changes`, and `listed` (listing again) shows it,
+/// listed again on each change heard until it does (through a gateway the
+/// change may be told before the gateway has listed its upstream again).
+async fn heard_then_listed<F, Fut>(
+    changes: &mut tokio::sync::watch::Receiver<u64>,
+    what: &str,
+    listed: F,
+) where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    tokio::time::timeout(WAIT, changes.changed())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no list change heard"))
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !listed().await {
+        tokio::time::timeout_at(deadline, changes.changed())
+            .await
+            .unwrap_or_else(|_| panic!("{what}: the new one never listed"))
+            .unwrap();
     }
 }

@@ -6,6 +6,7 @@
 
 mod events;
 mod registry;
+mod templates;
 mod uri_template;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use crate::tool::{BoxFuture, ToolContext, ToolError};
 pub use events::{ResourceEvent, ResourceEvents};
 pub use registry::ResourceError;
 pub(crate) use registry::ResourceRegistry;
+pub use templates::ResourceTemplateRegistry;
 pub use uri_template::UriTemplateError;
 
 /// What a reader fails with when its URI names nothing (for example a file

@@ -7,7 +7,7 @@ use toolshape_protocol::resources::{
     Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition,
 };
 
-use super::{Lister, Reader, Resource, ResourceLister, ResourceTemplate};
+use super::{Lister, Reader, Resource, ResourceLister, ResourceTemplate, ResourceTemplateRegistry};
 use crate::completion::Completer;
 use crate::tool::ToolError;
 
@@ -18,7 +18,10 @@ const MAX_LISTED: usize = 10_000;
 #[derive(Debug, Default)]
 pub(crate) struct ResourceRegistry {
     fixed: BTreeMap<String, Resource>,
-    templates: Vec<ResourceTemplate>,
+    templates: ResourceTemplateRegistry,
+    /// Whether the templates are a registry shared with the server's owner
+    /// (templates may come later: the server offers resources anyway).
+    shared_templates: bool,
     listers: Vec<ResourceLister>,
 }
 
@@ -48,12 +51,13 @@ impl ResourceRegistry {
     }
 
     pub(crate) fn add_template(&mut self, template: ResourceTemplate) -> Result<(), ResourceError> {
-        let text = template.template.as_str();
-        if self.templates.iter().any(|t| t.template.as_str() == text) {
-            return Err(ResourceError::Duplicate(text.to_owned()));
-        }
-        self.templates.push(template);
-        Ok(())
+        self.templates.register(template)
+    }
+
+    /// Serves the templates of `registry` (shared: changed while serving).
+    pub(crate) fn share_templates(&mut self, registry: ResourceTemplateRegistry) {
+        self.templates = registry;
+        self.shared_templates = true;
     }
 
     pub(crate) fn add_lister(&mut self, lister: ResourceLister) {
@@ -62,7 +66,10 @@ impl ResourceRegistry {
 
     /// Whether the server has any resources at all.
     pub(crate) fn is_empty(&self) -> bool {
-        self.fixed.is_empty() && self.templates.is_empty() && self.listers.is_empty()
+        self.fixed.is_empty()
+            && !self.shared_templates
+            && self.templates.snapshot().is_empty()
+            && self.listers.is_empty()
     }
 
     /// Every resource: the fixed ones in URI order, then the listers' (bounded).
@@ -85,6 +92,7 @@ impl ResourceRegistry {
 
     pub(crate) fn templates(&self) -> Vec<TemplateDefinition> {
         self.templates
+            .snapshot()
             .iter()
             .map(|t| t.definition.clone())
             .collect()
@@ -99,7 +107,7 @@ impl ResourceRegistry {
                 variables: BTreeMap::new(),
             });
         }
-        let matched = self.templates.iter().find_map(|template| {
+        let matched = self.templates.snapshot().iter().find_map(|template| {
             template.template.matches(uri).map(|variables| Resolved {
                 reader: template.reader.clone(),
                 variables,
@@ -117,6 +125,7 @@ impl ResourceRegistry {
     /// The completer of `variable` in the template written `template`.
     pub(crate) fn completer(&self, template: &str, variable: &str) -> Option<Completer> {
         self.templates
+            .snapshot()
             .iter()
             .find(|t| t.template.as_str() == template)
             .and_then(|t| t.completers.get(variable).cloned())

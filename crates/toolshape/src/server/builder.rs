@@ -9,6 +9,7 @@ use super::{Server, Shared};
 use crate::prompt::{Prompt, PromptRegistry};
 use crate::resource::{
     Resource, ResourceEvents, ResourceLister, ResourceRegistry, ResourceTemplate,
+    ResourceTemplateRegistry,
 };
 use crate::tool::{RegistrationError, Tool, ToolRegistry};
 
@@ -24,6 +25,7 @@ pub struct ServerBuilder {
     registry: Option<ToolRegistry>,
     resource_events: Option<ResourceEvents>,
     prompt_registry: Option<PromptRegistry>,
+    template_registry: Option<ResourceTemplateRegistry>,
     options: ServerOptions,
     info: Implementation,
 }
@@ -62,6 +64,7 @@ impl ServerBuilder {
             registry: None,
             resource_events: None,
             prompt_registry: None,
+            template_registry: None,
             options: ServerOptions::default(),
             info,
         }
@@ -174,6 +177,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the resource templates of `registry` (shared with whoever
+    /// else holds it, who may change them while serving; announce a change
+    /// with [`ResourceEvents::list_changed`]); the templates added with
+    /// [`ServerBuilder::resource_template`] go into it at `build`. A server
+    /// given one offers resources even while it has none.
+    pub fn resource_template_registry(mut self, registry: ResourceTemplateRegistry) -> Self {
+        self.template_registry = Some(registry);
+        self
+    }
+
     /// Announces resource changes on `events` (shared with whoever else
     /// holds it: several servers, or the code that sees the resources
     /// change), and calls its subscribe hook as peers subscribe. By default
@@ -189,6 +202,9 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, BuildError> {
         let mut errors = Vec::new();
         let mut resources = ResourceRegistry::default();
+        if let Some(registry) = self.template_registry {
+            resources.share_templates(registry);
+        }
         for resource in self.resources {
             if let Err(error) = resources.add(resource) {
                 errors.push(RegistrationError::Resource(error));
