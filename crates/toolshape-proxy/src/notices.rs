@@ -123,17 +123,29 @@ impl Relisting {
 /// Passes the upstream's changes on to `followers`, for good (aborted with
 /// the proxy), following each connection the upstream's first slot makes.
 pub(crate) async fn follow(forwarder: Arc<Forwarder>, followers: Followers) {
+    // The first connection's prompts and templates were just listed (the
+    // proxy's start); each later one's are listed again.
+    let mut listed = true;
     loop {
         match forwarder.upstream.primary().await {
-            Ok(client) => follow_connection(&forwarder, &client, &followers).await,
+            Ok(client) => {
+                follow_connection(&forwarder, &client, &followers, !listed).await;
+                listed = false;
+            }
             Err(error) => tracing::warn!(%error, "the upstream server is unavailable"),
         }
         tokio::time::sleep(RETRY).await;
     }
 }
 
-/// Follows one connection until it closes.
-async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, followers: &Followers) {
+/// Follows one connection until it closes; `relist`: list its prompts and
+/// templates again first (what changed while there was none).
+async fn follow_connection(
+    forwarder: &Arc<Forwarder>,
+    client: &Client,
+    followers: &Followers,
+    relist: bool,
+) {
     let Followers {
         events,
         wanted,
@@ -145,12 +157,11 @@ async fn follow_connection(forwarder: &Arc<Forwarder>, client: &Client, follower
     let mut list_changes = client.resource_list_changes();
     let mut prompt_changes = client.prompt_list_changes();
     let mut renewals = client.session_renewals();
-    // Listed again on this connection: what changed while there was none.
     // Listings start at least `RELISTING_GAP` apart, as the tools'.
     let mut relisting = Relisting {
-        prompts: true,
-        templates: true,
-        due: Some(tokio::time::Instant::now()),
+        prompts: relist,
+        templates: relist,
+        due: relist.then(tokio::time::Instant::now),
         last: tokio::time::Instant::now(),
     };
     let resources = client.negotiated().capabilities.resources.clone();

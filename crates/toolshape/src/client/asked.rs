@@ -211,16 +211,21 @@ impl Peer {
 
     /// The request a request-scoped message (a question, a log message) that
     /// arrived over a shared channel (stdio) is about: the only one in
-    /// flight, unless another caller's relaying request ended just before
-    /// (the server may still be sending about that one).
+    /// flight that passes such messages on (relays questions, or wants log
+    /// messages: the client's own listings and subscriptions beside it do
+    /// not count), unless another caller's relaying request ended just
+    /// before (the server may still be sending about that one).
     pub(super) fn only_request<'a>(
         &self,
         pending: &'a HashMap<RequestId, Waiter>,
     ) -> Option<(&'a RequestId, &'a Waiter)> {
-        if pending.len() != 1 {
+        let mut passing_on = pending
+            .iter()
+            .filter(|(_, waiter)| waiter.asks.is_some() || waiter.log.is_some());
+        let (id, waiter) = passing_on.next()?;
+        if passing_on.next().is_some() {
             return None;
         }
-        let (id, waiter) = pending.iter().next()?;
         let caller = waiter.asks.as_deref().and_then(caller_identity);
         if !lock(&self.abandoned).all_by(caller.as_deref()) {
             tracing::warn!(
@@ -398,9 +403,18 @@ mod tests {
             Waiter::relaying_to(Some(context("b"))),
         );
         assert!(peer.only_request(&pending).is_some());
+        // Beside a request that passes nothing on (the client's own
+        // listing): still the one.
         pending.insert(RequestId::Number(2), Waiter::relaying_to(None));
+        assert!(peer.only_request(&pending).is_some());
+        // Beside another that relays: nobody.
+        pending.insert(
+            RequestId::Number(3),
+            Waiter::relaying_to(Some(context("c"))),
+        );
         assert!(peer.only_request(&pending).is_none());
         pending.remove(&RequestId::Number(2));
+        pending.remove(&RequestId::Number(3));
         // The same caller's request ended: still the one in flight.
         lock(&peer.abandoned).record(caller_identity(&context("b")).as_deref());
         assert!(peer.only_request(&pending).is_some());

@@ -62,7 +62,7 @@ pub(super) struct Waiter {
     reply: oneshot::Sender<Reply>,
     /// Where the server's log messages about this request go, and the least
     /// severe level wanted.
-    log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
+    pub(super) log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
     /// The client of the call a gateway serves, asked the server's questions
     /// about this request.
     pub(super) asks: Option<Arc<ToolContext>>,
