@@ -109,6 +109,8 @@ pub(crate) struct Followers {
 struct Relisting {
     prompts: bool,
     templates: bool,
+    /// Failed listings in a row.
+    failures: u32,
     /// When (at least [`RELISTING_GAP`] after the last listing).
     due: Option<tokio::time::Instant>,
     last: tokio::time::Instant,
@@ -118,7 +120,30 @@ impl Relisting {
     fn ask(&mut self) {
         self.due.get_or_insert(self.last + RELISTING_GAP);
     }
+
+    /// After a listing: one that failed is tried again after
+    /// [`RELISTING_RETRY`], up to [`MAX_RELISTING_RETRIES`] times in a row.
+    fn retry(&mut self, listed: bool) {
+        if listed {
+            self.failures = 0;
+            return;
+        }
+        self.failures += 1;
+        if self.failures > MAX_RELISTING_RETRIES {
+            tracing::warn!(
+                "listing the upstream's prompts or templates keeps failing: left until its next change"
+            );
+            (self.prompts, self.templates, self.failures) = (false, false, 0);
+            return;
+        }
+        self.due = Some(tokio::time::Instant::now() + RELISTING_RETRY);
+    }
 }
+
+/// The pause before listing again prompts or templates whose listing failed.
+const RELISTING_RETRY: Duration = Duration::from_secs(5);
+/// How many times in a row a failed listing is tried again.
+const MAX_RELISTING_RETRIES: u32 = 3;
 
 /// Passes the upstream's changes on to `followers`, for good (aborted with
 /// the proxy), following each connection the upstream's first slot makes.
@@ -161,6 +186,7 @@ async fn follow_connection(
     let mut relisting = Relisting {
         prompts: relist,
         templates: relist,
+        failures: 0,
         due: relist.then(tokio::time::Instant::now),
         last: tokio::time::Instant::now(),
     };
@@ -276,15 +302,24 @@ async fn follow_connection(
             () = relisting_due => {
                 relisting.due = None;
                 relisting.last = tokio::time::Instant::now();
+                let mut listed = true;
                 if std::mem::take(&mut relisting.prompts) && let Some(prompts) = prompts {
-                    surface::relist_prompts(forwarder, client, prompts).await;
+                    let done = surface::relist_prompts(forwarder, client, prompts).await;
+                    relisting.prompts = !done;
+                    listed &= done;
                 }
-                if std::mem::take(&mut relisting.templates) && let Some(templates) = templates {
-                    surface::relist_templates(forwarder, client, templates).await;
-                    // Told after the templates are listed again: a client
-                    // listing them then sees the new ones.
+                if std::mem::take(&mut relisting.templates) {
+                    if let Some(templates) = templates {
+                        let done = surface::relist_templates(forwarder, client, templates).await;
+                        relisting.templates = !done;
+                        listed &= done;
+                    }
+                    // Told after the templates are listed again (a client
+                    // listing them then sees the new ones), and when that
+                    // failed (the resources changed all the same).
                     events.list_changed();
                 }
+                relisting.retry(listed);
             }
             changed = list_changes.changed() => {
                 if changed.is_err() {

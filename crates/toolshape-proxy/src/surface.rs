@@ -94,34 +94,35 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
 }
 
 /// Lists the upstream's resource templates again through `client` and
-/// makes `registry` exactly those.
+/// makes `registry` exactly those; whether it could.
 pub(crate) async fn relist_templates(
     forwarder: &Arc<Forwarder>,
     client: &Client,
     registry: &ResourceTemplateRegistry,
-) {
-    let listed = within_call_time(
-        forwarder,
-        "resource templates",
-        client.list_resource_templates(),
-    );
-    if let Some(definitions) = listed.await {
-        let completes = client.negotiated().capabilities.completions.is_some();
-        registry.replace_all(take_templates(forwarder, definitions, completes));
-    }
+) -> bool {
+    let listing = client.list_resource_templates();
+    let Some(definitions) = within_call_time(forwarder, "resource templates", listing).await else {
+        return false;
+    };
+    let completes = client.negotiated().capabilities.completions.is_some();
+    registry.replace_all(take_templates(forwarder, definitions, completes));
+    true
 }
 
 /// Lists the upstream's prompts again through `client` and makes
-/// `registry` exactly those (its clients are then told).
+/// `registry` exactly those (its clients are then told); whether it could.
 pub(crate) async fn relist_prompts(
     forwarder: &Arc<Forwarder>,
     client: &Client,
     registry: &PromptRegistry,
-) {
-    if let Some(definitions) = within_call_time(forwarder, "prompts", client.list_prompts()).await {
-        let completes = client.negotiated().capabilities.completions.is_some();
-        registry.replace_all(take_prompts(forwarder, definitions, completes));
-    }
+) -> bool {
+    let Some(definitions) = within_call_time(forwarder, "prompts", client.list_prompts()).await
+    else {
+        return false;
+    };
+    let completes = client.negotiated().capabilities.completions.is_some();
+    registry.replace_all(take_prompts(forwarder, definitions, completes));
+    true
 }
 
 /// What `listing` of the upstream's `what` gives within the longest call

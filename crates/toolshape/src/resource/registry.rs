@@ -18,10 +18,11 @@ const MAX_LISTED: usize = 10_000;
 #[derive(Debug, Default)]
 pub(crate) struct ResourceRegistry {
     fixed: BTreeMap<String, Resource>,
-    templates: ResourceTemplateRegistry,
-    /// Whether the templates are a registry shared with the server's owner
-    /// (templates may come later: the server offers resources anyway).
-    shared_templates: bool,
+    /// The server's own templates (its builder's).
+    templates: Vec<ResourceTemplate>,
+    /// Templates shared with the server's owner, changed while serving
+    /// (after the server's own; one written as one of those is not used).
+    shared: Option<ResourceTemplateRegistry>,
     listers: Vec<ResourceLister>,
 }
 
@@ -51,13 +52,36 @@ impl ResourceRegistry {
     }
 
     pub(crate) fn add_template(&mut self, template: ResourceTemplate) -> Result<(), ResourceError> {
-        self.templates.register(template)
+        let text = template.template.as_str();
+        if self.templates.iter().any(|t| t.template.as_str() == text) {
+            return Err(ResourceError::Duplicate(text.to_owned()));
+        }
+        self.templates.push(template);
+        Ok(())
     }
 
-    /// Serves the templates of `registry` (shared: changed while serving).
+    /// Serves the templates of `registry` too (shared: changed while serving).
     pub(crate) fn share_templates(&mut self, registry: ResourceTemplateRegistry) {
-        self.templates = registry;
-        self.shared_templates = true;
+        self.shared = Some(registry);
+    }
+
+    /// The first of `found` over every template: the server's own, then the
+    /// shared ones not written as one of those.
+    fn find_template<T>(&self, found: impl Fn(&ResourceTemplate) -> Option<T>) -> Option<T> {
+        if let Some(result) = self.templates.iter().find_map(&found) {
+            return Some(result);
+        }
+        let shared = self.shared.as_ref()?.snapshot();
+        shared
+            .iter()
+            .filter(|template| !self.is_own(template))
+            .find_map(found)
+    }
+
+    /// Whether one of the server's own templates is written as `template`.
+    fn is_own(&self, template: &ResourceTemplate) -> bool {
+        let text = template.template.as_str();
+        self.templates.iter().any(|t| t.template.as_str() == text)
     }
 
     pub(crate) fn add_lister(&mut self, lister: ResourceLister) {
@@ -67,8 +91,8 @@ impl ResourceRegistry {
     /// Whether the server has any resources at all.
     pub(crate) fn is_empty(&self) -> bool {
         self.fixed.is_empty()
-            && !self.shared_templates
-            && self.templates.snapshot().is_empty()
+            && self.templates.is_empty()
+            && self.shared.is_none()
             && self.listers.is_empty()
     }
 
@@ -91,11 +115,17 @@ impl ResourceRegistry {
     }
 
     pub(crate) fn templates(&self) -> Vec<TemplateDefinition> {
-        self.templates
-            .snapshot()
+        let mut all: Vec<TemplateDefinition> = self
+            .templates
             .iter()
             .map(|t| t.definition.clone())
-            .collect()
+            .collect();
+        if let Some(shared) = &self.shared {
+            let shared = shared.snapshot();
+            let others = shared.iter().filter(|template| !self.is_own(template));
+            all.extend(others.map(|t| t.definition.clone()));
+        }
+        all
     }
 
     /// What reads `uri`: the fixed resource of that URI, else the first
@@ -107,7 +137,7 @@ impl ResourceRegistry {
                 variables: BTreeMap::new(),
             });
         }
-        let matched = self.templates.snapshot().iter().find_map(|template| {
+        let matched = self.find_template(|template| {
             template.template.matches(uri).map(|variables| Resolved {
                 reader: template.reader.clone(),
                 variables,
@@ -124,10 +154,9 @@ impl ResourceRegistry {
 
     /// The completer of `variable` in the template written `template`.
     pub(crate) fn completer(&self, template: &str, variable: &str) -> Option<Completer> {
-        self.templates
-            .snapshot()
-            .iter()
-            .find(|t| t.template.as_str() == template)
-            .and_then(|t| t.completers.get(variable).cloned())
+        self.find_template(|t| {
+            (t.template.as_str() == template).then(|| t.completers.get(variable).cloned())
+        })
+        .flatten()
     }
 }

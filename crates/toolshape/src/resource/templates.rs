@@ -101,6 +101,14 @@ impl ResourceTemplateRegistry {
         removed
     }
 
+    /// The templates' definitions, in order.
+    pub fn definitions(&self) -> Vec<toolshape_protocol::resources::ResourceTemplate> {
+        self.snapshot()
+            .iter()
+            .map(|t| t.definition.clone())
+            .collect()
+    }
+
     /// The templates, as written, in order.
     pub fn uri_templates(&self) -> Vec<String> {
         self.snapshot()

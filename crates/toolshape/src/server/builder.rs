@@ -177,11 +177,11 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves the resource templates of `registry` (shared with whoever
+    /// Serves the resource templates of `registry` too (shared with whoever
     /// else holds it, who may change them while serving; announce a change
-    /// with [`ResourceEvents::list_changed`]); the templates added with
-    /// [`ServerBuilder::resource_template`] go into it at `build`. A server
-    /// given one offers resources even while it has none.
+    /// with [`ResourceEvents::list_changed`]), after those added with
+    /// [`ServerBuilder::resource_template`] (which stay the server's own). A
+    /// server given one offers resources even while it has none.
     pub fn resource_template_registry(mut self, registry: ResourceTemplateRegistry) -> Self {
         self.template_registry = Some(registry);
         self

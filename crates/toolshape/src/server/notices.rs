@@ -48,22 +48,27 @@ fn announces_list_changes(shared: &Shared) -> bool {
 }
 
 /// What a handshake session is told of a resource change. Missed changes
-/// are told as a list change when the session gets those, else as an
-/// update of each resource it follows (any may have changed).
+/// are told as a list change when the session gets those, and as an update
+/// of each resource it follows (any may have changed).
 pub(crate) fn for_session(shared: &Shared, session: &Session, change: &Change) -> Vec<Notice> {
     let lists = session.is_initialized() && announces_list_changes(shared);
+    let list_changed = || (methods::RESOURCES_LIST_CHANGED, json!({}));
     match change {
         Change::Event(ResourceEvent::Updated(uri)) if session.is_subscribed(uri) => {
             vec![(methods::RESOURCES_UPDATED, json!({ "uri": uri }))]
         }
-        Change::Event(ResourceEvent::ListChanged) | Change::Missed if lists => {
-            vec![(methods::RESOURCES_LIST_CHANGED, json!({}))]
+        Change::Event(ResourceEvent::ListChanged) if lists => vec![list_changed()],
+        Change::Missed => {
+            let updates = session
+                .subscribed()
+                .into_iter()
+                .map(|uri| (methods::RESOURCES_UPDATED, json!({ "uri": uri })));
+            lists
+                .then(list_changed)
+                .into_iter()
+                .chain(updates)
+                .collect()
         }
-        Change::Missed => session
-            .subscribed()
-            .into_iter()
-            .map(|uri| (methods::RESOURCES_UPDATED, json!({ "uri": uri })))
-            .collect(),
         _ => Vec::new(),
     }
 }
@@ -150,8 +155,8 @@ impl Listen {
     }
 
     /// What the stream is told of a resource change (missed changes: as
-    /// for a session, a list change if it asked for those, else an update
-    /// of each resource it names).
+    /// for a session, a list change if it asked for those, and an update of
+    /// each resource it names).
     pub(crate) fn resource_changed(&self, change: &Change) -> Vec<Notice> {
         let updated = |uri: &String| {
             (
@@ -160,15 +165,22 @@ impl Listen {
             )
         };
         let lists = self.honoured.resources_list_changed;
+        let list_changed = || {
+            (
+                methods::RESOURCES_LIST_CHANGED,
+                json!({ "_meta": self.meta }),
+            )
+        };
         match change {
             Change::Event(ResourceEvent::Updated(uri)) if self.uris.contains(uri) => {
                 vec![updated(uri)]
             }
-            Change::Event(ResourceEvent::ListChanged) | Change::Missed if lists => vec![(
-                methods::RESOURCES_LIST_CHANGED,
-                json!({ "_meta": self.meta }),
-            )],
-            Change::Missed => self.uris.iter().map(updated).collect(),
+            Change::Event(ResourceEvent::ListChanged) if lists => vec![list_changed()],
+            Change::Missed => lists
+                .then(list_changed)
+                .into_iter()
+                .chain(self.uris.iter().map(updated))
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -197,7 +209,7 @@ mod tests {
     }
 
     #[test]
-    fn missed_changes_come_as_a_list_change_or_as_updates_of_what_is_followed() {
+    fn missed_changes_come_as_a_list_change_if_asked_and_as_updates_of_what_is_followed() {
         let methods = |listen: &Listen| -> Vec<(String, serde_json::Value)> {
             listen
                 .resource_changed(&Change::Missed)
@@ -207,10 +219,13 @@ mod tests {
         };
         assert_eq!(
             methods(&listen(true)),
-            [(
-                "notifications/resources/list_changed".into(),
-                serde_json::Value::Null
-            )]
+            [
+                (
+                    "notifications/resources/list_changed".into(),
+                    serde_json::Value::Null
+                ),
+                ("notifications/resources/updated".into(), json!("mem://a"))
+            ]
         );
         assert_eq!(
             methods(&listen(false)),
