@@ -14,11 +14,34 @@ mod following;
 use std::time::Duration;
 
 use following::{builder, exercise};
-use toolshape::client::{Negotiation, ServerCommand, StderrMode};
+use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
-use toolshape_proxy::ProxyOptions;
+use toolshape_proxy::{Proxy, ProxyOptions, UpstreamSpec};
 
 const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28];
+
+/// `proxy` served over HTTP on loopback (tools, resources and prompts): its URL.
+async fn serve(proxy: &Proxy) -> String {
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .unwrap();
+    client_common::serve_over_http(server).await
+}
+
+/// The proxy in front of the Streamable HTTP server at `url`, spoken to on
+/// `upstream`, and the proxy's own URL.
+async fn proxy_in_front_of(url: String, upstream: ProtocolVersion) -> (Proxy, String) {
+    let proxy = Proxy::start(
+        UpstreamSpec::Url(url),
+        Client::builder().negotiation(Negotiation::Pinned(upstream)),
+        ProxyOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = serve(&proxy).await;
+    (proxy, url)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_upstreams_changes_reach_the_proxys_clients() {
@@ -31,11 +54,7 @@ async fn the_upstreams_changes_reach_the_proxys_clients() {
                 .stderr(StderrMode::Discard);
             let era = Negotiation::Pinned(upstream);
             let proxy = client_common::start_proxy(command, era, ProxyOptions::default()).await;
-            let server = proxy
-                .add_to(toolshape::Server::builder("proxy", "1.0.0"))
-                .build()
-                .unwrap();
-            let url = client_common::serve_over_http(server).await;
+            let url = serve(&proxy).await;
             let connected = builder(client).connect_http(&url).await.unwrap();
             exercise(&connected, &case).await;
             connected.close(Duration::from_secs(2)).await;
@@ -49,9 +68,7 @@ async fn the_upstreams_changes_reach_the_proxys_clients() {
 /// client's subscription made before still brings updates after.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forgotten_upstream_session_is_followed_again() {
-    use toolshape::client::Client;
     use toolshape_harness::changing::serve_changes;
-    use toolshape_proxy::{Proxy, UpstreamSpec};
 
     let upstream = serve_changes(toolshape::Server::builder("changing", "1"))
         .build()
@@ -65,18 +82,7 @@ async fn a_forgotten_upstream_session_is_followed_again() {
             .serve_http(listener, options, std::future::pending())
             .await
     });
-    let proxy = Proxy::start(
-        UpstreamSpec::Url(upstream_url),
-        Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25)),
-        ProxyOptions::default(),
-    )
-    .await
-    .unwrap();
-    let server = proxy
-        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
-        .build()
-        .unwrap();
-    let url = client_common::serve_over_http(server).await;
+    let (proxy, url) = proxy_in_front_of(upstream_url, ProtocolVersion::V2025_11_25).await;
     let client = builder(ProtocolVersion::V2025_11_25)
         .connect_http(&url)
         .await
@@ -114,9 +120,7 @@ async fn a_forgotten_upstream_session_is_followed_again() {
 /// stays open), for clients of either revision.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_http_upstream_is_followed() {
-    use toolshape::client::Client;
     use toolshape_harness::changing::serve_changes;
-    use toolshape_proxy::{Proxy, UpstreamSpec};
 
     for client in VERSIONS {
         // A fresh upstream each time: `add_tool` adds its tool once.
@@ -124,18 +128,7 @@ async fn a_stateless_http_upstream_is_followed() {
             .build()
             .unwrap();
         let upstream_url = client_common::serve_over_http(upstream).await;
-        let proxy = Proxy::start(
-            UpstreamSpec::Url(upstream_url),
-            Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28)),
-            ProxyOptions::default(),
-        )
-        .await
-        .unwrap();
-        let server = proxy
-            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
-            .build()
-            .unwrap();
-        let url = client_common::serve_over_http(server).await;
+        let (proxy, url) = proxy_in_front_of(upstream_url, ProtocolVersion::V2026_07_28).await;
         let connected = builder(client).connect_http(&url).await.unwrap();
         exercise(
             &connected,

@@ -20,8 +20,8 @@ pub(crate) fn declared(builder: ClientBuilder) -> ClientBuilder {
 fn unrouted(method: &str) -> ErrorObject {
     ErrorObject::internal_error(format!(
         "the proxy cannot tell which of its clients this {method} is for: it relays a question \
-         over a shared connection only while one request is in flight on it and no other \
-         client's request ended in the 2 s before (over HTTP, by the request's own stream); \
+         over a shared connection only while one client's request is in flight on it and no \
+         other client's request ended in the 2 s before (over HTTP, by the request's own stream); \
          asked again later it may get through"
     ))
 }

@@ -244,18 +244,6 @@ async fn follow_connection(
                 followed = uris;
             }
         }
-        let sync = async {
-            match sync_at {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        let relisting_due = async {
-            match relisting.due {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
         let ended = async {
             match listening.as_mut() {
                 Some(stream) => stream.ended().await,
@@ -275,7 +263,7 @@ async fn follow_connection(
                 followed.clear();
                 sync_at = Some(tokio::time::Instant::now());
             }
-            () = sync => {}
+            () = until(sync_at) => {}
             () = ended => {
                 tracing::warn!("the upstream ended its subscription stream; opening another");
                 listening = None;
@@ -299,7 +287,7 @@ async fn follow_connection(
                 relisting.prompts = true;
                 relisting.ask();
             }
-            () = relisting_due => {
+            () = until(relisting.due) => {
                 relisting.due = None;
                 relisting.last = tokio::time::Instant::now();
                 let mut listed = true;
@@ -331,6 +319,14 @@ async fn follow_connection(
             }
             () = client.closed() => return,
         }
+    }
+}
+
+/// Resolves at `at`; never without one.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

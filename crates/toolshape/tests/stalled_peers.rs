@@ -157,6 +157,20 @@ async fn a_line_stream_nobody_reads_is_dropped_and_others_are_served() {
     );
 }
 
+/// Reads what the server had written before it gave up, to the end of the
+/// connection (within 5 s of each read): how many bytes.
+async fn read_until_closed(stream: &mut TcpStream) -> usize {
+    let mut buffered = 0usize;
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await {
+            Ok(Ok(0) | Err(_)) => return buffered,
+            Ok(Ok(n)) => buffered += n,
+            Err(_) => panic!("the connection is still open after {buffered} bytes"),
+        }
+    }
+}
+
 /// Reads a response's head (up to the blank line) and returns it.
 async fn read_head(stream: &mut TcpStream) -> String {
     let mut head = Vec::new();
@@ -229,15 +243,7 @@ async fn an_event_stream_nobody_reads_is_dropped_and_its_call_cancelled() {
     assert_eq!(sent.finished.load(Ordering::SeqCst), 0);
 
     // What the server had written before it gave up, then the end of the connection.
-    let mut buffered = 0usize;
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await {
-            Ok(Ok(0) | Err(_)) => break,
-            Ok(Ok(n)) => buffered += n,
-            Err(_) => panic!("the connection is still open after {buffered} bytes"),
-        }
-    }
+    let buffered = read_until_closed(&mut stream).await;
     let reports = sent.reports.load(Ordering::SeqCst);
     assert!(
         buffered < 32 * 1024 * 1024,
@@ -316,15 +322,7 @@ async fn a_listen_stream_nobody_reads_ends_after_the_stall_limit() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     flooding.abort();
-    let mut buffered = 0usize;
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await {
-            Ok(Ok(0) | Err(_)) => break,
-            Ok(Ok(n)) => buffered += n,
-            Err(_) => panic!("the connection is still open after {buffered} bytes"),
-        }
-    }
+    let buffered = read_until_closed(&mut stream).await;
     assert!(
         buffered < 32 * 1024 * 1024,
         "{buffered} bytes were waiting for the client"

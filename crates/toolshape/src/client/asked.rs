@@ -198,7 +198,8 @@ impl Peer {
 
     /// The call a question that arrived on `channel` is about, when it is
     /// known and its questions are relayed: the request whose stream it came
-    /// on, or over a shared channel the only request in flight.
+    /// on, or over a shared channel the only request in flight that passes
+    /// questions on (`only_request`).
     fn ask_route(&self, channel: Channel<'_>) -> Option<(RequestId, Arc<ToolContext>)> {
         let pending = lock(&self.pending);
         let (id, waiter) = match channel {
