@@ -75,6 +75,7 @@ fn encode_notification(notification: &KnownNotification) -> String {
         | KnownNotification::PromptListChanged(params) => serde_json::to_string(params),
         KnownNotification::ResourceUpdated(params) => serde_json::to_string(params),
         KnownNotification::SubscriptionsAcknowledged(params) => serde_json::to_string(params),
+        KnownNotification::ElicitationComplete(params) => serde_json::to_string(params),
         KnownNotification::Cancelled(params) => serde_json::to_string(params),
         KnownNotification::Progress(params) => serde_json::to_string(params),
         KnownNotification::LoggingMessage(params) => serde_json::to_string(params),

@@ -16,3 +16,4 @@
 pub mod asking;
 pub mod changing;
 pub mod conformance;
+pub mod url_elicitation;

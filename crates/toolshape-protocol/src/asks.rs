@@ -84,6 +84,54 @@ impl ElicitParams {
     }
 }
 
+/// Params of `notifications/elicitation/complete` (2025-11-25 only): the
+/// server tells the client that the interaction a URL-mode elicitation
+/// started is over. Removed in 2026-07-28, where the client learns the
+/// outcome by retrying its request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ElicitationCompleteParams {
+    /// The `elicitationId` of the URL-mode elicitation.
+    pub elicitation_id: String,
+    /// Optional metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl ElicitationCompleteParams {
+    /// The elicitation `elicitation_id` is complete.
+    pub fn new(elicitation_id: impl Into<String>) -> Self {
+        Self {
+            elicitation_id: elicitation_id.into(),
+            meta: None,
+        }
+    }
+}
+
+/// `data` of a `URLElicitationRequiredError` (`-32042`, 2025-11-25 only):
+/// the URL-mode elicitations to complete before the request is retried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UrlElicitationRequiredData {
+    /// The elicitations, each in URL mode with an `elicitationId`.
+    pub elicitations: Vec<ElicitParams>,
+}
+
+impl UrlElicitationRequiredData {
+    /// The data listing `elicitations`.
+    pub fn new(elicitations: Vec<ElicitParams>) -> Self {
+        Self { elicitations }
+    }
+}
+
+impl ElicitParams {
+    /// Whether this is a URL-mode elicitation.
+    pub fn is_url(&self) -> bool {
+        self.mode.as_deref() == Some("url")
+    }
+}
+
 /// What the user did with an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -128,6 +128,14 @@ impl ClientCapabilities {
         self.elicitation.is_some()
     }
 
+    /// Whether the client supports URL-mode elicitation (2025-11-25 on:
+    /// `elicitation.url` declared).
+    pub fn supports_url_elicitation(&self) -> bool {
+        self.elicitation
+            .as_ref()
+            .is_some_and(|modes| modes.contains_key("url"))
+    }
+
     /// Whether the client supports sampling.
     pub fn supports_sampling(&self) -> bool {
         self.sampling.is_some()

@@ -1,6 +1,7 @@
 //! Typed views of requests and notifications whose methods this crate
 //! models, for routing by method.
 
+use crate::asks::ElicitationCompleteParams;
 use crate::completion::CompleteParams;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{Notification, ParamsError, Request, parse_raw_params};
@@ -74,6 +75,8 @@ pub enum KnownNotification {
     PromptListChanged(NotificationParams),
     /// `notifications/subscriptions/acknowledged` (2026-07-28).
     SubscriptionsAcknowledged(SubscriptionsAcknowledgedParams),
+    /// `notifications/elicitation/complete` (2025-11-25 only).
+    ElicitationComplete(ElicitationCompleteParams),
 }
 
 /// Why a message could not be turned into a known request or notification.
@@ -182,6 +185,7 @@ impl KnownNotification {
             methods::SUBSCRIPTIONS_ACKNOWLEDGED => {
                 Self::SubscriptionsAcknowledged(parse_raw_params(params)?)
             }
+            methods::ELICITATION_COMPLETE => Self::ElicitationComplete(parse_raw_params(params)?),
             other => return Err(DispatchError::UnknownMethod(other.to_owned())),
         })
     }
@@ -198,6 +202,7 @@ impl KnownNotification {
             Self::ResourceListChanged(_) => methods::RESOURCES_LIST_CHANGED,
             Self::PromptListChanged(_) => methods::PROMPTS_LIST_CHANGED,
             Self::SubscriptionsAcknowledged(_) => methods::SUBSCRIPTIONS_ACKNOWLEDGED,
+            Self::ElicitationComplete(_) => methods::ELICITATION_COMPLETE,
         }
     }
 }

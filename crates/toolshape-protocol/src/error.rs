@@ -157,6 +157,35 @@ impl ErrorObject {
             .with_data(to_value(&data))
     }
 
+    /// `-32042` with `data.elicitations` (2025-11-25 only): the request
+    /// can go on once the user has completed these URL-mode elicitations.
+    pub fn url_elicitation_required(
+        message: impl Into<String>,
+        elicitations: Vec<crate::asks::ElicitParams>,
+    ) -> Self {
+        let data = crate::asks::UrlElicitationRequiredData::new(elicitations);
+        Self::new(error_code::LEGACY_URL_ELICITATION_REQUIRED, message).with_data(to_value(&data))
+    }
+
+    /// The typed `data` of a `URLElicitationRequiredError`, if this is one
+    /// (code `-32042` with well-formed data, every elicitation in URL mode
+    /// with an `elicitationId`).
+    pub fn url_elicitation_required_data(&self) -> Option<crate::asks::UrlElicitationRequiredData> {
+        if self.code != error_code::LEGACY_URL_ELICITATION_REQUIRED {
+            return None;
+        }
+        let data =
+            crate::asks::UrlElicitationRequiredData::deserialize(self.data.as_ref()?).ok()?;
+        data.elicitations
+            .iter()
+            .all(|elicitation| {
+                elicitation.is_url()
+                    && elicitation.elicitation_id.is_some()
+                    && elicitation.url.is_some()
+            })
+            .then_some(data)
+    }
+
     /// `-32022` with `data.supported` and `data.requested` (2026-07-28).
     ///
     /// The message is `"Unsupported protocol version"`, as in the

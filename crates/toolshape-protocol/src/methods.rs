@@ -31,6 +31,9 @@ pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// `elicitation/create`: the server asks the user, through the client.
 pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// `notifications/elicitation/complete` (2025-11-25 only): the out-of-band
+/// interaction a URL-mode elicitation started is over.
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 /// `sampling/createMessage`: the server asks the client's model.
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 /// `roots/list`: the server asks for the client's roots.

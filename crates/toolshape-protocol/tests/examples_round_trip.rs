@@ -200,6 +200,7 @@ fn notification(bytes: &[u8], original: &Value) -> Result<(), String> {
             KnownNotification::ResourceListChanged(params)
             | KnownNotification::PromptListChanged(params) => serde_json::to_value(params),
             KnownNotification::SubscriptionsAcknowledged(params) => serde_json::to_value(params),
+            KnownNotification::ElicitationComplete(params) => serde_json::to_value(params),
         };
     same(
         params_of(original),

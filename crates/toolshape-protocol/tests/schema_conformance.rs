@@ -444,7 +444,47 @@ fn serialized_values_conform_to_every_revision_schema() {
         }
     }
     modern_only_messages(&mut schemas);
+    url_elicitation_messages(&mut schemas);
     println!("{} validations passed", schemas.checked);
+}
+
+/// What 2025-11-25 alone has: the `-32042` error and the completion of a
+/// URL-mode elicitation (both removed in 2026-07-28), and the URL
+/// elicitation itself, which must carry its id there.
+fn url_elicitation_messages(schemas: &mut Schemas) {
+    use toolshape_protocol::asks::{ElicitParams, ElicitationCompleteParams};
+    let version = V2025_11_25;
+    let page = ElicitParams::url("Sign in", "https://example.com/connect?id=e-1", "e-1");
+    schemas.check(version, "ElicitRequestURLParams", &page);
+    let mut without_id = page.clone();
+    without_id.elicitation_id = None;
+    schemas.check_rejects(
+        version,
+        "ElicitRequestURLParams",
+        &serde_json::to_value(&without_id).unwrap(),
+    );
+    let required = ErrorObject::url_elicitation_required("Sign in first", vec![page]);
+    assert!(required.url_elicitation_required_data().is_some());
+    schemas.check(
+        version,
+        "URLElicitationRequiredError",
+        &Response::error(Some(RequestId::Number(2)), required),
+    );
+    let complete = Notification::new(
+        methods::ELICITATION_COMPLETE,
+        &ElicitationCompleteParams::new("e-1"),
+    )
+    .unwrap();
+    schemas.check(version, "ElicitationCompleteNotification", &complete);
+    schemas.check(version, "JSONRPCNotification", &complete);
+    schemas.check_rejects(
+        version,
+        "ElicitationCompleteNotification",
+        &serde_json::to_value(
+            Notification::new(methods::ELICITATION_COMPLETE, &json!({})).unwrap(),
+        )
+        .unwrap(),
+    );
 }
 
 fn modern_only_messages(schemas: &mut Schemas) {

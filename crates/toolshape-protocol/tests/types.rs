@@ -257,3 +257,44 @@ fn routing_reports_unknown_methods_and_bad_params() {
         Ok(KnownRequest::Ping(_))
     ));
 }
+
+/// The 2025-11-25 specification's example of
+/// `notifications/elicitation/complete` (client/elicitation.mdx) parses as
+/// the known notification and writes back as it was; a `-32042` error's
+/// data reads back only when every elicitation is in URL mode with an id.
+#[test]
+fn url_elicitation_completion_and_error_round_trip() {
+    use toolshape_protocol::asks::ElicitParams;
+    use toolshape_protocol::{ErrorObject, Incoming, KnownNotification, classify};
+    let example = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/elicitation/complete",
+        "params": {"elicitationId": "550e8400-e29b-41d4-a716-446655440000"}
+    });
+    let bytes = serde_json::to_vec(&example).unwrap();
+    let Incoming::Notification(notification) = classify(&bytes) else {
+        panic!("not a notification");
+    };
+    let KnownNotification::ElicitationComplete(params) =
+        KnownNotification::from_notification(&notification).unwrap()
+    else {
+        panic!("not the completion");
+    };
+    assert_eq!(
+        params.elicitation_id,
+        "550e8400-e29b-41d4-a716-446655440000"
+    );
+    assert_eq!(serde_json::to_value(&params).unwrap(), example["params"]);
+
+    let page = ElicitParams::url("Sign in", "https://mcp.example.com/connect", "e-1");
+    let error = ErrorObject::url_elicitation_required("Sign in first", vec![page.clone()]);
+    assert_eq!(error.code, -32042);
+    let data = error.url_elicitation_required_data().unwrap();
+    assert_eq!(data.elicitations, vec![page.clone()]);
+    let mut form = error.clone();
+    form.data = Some(json!({"elicitations": [{"mode": "form", "message": "Name?"}]}));
+    assert!(form.url_elicitation_required_data().is_none());
+    let mut other = error;
+    other.code = -32603;
+    assert!(other.url_elicitation_required_data().is_none());
+}

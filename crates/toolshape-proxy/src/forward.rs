@@ -10,7 +10,9 @@ use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
 use toolshape::protocol::meta::keys;
 use toolshape::protocol::{ContentBlock, ToolDefinition};
 use toolshape::schema::mcp::WRAPPED_RESULT_KEY;
-use toolshape::tool::{CallOptions, LogMessage, Progress, ToolContext, ToolOutput};
+use toolshape::tool::{
+    CallOptions, LogMessage, Progress, ToolContext, ToolOutput, UrlElicitationRequired,
+};
 use toolshape::{Tool, ToolError};
 
 use crate::audit::{Audit, Record};
@@ -209,9 +211,22 @@ impl Forwarder {
                     violations: None,
                 },
             ),
-            Err(error) => match error.rejected_result() {
-                Some(rejected) => self.invalid(tool, &error, rejected.clone()),
-                None => upstream_failed(tool, error),
+            Err(error) => match (error.rejected_result(), error.url_elicitation_required()) {
+                (Some(rejected), _) => self.invalid(tool, &error, rejected.clone()),
+                // The upstream needs the user elsewhere first (`-32042`):
+                // passed on as each client's revision can take it.
+                (None, Some(required)) => (
+                    Err(UrlElicitationRequired::from_params(
+                        upstream_message(&error),
+                        required.elicitations,
+                    )
+                    .into()),
+                    Ended {
+                        outcome: Outcome::ToolError,
+                        violations: None,
+                    },
+                ),
+                (None, None) => upstream_failed(tool, error),
             },
         }
     }
@@ -344,6 +359,14 @@ fn mirrors(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>)
                 || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
         })
 }
+/// What the upstream said in its error answer.
+fn upstream_message(error: &ClientError) -> String {
+    match error.kind() {
+        ClientErrorKind::Protocol(object) => object.message.clone(),
+        _ => error.to_string(),
+    }
+}
+
 /// The upstream could not be asked, or did not answer well.
 fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolError>, Ended) {
     let (outcome, retryable) = match error.kind() {

@@ -54,6 +54,7 @@ use tokio::sync::Semaphore;
 use toolshape::client::{ClientBuilder, ClientError};
 use toolshape::resource::{ResourceEvents, ResourceLister, ResourceTemplateRegistry};
 use toolshape::schema::SchemaEngine;
+use toolshape::tool::UrlElicitations;
 use toolshape::{PromptRegistry, ServerBuilder, ToolRegistry};
 
 pub use filter::{ToolFilter, glob_matches};
@@ -89,6 +90,9 @@ pub struct Proxy {
     surface: surface::Surface,
     /// Where the upstream's resource changes are passed on.
     events: ResourceEvents,
+    /// Where the completions of the upstream's URL-mode elicitations are
+    /// passed on.
+    elicitations: UrlElicitations,
     follower: tokio::task::JoinHandle<()>,
     /// Passes the upstream's change notifications on (`notices.rs`).
     notices: tokio::task::JoinHandle<()>,
@@ -109,11 +113,13 @@ impl Proxy {
         if options.relay_asks {
             builder = asks::declared(builder);
         }
+        let elicitations = UrlElicitations::new();
         let upstream = upstream::Upstream::connect(
             upstream,
             builder,
             options.upstreams,
             options.upstream_log_level,
+            elicitations.clone(),
         )
         .await
         .map_err(ProxyError::Upstream)?;
@@ -183,6 +189,7 @@ impl Proxy {
             broken,
             surface,
             events,
+            elicitations,
             follower,
             notices,
         })
@@ -200,7 +207,9 @@ impl Proxy {
     /// prompts (at most 1,000), listed again as they change, read and
     /// rendered through it.
     pub fn add_to(&self, builder: ServerBuilder) -> ServerBuilder {
-        let mut builder = builder.registry(self.registry.clone());
+        let mut builder = builder
+            .registry(self.registry.clone())
+            .url_elicitations(self.elicitations.clone());
         if let Some(templates) = &self.surface.templates {
             builder = builder.resource_template_registry(templates.clone());
         }
@@ -220,6 +229,14 @@ impl Proxy {
     /// subscribes upstream: given to the servers [`Proxy::add_to`] builds.
     pub fn resource_events(&self) -> &ResourceEvents {
         &self.events
+    }
+
+    /// Where the completions of the upstream's URL-mode elicitations
+    /// (`notifications/elicitation/complete`) are passed on, to the client
+    /// session each elicitation was relayed to: given to the servers
+    /// [`Proxy::add_to`] builds.
+    pub fn url_elicitations(&self) -> &UrlElicitations {
+        &self.elicitations
     }
 
     /// The upstream's resources, listed and read through it, when it has

@@ -6,8 +6,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use tokio::sync::broadcast;
 use toolshape::client::{Client, ClientBuilder, ClientError, ServerCommand};
 use toolshape::protocol::LoggingLevel;
+use toolshape::tool::UrlElicitations;
 
 /// The first pause before reconnecting after a quick failure.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -32,6 +34,9 @@ pub(crate) struct Upstream {
     builder: ClientBuilder,
     slots: Vec<Slot>,
     log_level: Option<LoggingLevel>,
+    /// Where the completions of the upstream's URL-mode elicitations are
+    /// passed on, from every connection.
+    elicitations: UrlElicitations,
     next: AtomicUsize,
     restarts: AtomicU64,
 }
@@ -87,6 +92,7 @@ impl Upstream {
         builder: ClientBuilder,
         connections: usize,
         log_level: Option<LoggingLevel>,
+        elicitations: UrlElicitations,
     ) -> Result<Upstream, ClientError> {
         let slots = (0..connections.max(1))
             .map(|_| Slot {
@@ -99,6 +105,7 @@ impl Upstream {
             builder,
             slots,
             log_level,
+            elicitations,
             next: AtomicUsize::new(0),
             restarts: AtomicU64::new(0),
         };
@@ -162,6 +169,10 @@ impl Upstream {
         };
         match connected {
             Ok(client) => {
+                tokio::spawn(relay_completions(
+                    client.elicitation_completions(),
+                    self.elicitations.clone(),
+                ));
                 self.ask_for_logs(&client, index).await;
                 backoff.connected_at = Some(Instant::now());
                 backoff.not_before = None;
@@ -198,6 +209,27 @@ impl Upstream {
             if let Some(client) = client {
                 client.close(grace).await;
             }
+        }
+    }
+}
+
+/// Passes on the completions of URL-mode elicitations one connection
+/// announces (`notifications/elicitation/complete`), to the client session
+/// each was relayed to, until the connection is gone.
+async fn relay_completions(
+    mut completions: broadcast::Receiver<String>,
+    elicitations: UrlElicitations,
+) {
+    loop {
+        match completions.recv().await {
+            Ok(elicitation_id) => elicitations.complete(&elicitation_id),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(
+                    missed,
+                    "elicitation completions from the upstream came too fast; some were not passed on"
+                );
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
         }
     }
 }

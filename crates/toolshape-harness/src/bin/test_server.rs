@@ -5,7 +5,8 @@
 //! ```text
 //! cargo run -p toolshape-harness --bin test_server -- \
 //!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES] \
-//!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface] [--changing]
+//!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface] [--changing] \
+//!     [--url-elicitation]
 //! ```
 //!
 //! Each valued flag can also be set through the environment:
@@ -15,7 +16,9 @@
 //! `toolshape serve` does. `--asking-surface` also serves a prompt and a
 //! resource that ask the user (`toolshape_harness::asking`); without it the
 //! server has tools only. `--changing` adds two resources and tools that
-//! announce changes (`toolshape_harness::changing`). Logs go to stderr (`RUST_LOG`, default `warn`).
+//! announce changes (`toolshape_harness::changing`). `--url-elicitation`
+//! adds tools that send the user to a URL and announce the visit complete
+//! (`toolshape_harness::url_elicitation`). Logs go to stderr (`RUST_LOG`, default `warn`).
 //!
 //! Besides the tools below, `block` blocks its thread for `ms` (a
 //! [`Tool::typed_blocking`] tool), and `burst` answers with `n` progress
@@ -237,7 +240,7 @@ fn setting(args: &[String], flag: &str, env: &str) -> Result<Option<u64>, String
 }
 
 fn options() -> Result<ServerOptions, String> {
-    const FLAGS: [&str; 7] = [
+    const FLAGS: [&str; 8] = [
         "--page-size",
         "--call-timeout-ms",
         "--max-message-bytes",
@@ -245,11 +248,18 @@ fn options() -> Result<ServerOptions, String> {
         "--current-thread",
         "--asking-surface",
         "--changing",
+        "--url-elicitation",
     ];
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|arg| {
-            !["--current-thread", "--asking-surface", "--changing"].contains(&arg.as_str())
+            ![
+                "--current-thread",
+                "--asking-surface",
+                "--changing",
+                "--url-elicitation",
+            ]
+            .contains(&arg.as_str())
         })
         .collect();
     if let Some(unknown) = args
@@ -326,6 +336,9 @@ async fn serve() -> ExitCode {
     }
     if std::env::args().any(|arg| arg == "--changing") {
         builder = toolshape_harness::changing::serve_changes(builder);
+    }
+    if std::env::args().any(|arg| arg == "--url-elicitation") {
+        builder = toolshape_harness::url_elicitation::serve_url_elicitation(builder);
     }
     let built = builder.build();
     let server = match built {

@@ -163,6 +163,18 @@ impl ClientError {
         self
     }
 
+    /// The URL-mode elicitations the server needs completed before the
+    /// request is retried, when it answered `-32042` (2025-11-25); their
+    /// completions come on [`Client::elicitation_completions`](super::Client::elicitation_completions).
+    pub fn url_elicitation_required(
+        &self,
+    ) -> Option<toolshape_protocol::asks::UrlElicitationRequiredData> {
+        match &self.kind {
+            ClientErrorKind::Protocol(error) => error.url_elicitation_required_data(),
+            _ => None,
+        }
+    }
+
     /// Whether the tool itself reported the error.
     pub fn is_tool_error(&self) -> bool {
         matches!(self.kind, ClientErrorKind::Tool { .. })

@@ -214,6 +214,15 @@ impl Client {
         self.inner.peer.resource_updates.subscribe()
     }
 
+    /// The `elicitationId`s of the server's
+    /// `notifications/elicitation/complete` from now on (2025-11-25 only):
+    /// the out-of-band interaction of a URL-mode elicitation the server
+    /// sent (asked, or in a `-32042` error) is over, and a request it held
+    /// up may be retried. A watcher more than 256 behind misses the oldest.
+    pub fn elicitation_completions(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.peer.elicitation_completions.subscribe()
+    }
+
     /// Closes the connection: over stdio, closes the server's input and waits
     /// up to `grace` for it to exit, then kills it, returning its exit status;
     /// over HTTP, ends the session.

@@ -112,6 +112,8 @@ pub(crate) struct Peer {
     pub(crate) session_renewals: watch::Sender<u64>,
     /// The URIs of its `resources/updated` notifications.
     pub(crate) resource_updates: broadcast::Sender<String>,
+    /// The ids of its `elicitation/complete` notifications.
+    pub(crate) elicitation_completions: broadcast::Sender<String>,
     /// The `subscriptions/listen` streams open (2026-07-28).
     pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
@@ -153,6 +155,7 @@ impl Peer {
             session_renewals: watch::Sender::new(0),
             prompt_list_changes: watch::Sender::new(0),
             resource_updates: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
+            elicitation_completions: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
             listens: Default::default(),
             closed_signal: watch::Sender::new(false),
             observer: Observer(observer),
@@ -386,6 +389,9 @@ impl Peer {
                 self.prompt_list_changes.send_modify(|count| *count += 1);
             }
             Ok(KnownNotification::SubscriptionsAcknowledged(params)) => self.acknowledged(params),
+            Ok(KnownNotification::ElicitationComplete(params)) => {
+                let _ = self.elicitation_completions.send(params.elicitation_id);
+            }
             Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
             Err(error) => tracing::debug!(%error, "ignored a notification"),
         }

@@ -24,6 +24,7 @@ pub struct ServerBuilder {
     prompts: Vec<Prompt>,
     registry: Option<ToolRegistry>,
     resource_events: Option<ResourceEvents>,
+    url_elicitations: Option<crate::tool::UrlElicitations>,
     prompt_registry: Option<PromptRegistry>,
     template_registry: Option<ResourceTemplateRegistry>,
     options: ServerOptions,
@@ -63,6 +64,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             registry: None,
             resource_events: None,
+            url_elicitations: None,
             prompt_registry: None,
             template_registry: None,
             options: ServerOptions::default(),
@@ -197,6 +199,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Announces the completion of URL-mode elicitations on `elicitations`
+    /// (shared with whoever else holds it: the code that sees the user come
+    /// back, or a gateway relaying its upstream's). By default each server
+    /// has its own ([`Server::url_elicitations`]).
+    pub fn url_elicitations(mut self, elicitations: crate::tool::UrlElicitations) -> Self {
+        self.url_elicitations = Some(elicitations);
+        self
+    }
+
     /// Registers every tool added and builds the server; fails, naming each
     /// tool and why, when any could not be registered (and then registers none).
     pub fn build(self) -> Result<Server, BuildError> {
@@ -255,6 +266,7 @@ impl ServerBuilder {
                 announces_resource_changes: self.resource_events.is_some(),
                 announces_prompt_changes,
                 resource_events: self.resource_events.unwrap_or_default(),
+                url_elicitations: self.url_elicitations.unwrap_or_default(),
             }),
         })
     }

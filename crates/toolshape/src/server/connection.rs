@@ -65,7 +65,7 @@ where
             outbox.clone(),
         ))
     });
-    let updates = tokio::spawn(announce_resource_changes(
+    let updates = tokio::spawn(announce_changes(
         Arc::clone(&shared),
         Arc::clone(&session),
         outbox.clone(),
@@ -193,14 +193,22 @@ async fn announce_list_changes(
     }
 }
 
-/// Tells a handshake peer of the resource changes it gets (`notices.rs`).
-async fn announce_resource_changes(shared: Arc<Shared>, session: Arc<Session>, outbox: Outbox) {
+/// Tells a handshake peer of the resource changes it gets, and of the
+/// completion of URL-mode elicitations it was sent (`notices.rs`).
+async fn announce_changes(shared: Arc<Shared>, session: Arc<Session>, outbox: Outbox) {
     let mut changes = shared.resource_events.watch();
+    let mut completions = Some(shared.url_elicitations.watch());
     loop {
-        let Some(change) = notices::next_change(&mut changes).await else {
-            return;
+        let notices = tokio::select! {
+            change = notices::next_change(&mut changes) => match change {
+                Some(change) => notices::for_session(&shared, &session, &change),
+                None => return,
+            },
+            completed = notices::next_completion(&mut completions) => {
+                notices::elicitation_completed(&session, &completed).into_iter().collect()
+            }
         };
-        for (method, params) in notices::for_session(&shared, &session, &change) {
+        for (method, params) in notices {
             if !outbox.notification(method, &params).await {
                 return;
             }

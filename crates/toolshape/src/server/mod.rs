@@ -18,6 +18,7 @@ mod pages;
 mod request;
 mod session;
 mod shape;
+mod url_required;
 mod work;
 
 use std::io;
@@ -60,6 +61,8 @@ pub(crate) struct Shared {
     pub(crate) prompts: crate::prompt::PromptRegistry,
     /// Where resource changes are announced, for the peers that asked.
     pub(crate) resource_events: crate::resource::ResourceEvents,
+    /// Where the completions of URL-mode elicitations are announced.
+    pub(crate) url_elicitations: crate::tool::UrlElicitations,
     /// Whether its resources capability says `listChanged` (the builder was
     /// given [`ServerBuilder::resource_events`]).
     pub(crate) announces_resource_changes: bool,
@@ -138,6 +141,13 @@ impl Server {
     /// [`ServerBuilder::resource_events`]).
     pub fn resource_events(&self) -> &crate::resource::ResourceEvents {
         &self.shared.resource_events
+    }
+
+    /// Where this server announces that URL-mode elicitations are complete
+    /// (`notifications/elicitation/complete` to the session each was sent
+    /// to; shareable: [`ServerBuilder::url_elicitations`]).
+    pub fn url_elicitations(&self) -> &crate::tool::UrlElicitations {
+        &self.shared.url_elicitations
     }
 
     /// Serves one peer over this process's stdin and stdout until stdin ends

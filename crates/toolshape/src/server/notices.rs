@@ -5,14 +5,15 @@
 //! honours, each tagged with the stream's id.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
-use toolshape_protocol::RequestId;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::methods;
 use toolshape_protocol::subscriptions::{ListenParams, SubscriptionFilter};
+use toolshape_protocol::{ProtocolVersion, RequestId};
 
 use super::Shared;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
@@ -71,6 +72,42 @@ pub(crate) fn for_session(shared: &Shared, session: &Session, change: &Change) -
         }
         _ => Vec::new(),
     }
+}
+
+/// The next completed URL-mode elicitation, for a peer that may be told;
+/// without a receiver (a peer never told), never. A receiver that fell
+/// behind goes on with the next one (the completions it missed are hints
+/// the client can do without).
+pub(crate) async fn next_completion(
+    completions: &mut Option<broadcast::Receiver<Arc<str>>>,
+) -> Arc<str> {
+    let Some(receiver) = completions else {
+        return std::future::pending().await;
+    };
+    loop {
+        match receiver.recv().await {
+            Ok(elicitation_id) => return elicitation_id,
+            Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => {
+                *completions = None;
+                return std::future::pending().await;
+            }
+        }
+    }
+}
+
+/// What a handshake session is told when a URL-mode elicitation is
+/// complete: `notifications/elicitation/complete` on 2025-11-25, once, if
+/// it was sent that elicitation; nothing otherwise.
+pub(crate) fn elicitation_completed(session: &Session, elicitation_id: &str) -> Option<Notice> {
+    (session.handshake() == Some(ProtocolVersion::V2025_11_25)
+        && session.requests.take_elicitation(elicitation_id))
+    .then(|| {
+        (
+            methods::ELICITATION_COMPLETE,
+            json!({ "elicitationId": elicitation_id }),
+        )
+    })
 }
 
 /// One `subscriptions/listen` stream: what it gets, tagged with its id.

@@ -60,14 +60,14 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
-    fn result<R: serde::Serialize + ?Sized>(id: &RequestId, result: &R) -> Answer {
+    pub(super) fn result<R: serde::Serialize + ?Sized>(id: &RequestId, result: &R) -> Answer {
         Answer {
             body: encode_result(id, result),
             refused: false,
         }
     }
 
-    fn error(id: &RequestId, error: &ErrorObject, refused: bool) -> Answer {
+    pub(super) fn error(id: &RequestId, error: &ErrorObject, refused: bool) -> Answer {
         Answer {
             body: encode_error(Some(id), error),
             refused,
@@ -164,12 +164,18 @@ async fn run_tool(
                 refused: false,
             })
         }
-        CallOutcome::Failed(failure) => Some(match failure.missing_capability() {
-            // 2026-07-28: a request that needs a capability its client
-            // did not declare is a protocol error, not a tool error.
-            Some(_) if version.is_stateless() => failed(running, &tool.name, &failure),
-            _ => Answer::result(id, &shape::failure(&failure, &tool.name, version)),
-        }),
+        CallOutcome::Failed(failure) => Some(
+            match (
+                failure.url_elicitation_required(),
+                failure.missing_capability(),
+            ) {
+                (Some(required), _) => super::url_required::answer(running, &tool.name, required),
+                // 2026-07-28: a request that needs a capability its client
+                // did not declare is a protocol error, not a tool error.
+                (None, Some(_)) if version.is_stateless() => failed(running, &tool.name, &failure),
+                _ => Answer::result(id, &shape::failure(&failure, &tool.name, version)),
+            },
+        ),
         CallOutcome::InputRequired(questions) => {
             let result = running
                 .plan

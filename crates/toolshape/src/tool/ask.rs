@@ -158,10 +158,7 @@ fn requirement(ask: &Ask) -> (&'static str, &'static str, ClientCapabilities) {
 /// Whether `capabilities` allow `ask`.
 fn allowed(capabilities: &ClientCapabilities, ask: &Ask) -> bool {
     match ask {
-        Ask::Elicit(params) if params.mode.as_deref() == Some("url") => capabilities
-            .elicitation
-            .as_ref()
-            .is_some_and(|modes| modes.contains_key("url")),
+        Ask::Elicit(params) if params.is_url() => capabilities.supports_url_elicitation(),
         Ask::Elicit(_) => capabilities.supports_elicitation(),
         Ask::Sample(_) => capabilities.supports_sampling(),
         _ => capabilities.roots.is_some(),

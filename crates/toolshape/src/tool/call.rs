@@ -57,6 +57,22 @@ pub enum ToolFailure {
 }
 
 impl ToolFailure {
+    /// The URL-mode elicitations a handler said must be completed first,
+    /// when it failed with [`UrlElicitationRequired`](super::UrlElicitationRequired).
+    pub(crate) fn url_elicitation_required(&self) -> Option<&super::UrlElicitationRequired> {
+        let ToolFailure::Tool(error) = self else {
+            return None;
+        };
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            if let Some(required) = cause.downcast_ref::<super::UrlElicitationRequired>() {
+                return Some(required);
+            }
+            source = cause.source();
+        }
+        None
+    }
+
     /// The URI a resource reader said names nothing, when it failed with
     /// [`ResourceNotFound`](crate::resource::ResourceNotFound).
     pub(crate) fn resource_not_found(&self) -> Option<&str> {

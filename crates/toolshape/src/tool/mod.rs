@@ -19,6 +19,7 @@ mod requirements;
 mod round;
 mod running;
 mod schema;
+mod url_elicitation;
 
 pub(crate) use ask::{AskContext, Asker};
 pub use ask::{AskError, Elicitation};
@@ -36,3 +37,4 @@ pub use requirements::{AuthorizationRequirement, Credentials, MissingRequirement
 pub(crate) use round::{MAX_QUESTIONS, Round};
 pub(crate) use running::{Bounds, Ran, drive};
 pub(crate) use schema::derive_input as derive_input_schema;
+pub use url_elicitation::{UrlElicitationRequired, UrlElicitations};

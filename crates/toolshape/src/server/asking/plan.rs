@@ -158,7 +158,7 @@ impl AskPlan {
             .unwrap_or_default();
         let mut requests = Map::new();
         for (key, ask) in &questions {
-            requests.insert(key.clone(), ask.to_input_request());
+            requests.insert(key.clone(), modern_ask(ask).to_input_request());
         }
         let state = RequestState::new(
             identity.method,
@@ -169,6 +169,19 @@ impl AskPlan {
             shared.options.request_state_ttl,
         );
         InputRequiredResult::new(requests, Some(state.seal(&shared.state_key)))
+    }
+}
+
+/// `ask` as 2026-07-28 words it: a URL-mode elicitation has no
+/// `elicitationId` there (the client learns the outcome by retrying).
+fn modern_ask(ask: &Ask) -> std::borrow::Cow<'_, Ask> {
+    match ask {
+        Ask::Elicit(params) if params.elicitation_id.is_some() => {
+            let mut params = params.clone();
+            params.elicitation_id = None;
+            std::borrow::Cow::Owned(Ask::Elicit(params))
+        }
+        _ => std::borrow::Cow::Borrowed(ask),
     }
 }
 

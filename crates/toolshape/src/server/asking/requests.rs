@@ -1,7 +1,7 @@
 //! Server-to-client requests on a handshake session: ids, the answers
 //! matched back to their askers, and the cleanup when an asker goes away.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -15,11 +15,17 @@ use crate::tool::AskError;
 
 type Answer = Result<Value, ErrorObject>;
 
-/// The requests this server sent one peer and still waits on.
+/// How many URL-mode elicitations a session remembers, for their
+/// completions (the oldest forgotten first).
+const ELICITATIONS_REMEMBERED: usize = 64;
+
+/// The requests this server sent one peer and still waits on, and the
+/// URL-mode elicitations it sent that peer, whose completion it may tell.
 #[derive(Debug, Default)]
 pub(crate) struct ServerRequests {
     next: AtomicU64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    elicitations: Mutex<VecDeque<String>>,
 }
 
 /// Forgets a request whose asker went away (the call was cancelled or ended).
@@ -39,6 +45,51 @@ impl ServerRequests {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Remembers that the peer was sent the URL-mode elicitation
+    /// `elicitation_id`, so that its completion is told to it.
+    pub(crate) fn sent_elicitation(&self, elicitation_id: &str) {
+        let mut sent = self
+            .elicitations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if sent.iter().any(|id| id == elicitation_id) {
+            return;
+        }
+        if sent.len() == ELICITATIONS_REMEMBERED {
+            sent.pop_front();
+        }
+        sent.push_back(elicitation_id.to_owned());
+    }
+
+    /// Whether the peer was sent the URL-mode elicitation `elicitation_id`
+    /// and not yet told of its completion; it is forgotten then.
+    pub(crate) fn take_elicitation(&self, elicitation_id: &str) -> bool {
+        let mut sent = self
+            .elicitations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(at) = sent.iter().position(|id| id == elicitation_id) else {
+            return false;
+        };
+        sent.remove(at);
+        true
+    }
+
+    /// `ask` as a handshake session takes it: a URL-mode elicitation
+    /// carries an `elicitationId` there (one relayed from a 2026-07-28
+    /// server has none: it gets one nobody completes).
+    fn with_elicitation_id<'a>(&self, ask: &'a Ask) -> std::borrow::Cow<'a, Ask> {
+        match ask {
+            Ask::Elicit(params) if params.is_url() && params.elicitation_id.is_none() => {
+                let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+                let mut params = params.clone();
+                params.elicitation_id = Some(format!("toolshape-elicitation-{n}"));
+                std::borrow::Cow::Owned(Ask::Elicit(params))
+            }
+            _ => std::borrow::Cow::Borrowed(ask),
+        }
+    }
+
     /// Sends `ask` to the peer through `outbox` and waits for its answer.
     pub(crate) async fn ask(&self, outbox: &Outbox, ask: &Ask) -> Result<Value, AskError> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
@@ -50,6 +101,7 @@ impl ServerRequests {
             id: id.clone(),
         };
         let mut message = Vec::with_capacity(256);
+        let ask = self.with_elicitation_id(ask);
         let params = ask
             .params()
             .unwrap_or_else(|| Value::Object(Default::default()));
@@ -59,6 +111,12 @@ impl ServerRequests {
                 reason: e.to_string(),
             },
         )?;
+        if let Ask::Elicit(params) = ask.as_ref()
+            && params.is_url()
+            && let Some(elicitation_id) = &params.elicitation_id
+        {
+            self.sent_elicitation(elicitation_id);
+        }
         if !outbox.send(message).await {
             return Err(AskError::Closed);
         }

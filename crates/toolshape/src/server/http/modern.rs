@@ -114,6 +114,7 @@ fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
             list_changed: Box::new(move || tools.tools_changed()),
             prompts_changed: Box::new(move || prompts.prompts_changed()),
             resource_changed: Box::new(move |event| resources.resource_changed(event)),
+            elicitation_completed: None,
             ended: std::future::pending(),
         },
     )

@@ -123,6 +123,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     let watched = Arc::clone(&session);
     let prompting = Arc::clone(&session);
     let subscribed = Arc::clone(&session);
+    let elicited = Arc::clone(&session);
     let shared = Arc::clone(&app.shared);
     let announces_prompts = shared.announces_prompt_changes;
     let ended = async move {
@@ -148,6 +149,9 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
             resource_changed: Box::new(move |event| {
                 notices::for_session(&shared, &subscribed.session, event)
             }),
+            elicitation_completed: Some(Box::new(move |elicitation_id| {
+                notices::elicitation_completed(&elicited.session, elicitation_id)
+            })),
             ended,
         },
     )

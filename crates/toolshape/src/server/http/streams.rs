@@ -11,13 +11,16 @@ use std::time::Duration;
 use axum::response::Response;
 use tokio::sync::mpsc;
 
-use super::super::notices::{Change, Notice, next_change};
+use super::super::notices::{Change, Notice, next_change, next_completion};
 use super::super::outbox::Outbox;
 use super::app::App;
 use super::response;
 
 /// What a stream's client is told of a resource change.
 pub(crate) type ResourceFilter = Box<dyn Fn(&Change) -> Vec<Notice> + Send + Sync>;
+
+/// What a stream's client is told when a URL-mode elicitation completes.
+pub(crate) type CompletionFilter = Box<dyn Fn(&str) -> Option<Notice> + Send + Sync>;
 
 /// What a notification stream sends, and when it ends.
 pub(crate) struct StreamPlan<E> {
@@ -30,6 +33,9 @@ pub(crate) struct StreamPlan<E> {
     pub(crate) prompts_changed: Box<dyn Fn() -> Option<Notice> + Send + Sync>,
     /// What the stream says of a resource change.
     pub(crate) resource_changed: ResourceFilter,
+    /// What the stream says when a URL-mode elicitation is complete, if it
+    /// may say anything (a handshake session's stream).
+    pub(crate) elicitation_completed: Option<CompletionFilter>,
     /// Resolves when the stream must end (its session ended).
     pub(crate) ended: E,
 }
@@ -43,6 +49,10 @@ where
     let mut changes = app.shared.registry.watch_changes();
     let mut prompts = app.shared.prompts.watch_changes();
     let mut updates = app.shared.resource_events.watch();
+    let mut completions = plan
+        .elicitation_completed
+        .as_ref()
+        .map(|_| app.shared.url_elicitations.watch());
     let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
     let shutdown = app.closing();
     tokio::spawn(async move {
@@ -89,6 +99,13 @@ where
                     }
                     None => false,
                 },
+                completed = next_completion(&mut completions) => {
+                    let told = plan.elicitation_completed.as_ref().and_then(|told| told(&completed));
+                    match told {
+                        Some((method, params)) => outbox.notification(method, &params).await,
+                        None => true,
+                    }
+                }
                 _ = ticks.tick() => outbox.keep_alive().await,
             };
             if !open {
