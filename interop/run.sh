@@ -6,6 +6,8 @@
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 #   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
+#   typescript-url[-proxy]  URL-mode elicitation, its completion and the -32042 error against
+#                  `test_server --url-elicitation` (2025-11-25), directly and through `toolshape proxy`
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -31,6 +33,12 @@ if [[ -z ${CONFORMANCE_SERVER_BIN:-} ]]; then
   (cd "$repo" && cargo build --quiet -p toolshape-harness --bin conformance_server) \
     || { echo "interop: cargo build --bin conformance_server failed" >&2; exit 1; }
   CONFORMANCE_SERVER_BIN=$repo/target/debug/conformance_server
+fi
+
+if [[ -z ${TEST_SERVER_BIN:-} ]]; then
+  (cd "$repo" && cargo build --quiet -p toolshape-harness --bin test_server) \
+    || { echo "interop: cargo build --bin test_server failed" >&2; exit 1; }
+  TEST_SERVER_BIN=$repo/target/debug/test_server
 fi
 
 status=0
@@ -66,4 +74,7 @@ run_mode typescript-surface "$node_bin" "$here/ts/surface.mjs" --server "$CONFOR
 run_mode python-surface-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode legacy --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode python-surface-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-surface-proxy "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+
+run_mode typescript-url "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN"
+run_mode typescript-url-proxy "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status
