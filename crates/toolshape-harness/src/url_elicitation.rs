@@ -11,8 +11,10 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use toolshape::protocol::content::{ContentBlock, Role};
+use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
 use toolshape::tool::{UrlElicitationRequired, UrlElicitations};
-use toolshape::{ServerBuilder, Tool, ToolContext};
+use toolshape::{Prompt, ServerBuilder, Tool, ToolContext};
 
 /// How long after the URL is handed out its visit is announced complete.
 pub const VISIT_TAKES: Duration = Duration::from_millis(150);
@@ -61,6 +63,30 @@ struct Pages {
 }
 
 impl Pages {
+    /// Whether `account` is signed in; if not, the error to answer with
+    /// (its sign-in completing [`VISIT_TAKES`] after the first).
+    fn signed_in(&self, account: &str) -> Result<(), UrlElicitationRequired> {
+        let start = {
+            let mut accounts = self.accounts.lock().unwrap_or_else(PoisonError::into_inner);
+            if accounts.done.contains(account) {
+                return Ok(());
+            }
+            accounts.pending.insert(account.to_owned())
+        };
+        let elicitation_id = format!("sign-in-{account}");
+        if start {
+            self.complete_later(elicitation_id.clone(), Some(account.to_owned()));
+        }
+        let url = format!("https://example.com/sign-in?account={account}");
+        Err(
+            UrlElicitationRequired::new(format!("Sign {account} in first")).elicitation(
+                "Sign in",
+                url,
+                elicitation_id,
+            ),
+        )
+    }
+
     /// Announces `elicitation_id` complete after [`VISIT_TAKES`] (and signs
     /// `account` in first, if any).
     fn complete_later(&self, elicitation_id: String, account: Option<String>) {
@@ -85,7 +111,8 @@ impl Pages {
 /// and `sign_in` (`{"account"}`: fails with [`UrlElicitationRequired`]
 /// until the account's sign-in page was visited, which completes
 /// [`VISIT_TAKES`] after the first such failure; the elicitation id is
-/// `sign-in-<account>`).
+/// `sign-in-<account>`), and the prompt `greeting` (`{"account"}`: the
+/// same sign-in first, then `Hello, <account>`).
 pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
     let pages = Pages {
         elicitations: UrlElicitations::new(),
@@ -94,6 +121,7 @@ pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
     };
     let visiting = pages.clone();
     let signing = pages.clone();
+    let greeting = pages.clone();
     builder
         .url_elicitations(pages.elicitations.clone())
         .tool(
@@ -123,29 +151,26 @@ pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
             Tool::typed_with_context("sign_in", move |_: ToolContext, input: Account| {
                 let pages = signing.clone();
                 async move {
-                    let account = input.account;
-                    let start = {
-                        let mut accounts = pages
-                            .accounts
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner);
-                        if accounts.done.contains(&account) {
-                            return Ok(SignedIn { signed_in: account });
-                        }
-                        accounts.pending.insert(account.clone())
-                    };
-                    let elicitation_id = format!("sign-in-{account}");
-                    if start {
-                        pages.complete_later(elicitation_id.clone(), Some(account.clone()));
-                    }
-                    let url = format!("https://example.com/sign-in?account={account}");
-                    Err(
-                        UrlElicitationRequired::new(format!("Sign {account} in first"))
-                            .elicitation("Sign in", url, elicitation_id)
-                            .into(),
-                    )
+                    pages.signed_in(&input.account)?;
+                    Ok(SignedIn {
+                        signed_in: input.account,
+                    })
                 }
             })
             .description("Signs an account in: the user visits its sign-in page first."),
+        )
+        .prompt(
+            Prompt::typed("greeting", move |_: ToolContext, input: Account| {
+                let pages = greeting.clone();
+                async move {
+                    pages.signed_in(&input.account)?;
+                    let text = format!("Hello, {}", input.account);
+                    Ok(GetPromptResult::new(vec![PromptMessage::new(
+                        Role::User,
+                        ContentBlock::text(text),
+                    )]))
+                }
+            })
+            .description("Greets a signed-in account (its sign-in page first)."),
         )
 }

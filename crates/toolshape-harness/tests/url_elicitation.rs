@@ -113,6 +113,43 @@ async fn exercise_2025_11_25(client: &Client, seen: &Seen, account: &str, case: 
         .await
         .unwrap();
     assert_eq!(signed.structured.unwrap()["signed_in"], account, "{case}");
+
+    // A prompt that needs the same: the error, the completion, the retry.
+    let other = format!("{account}-prompt");
+    let arguments = json!({ "account": other }).as_object().cloned();
+    let refused = client
+        .get_prompt("greeting", arguments.clone())
+        .await
+        .unwrap_err();
+    let required = refused
+        .url_elicitation_required()
+        .unwrap_or_else(|| panic!("{case}: the prompt's error is not -32042: {refused}"));
+    let sign_in_id = format!("sign-in-{other}");
+    assert_eq!(
+        required.elicitations[0].elicitation_id.as_deref(),
+        Some(sign_in_id.as_str()),
+        "{case}"
+    );
+    assert_eq!(
+        next_completion(&mut completions, case).await,
+        sign_in_id,
+        "{case}"
+    );
+    let greeting = client.get_prompt("greeting", arguments).await.unwrap();
+    assert_eq!(
+        greeting_text(&greeting),
+        format!("Hello, {other}"),
+        "{case}"
+    );
+}
+
+/// The text of a rendered `greeting`.
+fn greeting_text(result: &toolshape::protocol::prompts::GetPromptResult) -> String {
+    let message = serde_json::to_value(&result.messages[0]).unwrap();
+    message["content"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// On 2026-07-28: the page is asked in a round (no `elicitationId` there);
@@ -126,6 +163,17 @@ async fn exercise_2026_07_28(client: &Client, seen: &Seen, account: &str, case: 
     assert_eq!(signed.structured.unwrap()["signed_in"], account, "{case}");
     let visited = client.call_tool("visit_page", None).await.unwrap();
     assert_eq!(visited.structured.unwrap()["action"], "accept", "{case}");
+    let other = format!("{account}-prompt");
+    let arguments = json!({ "account": other }).as_object().cloned();
+    let greeting = client
+        .get_prompt("greeting", arguments)
+        .await
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+    assert_eq!(
+        greeting_text(&greeting),
+        format!("Hello, {other}"),
+        "{case}"
+    );
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 2, "{case}: {seen:?}");
     for asked in seen.iter() {
@@ -205,6 +253,16 @@ async fn a_client_without_url_elicitation_gets_the_urls_as_text() {
         assert!(
             text.contains("https://example.com/sign-in?account=cy"),
             "{version}: {text}"
+        );
+        // A prompt's failure is a protocol error, its message the same text.
+        let arguments = json!({ "account": "cy-prompt" }).as_object().cloned();
+        let refused = client.get_prompt("greeting", arguments).await.unwrap_err();
+        assert!(refused.url_elicitation_required().is_none(), "{version}");
+        assert!(
+            refused
+                .to_string()
+                .contains("https://example.com/sign-in?account=cy-prompt"),
+            "{version}: {refused}"
         );
         client.close(Duration::from_secs(2)).await;
     }

@@ -211,16 +211,10 @@ impl Forwarder {
                     violations: None,
                 },
             ),
-            Err(error) => match (error.rejected_result(), error.url_elicitation_required()) {
+            Err(error) => match (error.rejected_result(), url_visits_first(&error)) {
                 (Some(rejected), _) => self.invalid(tool, &error, rejected.clone()),
-                // The upstream needs the user elsewhere first (`-32042`):
-                // passed on as each client's revision can take it.
                 (None, Some(required)) => (
-                    Err(UrlElicitationRequired::from_params(
-                        upstream_message(&error),
-                        required.elicitations,
-                    )
-                    .into()),
+                    Err(required),
                     Ended {
                         outcome: Outcome::ToolError,
                         violations: None,
@@ -359,12 +353,16 @@ fn mirrors(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>)
                 || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
         })
 }
-/// What the upstream said in its error answer.
-fn upstream_message(error: &ClientError) -> String {
-    match error.kind() {
+/// When the upstream needs the user elsewhere first (`-32042`, naming the
+/// URL-mode elicitations to complete): the error that passes it on, as each
+/// client's revision can take it.
+pub(crate) fn url_visits_first(error: &ClientError) -> Option<ToolError> {
+    let required = error.url_elicitation_required()?;
+    let message = match error.kind() {
         ClientErrorKind::Protocol(object) => object.message.clone(),
         _ => error.to_string(),
-    }
+    };
+    Some(UrlElicitationRequired::from_params(message, required.elicitations).into())
 }
 
 /// The upstream could not be asked, or did not answer well.

@@ -371,8 +371,11 @@ fn names_no_resource(error: &ClientError) -> bool {
 }
 
 /// What the client gets when the upstream fails to `what`: its message,
-/// shortened.
+/// shortened (or, when it needs the user elsewhere first, that).
 fn upstream_failed(what: &str, error: ClientError) -> ToolError {
+    if let Some(required) = crate::forward::url_visits_first(&error) {
+        return required;
+    }
     let message = excerpt(&error.to_string(), MAX_ERROR_TEXT);
     ToolError::with_source(
         format!("The upstream server could not {what}: {message}"),

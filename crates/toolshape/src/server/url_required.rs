@@ -1,31 +1,32 @@
 //! A handler's [`UrlElicitationRequired`], answered as the client's
 //! revision can: the `-32042` error on 2025-11-25 (the session then told of
 //! each completion), an `input_required` round asking the URLs on
-//! 2026-07-28, or a tool error naming them to a client that cannot take URL
-//! elicitation.
+//! 2026-07-28; a client that cannot take URL elicitation is answered as for
+//! any failure, with a text that names them.
 
 use toolshape_protocol::asks::Ask;
 use toolshape_protocol::{ErrorObject, ProtocolVersion};
 
 use super::asking::AskPlan;
-use super::shape;
 use super::work::{Answer, Running};
-use crate::tool::{ToolError, ToolFailure, UrlElicitationRequired};
+use crate::tool::UrlElicitationRequired;
 
-/// The answer of a tool (`tool`) that needs `required` completed first.
-pub(super) fn answer(
-    running: &Running<'_>,
-    tool: &str,
-    required: &UrlElicitationRequired,
-) -> Answer {
+/// The answer to a request whose handler needs `required` completed first,
+/// when its client can take it: the `-32042` error (2025-11-25) or an
+/// `input_required` round (2026-07-28). `None` otherwise: the caller
+/// answers with the failure's text, which names the URLs.
+pub(super) fn answer(running: &Running<'_>, required: &UrlElicitationRequired) -> Option<Answer> {
     let can_visit = running
         .asking
         .context
         .capabilities
         .supports_url_elicitation()
         && !required.elicitations().is_empty();
+    if !can_visit {
+        return None;
+    }
     match (running.version, running.plan) {
-        (ProtocolVersion::V2025_11_25, AskPlan::Session { requests, .. }) if can_visit => {
+        (ProtocolVersion::V2025_11_25, AskPlan::Session { requests, .. }) => {
             for elicitation in required.elicitations() {
                 if let Some(elicitation_id) = &elicitation.elicitation_id {
                     requests.sent_elicitation(elicitation_id);
@@ -35,9 +36,9 @@ pub(super) fn answer(
                 required.message(),
                 required.elicitations().to_vec(),
             );
-            Answer::error(running.id, &error, false)
+            Some(Answer::error(running.id, &error, false))
         }
-        (version, AskPlan::Round { .. }) if version.is_stateless() && can_visit => {
+        (version, AskPlan::Round { .. }) if version.is_stateless() => {
             // Keyed by their ids, so that each round asks them alike.
             let questions = required
                 .elicitations()
@@ -50,11 +51,8 @@ pub(super) fn answer(
             let result = running
                 .plan
                 .input_required(running.shared, &running.asking, questions);
-            Answer::result(running.id, &result)
+            Some(Answer::result(running.id, &result))
         }
-        (version, _) => {
-            let failure = ToolFailure::Tool(ToolError::new(required.text()));
-            Answer::result(running.id, &shape::failure(&failure, tool, version))
-        }
+        _ => None,
     }
 }

@@ -87,6 +87,9 @@ pub(crate) struct Running<'a> {
 /// A handler that failed: a protocol error. 2026-07-28: a missing client
 /// capability is -32021 (HTTP 400).
 fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
+    if let Some(answer) = url_required(running, failure) {
+        return answer;
+    }
     if let Some(uri) = failure.resource_not_found() {
         return Answer::error(running.id, &not_found(uri, running.version), false);
     }
@@ -102,6 +105,12 @@ fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
             false,
         ),
     }
+}
+
+/// The answer to a handler that needs URL-mode elicitations completed
+/// first, when the client can take them as such (`url_required.rs`).
+fn url_required(running: &Running<'_>, failure: &ToolFailure) -> Option<Answer> {
+    super::url_required::answer(running, failure.url_elicitation_required()?)
 }
 
 fn complete_type(version: ProtocolVersion) -> Option<ResultType> {
@@ -164,18 +173,15 @@ async fn run_tool(
                 refused: false,
             })
         }
-        CallOutcome::Failed(failure) => Some(
-            match (
-                failure.url_elicitation_required(),
-                failure.missing_capability(),
-            ) {
-                (Some(required), _) => super::url_required::answer(running, &tool.name, required),
-                // 2026-07-28: a request that needs a capability its client
-                // did not declare is a protocol error, not a tool error.
-                (None, Some(_)) if version.is_stateless() => failed(running, &tool.name, &failure),
-                _ => Answer::result(id, &shape::failure(&failure, &tool.name, version)),
-            },
-        ),
+        CallOutcome::Failed(failure) => Some(match url_required(running, &failure) {
+            Some(answer) => answer,
+            // 2026-07-28: a request that needs a capability its client
+            // did not declare is a protocol error, not a tool error.
+            None if version.is_stateless() && failure.missing_capability().is_some() => {
+                failed(running, &tool.name, &failure)
+            }
+            None => Answer::result(id, &shape::failure(&failure, &tool.name, version)),
+        }),
         CallOutcome::InputRequired(questions) => {
             let result = running
                 .plan

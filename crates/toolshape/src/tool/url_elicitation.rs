@@ -17,8 +17,9 @@ const COMPLETIONS_QUEUED: usize = 256;
 
 /// A handler's answer that it can go on only once the user has completed
 /// these URL-mode elicitations (sign in elsewhere, pay, consent), then
-/// retried the request. Return it as the handler's error (it converts into
-/// a [`ToolError`]); the server answers each client as its revision can:
+/// retried the request. Return it as the handler's error (a tool's, a
+/// prompt's or a resource reader's: it converts into a [`ToolError`]); the
+/// server answers each client as its revision can:
 ///
 /// - 2025-11-25, with URL elicitation declared: the `-32042`
 ///   `URLElicitationRequiredError` listing them; the session is then told
@@ -26,7 +27,8 @@ const COMPLETIONS_QUEUED: usize = 256;
 /// - 2026-07-28, with URL elicitation declared: an `input_required` result
 ///   asking them (the client retries once the user is done; the handler
 ///   runs again and decides whether it now can).
-/// - Otherwise: a tool error whose text names each URL.
+/// - Otherwise: a tool error (for a prompt or a read, a protocol error)
+///   whose text names each URL.
 ///
 /// ```
 /// use toolshape::tool::UrlElicitationRequired;
