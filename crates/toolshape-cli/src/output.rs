@@ -37,6 +37,21 @@ pub(crate) fn say(text: fmt::Arguments<'_>) {
     let _ = io::stderr().lock().write_fmt(text);
 }
 
+/// `text` (from a server) as it may be shown at a terminal: control
+/// characters other than line ends and tabs (an escape sequence could move
+/// the cursor, rewrite what is shown or set the window title) become U+FFFD.
+pub(crate) fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// `eprintln!` through [`say`].
 macro_rules! errln {
     ($($arg:tt)*) => { $crate::output::say(format_args!("{}\n", format_args!($($arg)*))) };
@@ -50,4 +65,15 @@ macro_rules! out {
 /// `println!` through [`write`].
 macro_rules! outln {
     ($($arg:tt)*) => { $crate::output::write(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_are_not_shown() {
+        assert_eq!(
+            super::shown("a\u{1b}]0;title\u{7}b\nc\td\u{9b}2J"),
+            "a\u{FFFD}]0;title\u{FFFD}b\nc\td\u{FFFD}2J"
+        );
+    }
 }

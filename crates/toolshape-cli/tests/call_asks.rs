@@ -2,7 +2,11 @@
 //! `toolshape call` answers a tool's elicitation at the terminal when stdin
 //! is one (a pseudo-terminal here), on a handshake session (a server request)
 //! and on 2026-07-28 (an input_required round); with stdin a pipe it offers
-//! no answers, and the tool's question fails cleanly.
+//! no answers, and the tool's question fails cleanly. A tool that needs the
+//! user on a page first (`toolshape_harness::url_elicitation`): on
+//! 2025-11-25 the `-32042` error's page goes to stderr, the call waits for
+//! the server to announce the visit complete and calls again; without a
+//! terminal the tool error names the page.
 
 #[path = "../../toolshape-harness/tests/client_common/mod.rs"]
 mod client_common;
@@ -64,10 +68,24 @@ async fn call(
     stdin: Stdio,
     typed: Option<(File, &str)>,
 ) -> (i32, String, String) {
+    call_tool(url, "ask_user", "{}", protocol, stdin, typed).await
+}
+
+/// Runs `toolshape call TOOL --args ARGUMENTS` with `stdin`, typing `typed`
+/// first.
+async fn call_tool(
+    url: &str,
+    tool: &str,
+    arguments: &str,
+    protocol: &str,
+    stdin: Stdio,
+    typed: Option<(File, &str)>,
+) -> (i32, String, String) {
     let mut child = tokio::process::Command::from({
         let mut command = Command::new(TOOLSHAPE);
         command
-            .args(["call", "ask_user", "--url", url, "--protocol", protocol])
+            .args(["call", tool, "--args", arguments, "--url", url])
+            .args(["--protocol", protocol])
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -160,5 +178,59 @@ async fn without_a_terminal_the_question_fails_cleanly() {
         // The tool's error names what the client could not do.
         let said = format!("{out}{err}").to_lowercase();
         assert!(said.contains("elicitation"), "{protocol}: {out}\n{err}");
+    }
+}
+
+/// The sign-in pages of `toolshape_harness::url_elicitation`, over HTTP.
+async fn serve_pages() -> String {
+    let server =
+        toolshape_harness::url_elicitation::serve_url_elicitation(Server::builder("pages", "1"))
+            .build()
+            .unwrap();
+    client_common::serve_over_http(server).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waits_for_the_page_visited_then_calls_again() {
+    let url = serve_pages().await;
+    let (terminal, controller) = open_terminal();
+    // Nothing typed: the server announces the visit complete.
+    let (code, out, err) = call_tool(
+        &url,
+        "sign_in",
+        r#"{"account":"cli"}"#,
+        "2025-11-25",
+        Stdio::from(terminal),
+        Some((controller, "")),
+    )
+    .await;
+    assert_eq!(code, 0, "stdout {out}\nstderr {err}");
+    assert!(
+        err.contains("The server needs you to visit first (Sign cli in first)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Sign in: https://example.com/sign-in?account=cli"),
+        "{err}"
+    );
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["signed_in"], "cli", "{out}");
+}
+
+#[tokio::test]
+async fn without_a_terminal_the_page_is_named_in_the_tool_error() {
+    let url = serve_pages().await;
+    for protocol in ["2025-06-18", "2025-11-25"] {
+        // An account each: a sign-in completes a moment after it starts.
+        let arguments = format!(r#"{{"account":"pipe-{protocol}"}}"#);
+        let (code, out, err) =
+            call_tool(&url, "sign_in", &arguments, protocol, Stdio::null(), None).await;
+        assert_eq!(code, 1, "{protocol}: stdout {out}\nstderr {err}");
+        assert!(
+            out.contains(&format!(
+                "https://example.com/sign-in?account=pipe-{protocol}"
+            )),
+            "{protocol}: {out}"
+        );
     }
 }

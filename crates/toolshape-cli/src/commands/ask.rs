@@ -39,9 +39,10 @@ fn read_line() -> Option<String> {
     }
 }
 
+/// Writes `text` to stderr, the server's words in it made safe to show.
 fn say(text: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = write!(stderr, "{text}");
+    let _ = write!(stderr, "{}", crate::output::shown(text));
     let _ = stderr.flush();
 }
 

@@ -52,7 +52,10 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
         Ok(client) => client,
         Err(failure) => return fail("call", failure),
     };
-    let outcome = client.call_tool(&args.tool, Some(arguments)).await;
+    // A server that needs the user on a page first is waited for, then
+    // called once more.
+    let wait = Duration::from_secs(args.server.mcp.timeout.max(1));
+    let outcome = super::visits::call_tool(&client, &args.tool, arguments, wait).await;
     client.close(Duration::from_secs(2)).await;
     let result = match outcome {
         Ok(result) => result,

@@ -169,6 +169,7 @@ pub(crate) fn exit_code(error: &ClientError) -> u8 {
 
 /// Prints `message` to stderr and returns `code`.
 pub(crate) fn fail(command: &str, (code, message): (u8, String)) -> ExitCode {
-    errln!("toolshape {command}: {message}");
+    // The message may quote the server: shown safely.
+    errln!("toolshape {command}: {}", crate::output::shown(&message));
     ExitCode::from(code)
 }

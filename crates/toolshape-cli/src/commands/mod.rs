@@ -11,3 +11,4 @@ pub(crate) mod otc;
 pub(crate) mod proxy;
 pub(crate) mod serve;
 pub(crate) mod tools;
+pub(crate) mod visits;
