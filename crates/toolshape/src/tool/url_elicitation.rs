@@ -15,6 +15,9 @@ use super::ToolError;
 /// misses some (each is a hint: the client may retry, or its user may).
 const COMPLETIONS_QUEUED: usize = 256;
 
+/// The longest elicitation id remembered, sent on or relayed, in bytes.
+pub(crate) const MAX_ELICITATION_ID_BYTES: usize = 256;
+
 /// A handler's answer that it can go on only once the user has completed
 /// these URL-mode elicitations (sign in elsewhere, pay, consent), then
 /// retried the request. Return it as the handler's error (a tool's, a
@@ -67,14 +70,20 @@ impl UrlElicitationRequired {
     }
 
     /// The same error for elicitations given as parameters (a gateway
-    /// relaying its upstream's); those not in URL mode with a URL and an
-    /// id are left out.
+    /// relaying its upstream's): those in URL mode with a URL and an id of
+    /// at most 256 bytes, the first 64 of them.
     pub fn from_params(message: impl Into<String>, elicitations: Vec<ElicitParams>) -> Self {
         let elicitations = elicitations
             .into_iter()
             .filter(|params| {
-                params.is_url() && params.url.is_some() && params.elicitation_id.is_some()
+                params.is_url()
+                    && params.url.is_some()
+                    && params
+                        .elicitation_id
+                        .as_ref()
+                        .is_some_and(|id| id.len() <= MAX_ELICITATION_ID_BYTES)
             })
+            .take(super::MAX_QUESTIONS)
             .collect();
         UrlElicitationRequired {
             message: message.into(),
@@ -187,7 +196,21 @@ mod tests {
         let kept = ElicitParams::url("Sign in", "https://example.com/b", "e-2");
         let required =
             UrlElicitationRequired::from_params("Needs sign-in", vec![form, no_id, kept.clone()]);
-        assert_eq!(required.elicitations(), &[kept]);
+        assert_eq!(required.elicitations(), &[kept.clone()]);
+        // Bounded: ids of at most 256 bytes, at most 64 elicitations.
+        let long = ElicitParams::url("Go", "https://example.com/c", "x".repeat(257));
+        let many = vec![kept.clone(); 70];
+        assert!(
+            UrlElicitationRequired::from_params("m", vec![long])
+                .elicitations()
+                .is_empty()
+        );
+        assert_eq!(
+            UrlElicitationRequired::from_params("m", many)
+                .elicitations()
+                .len(),
+            64
+        );
         let text = required.text();
         assert!(text.starts_with("Needs sign-in"), "{text}");
         assert!(text.contains("Sign in: https://example.com/b"), "{text}");

@@ -16,7 +16,7 @@ use crate::tool::AskError;
 type Answer = Result<Value, ErrorObject>;
 
 /// How many URL-mode elicitations a session remembers, for their
-/// completions (the oldest forgotten first).
+/// completions (the oldest forgotten first; ids of at most 256 bytes).
 const ELICITATIONS_REMEMBERED: usize = 64;
 
 /// The requests this server sent one peer and still waits on, and the
@@ -48,6 +48,10 @@ impl ServerRequests {
     /// Remembers that the peer was sent the URL-mode elicitation
     /// `elicitation_id`, so that its completion is told to it.
     pub(crate) fn sent_elicitation(&self, elicitation_id: &str) {
+        // An id longer than any a server makes is not remembered (nor told).
+        if elicitation_id.len() > crate::tool::MAX_ELICITATION_ID_BYTES {
+            return;
+        }
         let mut sent = self
             .elicitations
             .lock()
