@@ -189,6 +189,18 @@ async fn exercise_2026_07_28(client: &Client, seen: &Seen, account: &str, case: 
     );
 }
 
+/// `sign_in` of `account` fails as a tool error whose text names the page.
+async fn sign_in_names_its_page(client: &Client, account: &str, case: &str) {
+    let arguments = json!({ "account": account });
+    let result = client
+        .call_tool("sign_in", arguments.as_object().cloned())
+        .await
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+    assert!(result.is_error, "{case}: {result:?}");
+    let page = format!("https://example.com/sign-in?account={account}");
+    assert!(result.text().contains(&page), "{case}: {}", result.text());
+}
+
 #[tokio::test]
 async fn a_2025_11_25_client_gets_the_error_and_the_completions() {
     let seen = Seen::default();
@@ -242,18 +254,7 @@ async fn a_client_without_url_elicitation_gets_the_urls_as_text() {
             .connect_stdio(command())
             .await
             .unwrap();
-        let arguments = json!({ "account": "cy" });
-        let result = client
-            .call_tool("sign_in", arguments.as_object().cloned())
-            .await
-            .unwrap();
-        assert!(result.is_error, "{version}: {result:?}");
-        let text = result.text();
-        assert!(text.contains("Sign cy in first"), "{version}: {text}");
-        assert!(
-            text.contains("https://example.com/sign-in?account=cy"),
-            "{version}: {text}"
-        );
+        sign_in_names_its_page(&client, "cy", &version.to_string()).await;
         // A prompt's failure is a protocol error, its message the same text.
         let arguments = json!({ "account": "cy-prompt" }).as_object().cloned();
         let refused = client.get_prompt("greeting", arguments).await.unwrap_err();
@@ -291,13 +292,89 @@ async fn only_the_session_sent_the_elicitation_hears_it_complete() {
         .await
         .unwrap_err();
     assert!(error.url_elicitation_required().is_some(), "{error}");
+    // The other session's stream is open: it hears its own sign-in.
+    let arguments = json!({ "account": "eli" });
+    let error = other
+        .call_tool("sign_in", arguments.as_object().cloned())
+        .await
+        .unwrap_err();
+    assert!(error.url_elicitation_required().is_some(), "{error}");
     assert_eq!(
         next_completion(&mut asking_heard, "asking").await,
         "sign-in-dee"
     );
-    // The other session, whose GET stream is open as well, hears nothing.
-    let heard = tokio::time::timeout(Duration::from_millis(500), other_heard.recv()).await;
+    assert_eq!(
+        next_completion(&mut other_heard, "other").await,
+        "sign-in-eli"
+    );
+    // Neither hears the other's.
+    let late = Duration::from_millis(300);
+    let heard = tokio::time::timeout(late, other_heard.recv()).await;
     assert!(heard.is_err(), "the other session heard {heard:?}");
+    let heard = tokio::time::timeout(late, asking_heard.recv()).await;
+    assert!(heard.is_err(), "the asking session heard {heard:?}");
+}
+
+/// A 2026-07-28 client that declines the visit is not asked again: the
+/// call fails, naming the page; one that cannot take URL elicitation gets
+/// `-32021` naming the capability.
+#[tokio::test]
+async fn on_2026_07_28_a_declined_visit_ends_the_call_and_no_url_mode_is_32021() {
+    let seen = Seen::default();
+    let asked = Arc::clone(&seen);
+    let declining = Client::builder()
+        .options(client_common::options())
+        .on_elicit(true, move |params| {
+            asked.lock().unwrap().push(params);
+            async { Ok(ElicitResult::refuse(ElicitAction::Decline)) }
+        })
+        .connect_stdio(command())
+        .await
+        .unwrap();
+    assert!(declining.protocol_version().is_stateless());
+    sign_in_names_its_page(&declining, "gus", "declined").await;
+    assert_eq!(seen.lock().unwrap().len(), 1, "asked once");
+    declining.close(Duration::from_secs(2)).await;
+
+    // Form elicitation only.
+    let form_only = Client::builder()
+        .options(client_common::options())
+        .on_elicit(false, |_| async {
+            Ok(ElicitResult::refuse(ElicitAction::Cancel))
+        })
+        .connect_stdio(command())
+        .await
+        .unwrap();
+    let arguments = json!({ "account": "hal" });
+    let refused = form_only
+        .call_tool("sign_in", arguments.as_object().cloned())
+        .await
+        .unwrap_err();
+    let toolshape::client::ClientErrorKind::Protocol(error) = refused.kind() else {
+        panic!("not a protocol error: {refused}");
+    };
+    let data = error.missing_required_client_capability_data().unwrap();
+    assert!(
+        data.required_capabilities.supports_url_elicitation(),
+        "{error}"
+    );
+    form_only.close(Duration::from_secs(2)).await;
+}
+
+/// A 2025-06-18 client is never sent URL mode, even if it declares it
+/// (its revision has none): the page is named in the tool's error.
+#[tokio::test]
+async fn a_2025_06_18_client_is_never_sent_url_mode() {
+    let seen = Seen::default();
+    let client = visiting(pinned(ProtocolVersion::V2025_06_18), &seen, Duration::ZERO)
+        .connect_stdio(command())
+        .await
+        .unwrap();
+    let visited = client.call_tool("visit_page", None).await.unwrap();
+    assert!(visited.is_error, "{visited:?}");
+    sign_in_names_its_page(&client, "ivy", "2025-06-18").await;
+    assert!(seen.lock().unwrap().is_empty(), "{seen:?}");
+    client.close(Duration::from_secs(2)).await;
 }
 
 /// The proxy in front of the test server, speaking `upstream` to it, served

@@ -104,6 +104,11 @@ impl ProtocolVersion {
         self >= Self::V2025_11_25
     }
 
+    /// Elicitation has a URL mode (2025-11-25 on).
+    pub fn has_url_elicitation(self) -> bool {
+        self >= Self::V2025_11_25
+    }
+
     /// JSON-RPC batches (arrays of messages) are allowed: 2025-03-26 only.
     pub fn allows_batches(self) -> bool {
         self == Self::V2025_03_26

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc};
 use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
 use toolshape::protocol::meta::keys;
+use toolshape::protocol::text::excerpt;
 use toolshape::protocol::{ContentBlock, ToolDefinition};
 use toolshape::schema::mcp::WRAPPED_RESULT_KEY;
 use toolshape::tool::{
@@ -359,8 +360,8 @@ fn mirrors(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>)
 pub(crate) fn url_visits_first(error: &ClientError) -> Option<ToolError> {
     let required = error.url_elicitation_required()?;
     let message = match error.kind() {
-        ClientErrorKind::Protocol(object) => object.message.clone(),
-        _ => error.to_string(),
+        ClientErrorKind::Protocol(object) => excerpt(&object.message, crate::MAX_ERROR_TEXT),
+        _ => excerpt(&error.to_string(), crate::MAX_ERROR_TEXT),
     };
     Some(UrlElicitationRequired::from_params(message, required.elicitations).into())
 }

@@ -81,6 +81,9 @@ pub enum ProxyError {
     Audit(#[source] std::io::Error),
 }
 
+/// The longest part of an upstream's error text passed on to a client.
+const MAX_ERROR_TEXT: usize = 300;
+
 /// A running proxy: the upstream's tools, mirrored and forwarded.
 #[derive(Debug)]
 pub struct Proxy {

@@ -36,8 +36,6 @@ const MAX_RESOURCES: usize = 10_000;
 /// How long one upstream listing of resources serves the listings asked
 /// for after it.
 const LISTING_REUSE: Duration = Duration::from_secs(1);
-/// Longest upstream message passed on in an error.
-const MAX_ERROR_TEXT: usize = 300;
 
 /// What the upstream offers besides tools.
 #[derive(Debug, Default)]
@@ -289,7 +287,10 @@ async fn read_resource(
         if names_no_resource(&error) {
             return ToolError::from_error(ResourceNotFound::new(uri));
         }
-        upstream_failed(&format!("read {}", excerpt(&uri, MAX_ERROR_TEXT)), error)
+        upstream_failed(
+            &format!("read {}", excerpt(&uri, crate::MAX_ERROR_TEXT)),
+            error,
+        )
     })
 }
 
@@ -376,7 +377,7 @@ fn upstream_failed(what: &str, error: ClientError) -> ToolError {
     if let Some(required) = crate::forward::url_visits_first(&error) {
         return required;
     }
-    let message = excerpt(&error.to_string(), MAX_ERROR_TEXT);
+    let message = excerpt(&error.to_string(), crate::MAX_ERROR_TEXT);
     ToolError::with_source(
         format!("The upstream server could not {what}: {message}"),
         error,

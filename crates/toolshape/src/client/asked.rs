@@ -184,6 +184,7 @@ impl Peer {
             let refusal = ErrorObject::method_not_found(&request.method);
             return self.reply(request.id, Err(refusal));
         };
+        self.url_visits.asked(&ask);
         match self.ask_route(channel) {
             Some((call, context)) => self.relay(&call, context, request.id, &question, ask),
             None => {

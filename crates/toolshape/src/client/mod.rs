@@ -30,6 +30,7 @@ mod rounds;
 mod stdio;
 mod surface;
 mod tools;
+mod url_visits;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -217,10 +218,13 @@ impl Client {
     /// The `elicitationId`s of the server's
     /// `notifications/elicitation/complete` from now on (2025-11-25 only):
     /// the out-of-band interaction of a URL-mode elicitation the server
-    /// sent (asked, or in a `-32042` error) is over, and a request it held
-    /// up may be retried. A watcher more than 256 behind misses the oldest.
+    /// sent this client (asked, or in a `-32042` error; the last 64 sent
+    /// are remembered) is over, and a request it held up may be retried.
+    /// Each id comes once; a completion of an id not sent, or already
+    /// complete, is ignored. A watcher more than 256 behind misses the
+    /// oldest.
     pub fn elicitation_completions(&self) -> tokio::sync::broadcast::Receiver<String> {
-        self.inner.peer.elicitation_completions.subscribe()
+        self.inner.peer.url_visits.watch()
     }
 
     /// Closes the connection: over stdio, closes the server's input and waits

@@ -112,8 +112,8 @@ pub(crate) struct Peer {
     pub(crate) session_renewals: watch::Sender<u64>,
     /// The URIs of its `resources/updated` notifications.
     pub(crate) resource_updates: broadcast::Sender<String>,
-    /// The ids of its `elicitation/complete` notifications.
-    pub(crate) elicitation_completions: broadcast::Sender<String>,
+    /// The URL-mode elicitations it sent, and their completions.
+    pub(crate) url_visits: super::url_visits::UrlVisits,
     /// The `subscriptions/listen` streams open (2026-07-28).
     pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
@@ -155,7 +155,7 @@ impl Peer {
             session_renewals: watch::Sender::new(0),
             prompt_list_changes: watch::Sender::new(0),
             resource_updates: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
-            elicitation_completions: broadcast::channel(RESOURCE_UPDATES_QUEUED).0,
+            url_visits: super::url_visits::UrlVisits::default(),
             listens: Default::default(),
             closed_signal: watch::Sender::new(false),
             observer: Observer(observer),
@@ -296,7 +296,10 @@ impl Peer {
                     Response::Error {
                         id: Some(id),
                         error,
-                    } => (id, Err(ClientErrorKind::Protocol(error).into())),
+                    } => {
+                        self.url_visits.refused(&error);
+                        (id, Err(ClientErrorKind::Protocol(error).into()))
+                    }
                     Response::Success { id, result } => (id, Ok(ResultJson::read(result))),
                 };
                 self.answer(&id, reply);
@@ -390,7 +393,7 @@ impl Peer {
             }
             Ok(KnownNotification::SubscriptionsAcknowledged(params)) => self.acknowledged(params),
             Ok(KnownNotification::ElicitationComplete(params)) => {
-                let _ = self.elicitation_completions.send(params.elicitation_id);
+                self.url_visits.completed(params.elicitation_id);
             }
             Ok(other) => tracing::debug!(method = other.method(), "ignored a notification"),
             Err(error) => tracing::debug!(%error, "ignored a notification"),

@@ -269,4 +269,44 @@ mod tests {
             [("notifications/resources/updated".into(), json!("mem://a"))]
         );
     }
+
+    #[test]
+    fn a_completion_goes_once_to_each_2025_11_25_session_sent_the_elicitation() {
+        use toolshape_protocol::ProtocolVersion;
+
+        use super::super::session::Session;
+        use super::elicitation_completed;
+        let session = |version| {
+            let session = Session::of_caller(None);
+            session.set_handshake(version);
+            session
+        };
+        let (sent, other) = (
+            session(ProtocolVersion::V2025_11_25),
+            session(ProtocolVersion::V2025_11_25),
+        );
+        let older = session(ProtocolVersion::V2025_06_18);
+        sent.requests.sent_elicitation("e-1");
+        older.requests.sent_elicitation("e-1");
+        assert_eq!(elicitation_completed(&other, "e-1"), None);
+        assert_eq!(elicitation_completed(&older, "e-1"), None);
+        let told = elicitation_completed(&sent, "e-1");
+        assert_eq!(
+            told,
+            Some((
+                "notifications/elicitation/complete",
+                json!({"elicitationId": "e-1"})
+            ))
+        );
+        assert_eq!(elicitation_completed(&sent, "e-1"), None, "told once");
+        // The last 64 are remembered; ids over 256 bytes never are.
+        for n in 0..65 {
+            sent.requests.sent_elicitation(&format!("n-{n}"));
+        }
+        assert_eq!(elicitation_completed(&sent, "n-0"), None);
+        assert!(elicitation_completed(&sent, "n-64").is_some());
+        let long = "x".repeat(257);
+        sent.requests.sent_elicitation(&long);
+        assert_eq!(elicitation_completed(&sent, &long), None);
+    }
 }

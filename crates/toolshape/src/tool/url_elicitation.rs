@@ -29,7 +29,10 @@ pub(crate) const MAX_ELICITATION_ID_BYTES: usize = 256;
 ///   of each one's [`UrlElicitations::complete`].
 /// - 2026-07-28, with URL elicitation declared: an `input_required` result
 ///   asking them (the client retries once the user is done; the handler
-///   runs again and decides whether it now can).
+///   runs again and decides whether it now can). A visit the user declined
+///   or cancelled is not asked again: the request fails as below. Without
+///   URL elicitation declared: `-32021`, as for any question the client
+///   cannot take.
 /// - Otherwise: a tool error (for a prompt or a read, a protocol error)
 ///   whose text names each URL.
 ///
@@ -128,16 +131,20 @@ impl From<UrlElicitationRequired> for ToolError {
     fn from(required: UrlElicitationRequired) -> ToolError {
         // The text names the URLs: what any client that cannot take the
         // error as such (OTC, older revisions) is told.
-        ToolError::with_source(required.text(), required)
+        ToolError::with_source(required.text(), required).retryable(true)
     }
 }
 
 /// Where a server announces that the out-of-band interaction of a URL-mode
 /// elicitation is over (`notifications/elicitation/complete`, 2025-11-25):
 /// cheap to clone and shareable between servers
-/// ([`crate::ServerBuilder::url_elicitations`]). Only the session the
-/// elicitation was sent to is told, and only once; an id no session holds
-/// is dropped. Sessions remember the last 64 ids they were sent.
+/// ([`crate::ServerBuilder::url_elicitations`]). Only a 2025-11-25 session
+/// that was sent the elicitation is told, once (make ids unique: every
+/// session sent the same id is told); an id no session holds is dropped.
+/// Sessions remember the last 64 ids they were sent. Over stdio the session
+/// is told on its connection; over HTTP, on its GET stream, so a client
+/// without one open at that moment misses it (the notification is a hint:
+/// the client may retry all the same).
 ///
 /// ```
 /// use toolshape::tool::UrlElicitations;
@@ -172,9 +179,13 @@ impl UrlElicitations {
         UrlElicitations::default()
     }
 
-    /// Tells the session that was sent the elicitation `elicitation_id`
-    /// (asked, or listed in a `-32042` error) that it is complete.
+    /// Tells the sessions that were sent the elicitation `elicitation_id`
+    /// (asked, or listed in a `-32042` error) that it is complete. An id
+    /// longer than 256 bytes is never told (nor remembered).
     pub fn complete(&self, elicitation_id: &str) {
+        if elicitation_id.len() > MAX_ELICITATION_ID_BYTES {
+            return;
+        }
         let _ = self.completed.send(std::sync::Arc::from(elicitation_id));
     }
 
@@ -196,7 +207,7 @@ mod tests {
         let kept = ElicitParams::url("Sign in", "https://example.com/b", "e-2");
         let required =
             UrlElicitationRequired::from_params("Needs sign-in", vec![form, no_id, kept.clone()]);
-        assert_eq!(required.elicitations(), &[kept.clone()]);
+        assert_eq!(required.elicitations(), std::slice::from_ref(&kept));
         // Bounded: ids of at most 256 bytes, at most 64 elicitations.
         let long = ElicitParams::url("Go", "https://example.com/c", "x".repeat(257));
         let many = vec![kept.clone(); 70];

@@ -56,8 +56,9 @@ impl ServerRequests {
             .elicitations
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if sent.iter().any(|id| id == elicitation_id) {
-            return;
+        // Sent again: remembered as the newest.
+        if let Some(at) = sent.iter().position(|id| id == elicitation_id) {
+            sent.remove(at);
         }
         if sent.len() == ELICITATIONS_REMEMBERED {
             sent.pop_front();
@@ -81,7 +82,8 @@ impl ServerRequests {
 
     /// `ask` as a handshake session takes it: a URL-mode elicitation
     /// carries an `elicitationId` there (one relayed from a 2026-07-28
-    /// server has none: it gets one nobody completes).
+    /// server has none: it gets one nobody completes, and which is not
+    /// remembered).
     fn with_elicitation_id<'a>(&self, ask: &'a Ask) -> std::borrow::Cow<'a, Ask> {
         match ask {
             Ask::Elicit(params) if params.is_url() && params.elicitation_id.is_none() => {
@@ -105,6 +107,13 @@ impl ServerRequests {
             id: id.clone(),
         };
         let mut message = Vec::with_capacity(256);
+        // Remembered for its completion when it has an id of its own.
+        if let Ask::Elicit(params) = ask
+            && params.is_url()
+            && let Some(elicitation_id) = &params.elicitation_id
+        {
+            self.sent_elicitation(elicitation_id);
+        }
         let ask = self.with_elicitation_id(ask);
         let params = ask
             .params()
@@ -115,12 +124,6 @@ impl ServerRequests {
                 reason: e.to_string(),
             },
         )?;
-        if let Ask::Elicit(params) = ask.as_ref()
-            && params.is_url()
-            && let Some(elicitation_id) = &params.elicitation_id
-        {
-            self.sent_elicitation(elicitation_id);
-        }
         if !outbox.send(message).await {
             return Err(AskError::Closed);
         }
