@@ -6,8 +6,9 @@
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 #   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
-#   typescript-url[-proxy]  URL-mode elicitation, its completion and the -32042 error against
-#                  `test_server --url-elicitation` (2025-11-25), directly and through `toolshape proxy`
+#   *-url[-proxy]  URL-mode elicitation against `test_server --url-elicitation`, directly and through
+#                  `toolshape proxy --protocol 2025-11-25`: on 2025-11-25 (python-url-legacy, typescript-url)
+#                  its completion and the -32042 error; on 2026-07-28 (python-url-modern) in rounds
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -75,6 +76,11 @@ run_mode python-surface-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/
 run_mode python-surface-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-surface-proxy "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 
+# URL-mode elicitation, its completion and -32042, against `test_server --url-elicitation`.
+run_mode python-url-legacy "$py" "$here/python/url.py" --mode legacy --server "$TEST_SERVER_BIN"
+run_mode python-url-modern "$py" "$here/python/url.py" --mode modern --server "$TEST_SERVER_BIN"
 run_mode typescript-url "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN"
+run_mode python-url-legacy-proxy "$py" "$here/python/url.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-url-modern-proxy "$py" "$here/python/url.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-url-proxy "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status
