@@ -231,7 +231,8 @@ async fn a_subscriber_is_told_when_its_file_changes() {
 /// Files that come and go are announced as a resource list change
 /// (`listChanged` declared): to a 2025-11-25 session unasked, to a
 /// 2026-07-28 `subscriptions/listen` stream that asked; writing a file that
-/// is there is not one. With `--no-watch` nothing is declared.
+/// is there is not one. With `--no-watch`, or when the watcher cannot
+/// start (more folders than may be watched), nothing is declared.
 #[tokio::test]
 async fn files_that_come_and_go_are_a_list_change() {
     let dir = fixture();
@@ -281,13 +282,19 @@ async fn files_that_come_and_go_are_a_list_change() {
         );
         client.close(std::time::Duration::from_secs(2)).await;
     }
-    let command = ServerCommand::new(toolshape_bin())
-        .arg("serve")
-        .arg("--root")
-        .arg(&root)
-        .arg("--no-watch");
-    let client = connect(command, Negotiation::Auto, options()).await;
-    let declared = client.negotiated().capabilities.resources.clone();
-    assert_eq!(declared.and_then(|r| r.list_changed), None);
-    client.close(std::time::Duration::from_secs(2)).await;
+    for flags in [&["--no-watch"][..], &["--watch-max-folders", "1"]] {
+        let command = ServerCommand::new(toolshape_bin())
+            .arg("serve")
+            .arg("--root")
+            .arg(&root)
+            .args(flags.iter().copied());
+        let client = connect(command, Negotiation::Auto, options()).await;
+        let declared = client.negotiated().capabilities.resources.clone();
+        assert!(
+            declared.is_some(),
+            "{flags:?}: the files are still resources"
+        );
+        assert_eq!(declared.and_then(|r| r.list_changed), None, "{flags:?}");
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
 }

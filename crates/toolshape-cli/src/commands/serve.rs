@@ -127,6 +127,15 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     let mut builder = Server::builder("toolshape", env!("CARGO_PKG_VERSION"))
         .title("toolshape workspace")
         .options(options);
+    // Peers that subscribed to a file's resource are told when it changes,
+    // and all when files come and go: `listChanged` is declared only when
+    // the watcher started (or is still setting up on a large tree).
+    let events = ResourceEvents::new();
+    let watching = if args.no_watch {
+        None
+    } else {
+        Some(watch(&workspace, &events, args.watch_max_folders).await)
+    };
     // The files as resources (file:/// URIs under the root), read through
     // the same sandbox and limits as the tools.
     match toolshape_workspace::mcp::file_template(&workspace) {
@@ -134,9 +143,8 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             builder = builder
                 .resource_template(template)
                 .resources_from(toolshape_workspace::mcp::file_lister(&workspace));
-            if !args.no_watch {
-                // Files that come and go are announced (`listChanged`).
-                builder = builder.resource_events(ResourceEvents::new());
+            if watching.as_ref().is_some_and(|watching| watching.may_work) {
+                builder = builder.resource_events(events.clone());
             }
         }
         Err(error) => tracing::warn!(%error, "the workspace's files are not offered as resources"),
@@ -156,8 +164,6 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Peers that subscribed to a file's resource are told when it changes.
-    let _watching = (!args.no_watch).then(|| watch(&workspace, &server, args.watch_max_folders));
     if args.serves_http() {
         let options = args.fronts.options();
         let otc = match args.fronts.otc {
@@ -191,31 +197,69 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     }
 }
 
-/// Starts telling `server` which of the workspace's files change, and when
+/// How long the start waits for the file watcher to be set up (it walks
+/// the tree); past it, the server starts and the watcher follows.
+const WATCH_SETUP_WAIT: Duration = Duration::from_secs(2);
+
+/// The file watcher, kept while serving.
+struct Watching {
+    /// Whether changes may be told: the watcher started, or is still
+    /// setting up.
+    may_work: bool,
+    /// The watcher once set up; dropping it stops watching.
+    _watcher: Arc<OnceLock<FileWatcher>>,
+}
+
+/// Starts telling `events` which of the workspace's files change, and when
 /// files come or go, on a blocking thread (setting up the watches walks the
-/// tree): subscriptions work once it is done. A watcher that cannot start is logged, not fatal.
-/// Watching lasts while the returned holder lives.
-fn watch(workspace: &Workspace, server: &Server, max_folders: usize) -> Arc<OnceLock<FileWatcher>> {
+/// tree), waiting [`WATCH_SETUP_WAIT`] at most for it to be set up. A
+/// watcher that cannot start is logged, not fatal.
+async fn watch(workspace: &Workspace, events: &ResourceEvents, max_folders: usize) -> Watching {
     let holder = Arc::new(OnceLock::new());
-    let (workspace, server, held) = (workspace.clone(), server.clone(), Arc::clone(&holder));
-    tokio::task::spawn_blocking(move || {
-        let watcher =
-            toolshape_workspace::mcp::watch_file_changes(&workspace, max_folders, move |change| {
-                match change {
-                    FileChange::Changed(uri) => server.resource_updated(uri),
-                    FileChange::ListChanged => server.resource_list_changed(),
-                    _ => {}
+    let (workspace, told, held) = (workspace.clone(), events.clone(), Arc::clone(&holder));
+    let mut setting_up = tokio::task::spawn_blocking(move || {
+        toolshape_workspace::mcp::watch_file_changes(&workspace, max_folders, move |change| {
+            match change {
+                FileChange::Changed(uri) => told.updated(uri),
+                FileChange::ListChanged => told.list_changed(),
+                _ => {}
+            }
+        })
+    });
+    let keep = move |watcher| {
+        tracing::debug!("watching the workspace's files for changes");
+        let _ = held.set(watcher);
+    };
+    let may_work = match tokio::time::timeout(WATCH_SETUP_WAIT, &mut setting_up).await {
+        Ok(Ok(Ok(watcher))) => {
+            keep(watcher);
+            true
+        }
+        Ok(Ok(Err(error))) => {
+            tracing::warn!(%error, "file changes will not be told to subscribers");
+            false
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "the file watcher's setup failed");
+            false
+        }
+        Err(_) => {
+            tokio::spawn(async move {
+                match setting_up.await {
+                    Ok(Ok(watcher)) => keep(watcher),
+                    Ok(Err(error)) => {
+                        tracing::warn!(%error, "file changes will not be told to subscribers");
+                    }
+                    Err(error) => tracing::warn!(%error, "the file watcher's setup failed"),
                 }
             });
-        match watcher {
-            Ok(watcher) => {
-                tracing::debug!("watching the workspace's files for changes");
-                let _ = held.set(watcher);
-            }
-            Err(error) => tracing::warn!(%error, "file changes will not be told to subscribers"),
+            true
         }
-    });
-    holder
+    };
+    Watching {
+        may_work,
+        _watcher: holder,
+    }
 }
 
 /// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT).
