@@ -18,7 +18,7 @@ use toolshape_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowl
 use toolshape_protocol::{CancelledNotificationParams, RequestId, methods};
 
 use super::error::{ClientError, ClientErrorKind, TransportError};
-use super::outgoing::{Outbound, Outgoing, Route};
+use super::outgoing::{Outgoing, Route};
 use super::peer::{Peer, lock};
 use super::{Arc, Client};
 
@@ -139,13 +139,7 @@ impl Client {
         };
         let timeout = self.inner.options.request_timeout;
         let deadline = tokio::time::Instant::now() + timeout;
-        let sent =
-            tokio::time::timeout_at(deadline, peer.outgoing.send(Outbound::Message(message)));
-        match sent.await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(TransportError::Closed.into()),
-            Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
-        }
+        peer.send_by(message, deadline, timeout).await?;
         match tokio::time::timeout_at(deadline, answer).await {
             Ok(Ok(Ok(honoured))) => {
                 listening.acknowledged = honoured;

@@ -212,16 +212,8 @@ impl Peer {
         if self.closed.load(Ordering::Acquire) {
             return Err(TransportError::Closed.into());
         }
-        // The time limit covers the queueing too: a server that stops
-        // reading fills the queue, and a request must not wait on it forever.
         let deadline = tokio::time::Instant::now() + timeout;
-        match tokio::time::timeout_at(deadline, self.outgoing.send(Outbound::Message(message)))
-            .await
-        {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(TransportError::Closed.into()),
-            Err(_) => return Err(ClientErrorKind::Timeout(timeout).into()),
-        }
+        self.send_by(message, deadline, timeout).await?;
         match tokio::time::timeout_at(deadline, receiver).await {
             Ok(Ok(reply)) => {
                 guard.armed = false;
@@ -231,6 +223,25 @@ impl Peer {
                 guard.armed = false;
                 Err(TransportError::Closed.into())
             }
+            Err(_) => Err(ClientErrorKind::Timeout(timeout).into()),
+        }
+    }
+
+    /// Queues a request for sending by `deadline` (the end of its time
+    /// limit, `timeout`): the limit covers the queueing too, since a server
+    /// that stops reading fills the queue, and a request must not wait on
+    /// it forever.
+    pub(super) async fn send_by(
+        &self,
+        message: Outgoing,
+        deadline: tokio::time::Instant,
+        timeout: Duration,
+    ) -> Result<(), ClientError> {
+        match tokio::time::timeout_at(deadline, self.outgoing.send(Outbound::Message(message)))
+            .await
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(TransportError::Closed.into()),
             Err(_) => Err(ClientErrorKind::Timeout(timeout).into()),
         }
     }
