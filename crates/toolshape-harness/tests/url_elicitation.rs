@@ -20,7 +20,7 @@ use toolshape::client::{Client, ClientBuilder, Negotiation, ServerCommand, Stder
 use toolshape::protocol::ProtocolVersion;
 use toolshape::protocol::asks::{ElicitAction, ElicitParams, ElicitResult};
 use toolshape_harness::url_elicitation::serve_url_elicitation;
-use toolshape_proxy::ProxyOptions;
+use toolshape_proxy::{ProxyOptions, UpstreamSpec};
 
 /// The URL elicitations a client was asked, as it saw them.
 type Seen = Arc<Mutex<Vec<ElicitParams>>>;
@@ -380,7 +380,18 @@ async fn a_2025_06_18_client_is_never_sent_url_mode() {
 /// The proxy in front of the test server, speaking `upstream` to it, served
 /// over HTTP: the proxy (kept running while held) and its URL.
 async fn proxied(upstream: Negotiation) -> (toolshape_proxy::Proxy, String) {
-    let proxy = client_common::start_proxy(command(), upstream, ProxyOptions::default()).await;
+    proxied_to(UpstreamSpec::Command(command()), upstream).await
+}
+
+/// The proxy in front of `spec`, speaking `upstream` to it, served over
+/// HTTP: the proxy (kept running while held) and its URL.
+async fn proxied_to(spec: UpstreamSpec, upstream: Negotiation) -> (toolshape_proxy::Proxy, String) {
+    let builder = Client::builder()
+        .options(client_common::options())
+        .negotiation(upstream);
+    let proxy = toolshape_proxy::Proxy::start(spec, builder, ProxyOptions::default())
+        .await
+        .unwrap();
     let server = proxy
         .add_to(toolshape::Server::builder("proxy", "1"))
         .build()
@@ -428,4 +439,23 @@ async fn through_the_proxy_each_client_gets_what_its_revision_takes() {
             .is_some_and(|id| id.starts_with("toolshape-elicitation-")),
         "{asked:?}"
     );
+}
+
+/// The same through the proxy in front of a Streamable HTTP upstream: the
+/// upstream's error comes in an HTTP response and its completions on the
+/// proxy's GET stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_the_proxy_to_an_http_upstream() {
+    let upstream = over_http().await;
+    let (_proxy, url) = proxied_to(
+        UpstreamSpec::Url(upstream),
+        pinned(ProtocolVersion::V2025_11_25),
+    )
+    .await;
+    let seen = Seen::default();
+    let client = visiting(pinned(ProtocolVersion::V2025_11_25), &seen, Duration::ZERO)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    exercise_2025_11_25(&client, &seen, "jo", "proxy to HTTP, client 2025-11-25").await;
 }
