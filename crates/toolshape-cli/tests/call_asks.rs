@@ -61,25 +61,26 @@ fn open_terminal() -> (File, File) {
     (terminal, File::from(controller))
 }
 
-/// Runs `toolshape call ask_user` with `stdin`, typing `typed` first.
+/// Runs `toolshape call ask_user` with `stdin`, typing `typed` (after its
+/// pause).
 async fn call(
     url: &str,
     protocol: &str,
     stdin: Stdio,
-    typed: Option<(File, &str)>,
+    typed: Option<(File, &str, std::time::Duration)>,
 ) -> (i32, String, String) {
     call_tool(url, "ask_user", "{}", protocol, stdin, typed).await
 }
 
 /// Runs `toolshape call TOOL --args ARGUMENTS` with `stdin`, typing `typed`
-/// first.
+/// (after its pause).
 async fn call_tool(
     url: &str,
     tool: &str,
     arguments: &str,
     protocol: &str,
     stdin: Stdio,
-    typed: Option<(File, &str)>,
+    typed: Option<(File, &str, std::time::Duration)>,
 ) -> (i32, String, String) {
     let mut child = tokio::process::Command::from({
         let mut command = Command::new(TOOLSHAPE);
@@ -93,7 +94,9 @@ async fn call_tool(
     })
     .spawn()
     .unwrap();
-    if let Some((mut controller, text)) = typed {
+    if let Some((mut controller, text, after)) = typed {
+        // Typed once `after` has passed (a user answering later).
+        tokio::time::sleep(after).await;
         controller.write_all(text.as_bytes()).unwrap();
         // Kept open until the call ends (closing it hangs up the terminal).
         let output = tokio::time::timeout(std::time::Duration::from_secs(30), async {
@@ -144,7 +147,7 @@ async fn the_terminal_answers_on_every_revision() {
             &url,
             protocol,
             Stdio::from(terminal),
-            Some((controller, typed)),
+            Some((controller, typed, std::time::Duration::ZERO)),
         )
         .await;
         assert_eq!(code, 0, "{protocol}: {out}\n{err}");
@@ -158,7 +161,7 @@ async fn the_terminal_answers_on_every_revision() {
             &url,
             protocol,
             Stdio::from(terminal),
-            Some((controller, "n\n")),
+            Some((controller, "n\n", std::time::Duration::ZERO)),
         )
         .await;
         assert_eq!(code, 0, "{protocol}");
@@ -201,7 +204,7 @@ async fn a_call_waits_for_the_page_visited_then_calls_again() {
         r#"{"account":"cli"}"#,
         "2025-11-25",
         Stdio::from(terminal),
-        Some((controller, "")),
+        Some((controller, "", std::time::Duration::ZERO)),
     )
     .await;
     assert_eq!(code, 0, "stdout {out}\nstderr {err}");
@@ -233,4 +236,27 @@ async fn without_a_terminal_the_page_is_named_in_the_tool_error() {
             "{protocol}: {out}"
         );
     }
+}
+
+/// The retried call asks at the terminal: the line typed answers it (the
+/// wait for the visit, ended by its completion, took none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_after_the_visit_gets_the_next_line_typed() {
+    let url = serve_pages().await;
+    let (terminal, controller) = open_terminal();
+    let typed = "y\nAda\n";
+    let after = std::time::Duration::from_millis(800);
+    let (code, out, err) = call_tool(
+        &url,
+        "sign_in_then_ask",
+        r#"{"account":"tty"}"#,
+        "2025-11-25",
+        Stdio::from(terminal),
+        Some((controller, typed, after)),
+    )
+    .await;
+    assert_eq!(code, 0, "stdout {out}\nstderr {err}");
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value, json!({"signed_in": "tty", "name": "Ada"}), "{err}");
+    assert!(err.contains("The server asks: Your name?"), "{err}");
 }

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolshape::protocol::content::{ContentBlock, Role};
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
-use toolshape::tool::{UrlElicitationRequired, UrlElicitations};
+use toolshape::tool::{Elicitation, UrlElicitationRequired, UrlElicitations};
 use toolshape::{Prompt, ServerBuilder, Tool, ToolContext};
 
 /// How long after the URL is handed out its visit is announced complete.
@@ -38,6 +38,22 @@ struct Visited {
     /// The id the elicitation was sent with, whose completion follows.
     #[serde(rename = "elicitationId")]
     elicitation_id: String,
+}
+
+/// What `sign_in_then_ask` asks once the account is signed in.
+#[derive(Deserialize, JsonSchema)]
+struct Name {
+    /// Your name.
+    name: String,
+}
+
+/// What `sign_in_then_ask` says.
+#[derive(Serialize, JsonSchema)]
+struct SignedInAs {
+    /// The account.
+    signed_in: String,
+    /// The name given, if any.
+    name: Option<String>,
 }
 
 /// What `sign_in` says once the account is signed in.
@@ -111,8 +127,9 @@ impl Pages {
 /// and `sign_in` (`{"account"}`: fails with [`UrlElicitationRequired`]
 /// until the account's sign-in page was visited, which completes
 /// [`VISIT_TAKES`] after the first such failure; the elicitation id is
-/// `sign-in-<account>`), and the prompt `greeting` (`{"account"}`: the
-/// same sign-in first, then `Hello, <account>`).
+/// `sign-in-<account>`), `sign_in_then_ask` (the same, then asks the
+/// user's name: `{"signed_in", "name"}`), and the prompt `greeting`
+/// (`{"account"}`: the same sign-in first, then `Hello, <account>`).
 pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
     let pages = Pages {
         elicitations: UrlElicitations::new(),
@@ -122,6 +139,7 @@ pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
     let visiting = pages.clone();
     let signing = pages.clone();
     let greeting = pages.clone();
+    let asking = pages.clone();
     builder
         .url_elicitations(pages.elicitations.clone())
         .tool(
@@ -158,6 +176,26 @@ pub fn serve_url_elicitation(builder: ServerBuilder) -> ServerBuilder {
                 }
             })
             .description("Signs an account in: the user visits its sign-in page first."),
+        )
+        .tool(
+            Tool::typed_with_context(
+                "sign_in_then_ask",
+                move |context: ToolContext, input: Account| {
+                    let pages = asking.clone();
+                    async move {
+                        pages.signed_in(&input.account)?;
+                        let name = match context.elicit::<Name>("Your name?").await? {
+                            Elicitation::Accepted(given) => Some(given.name),
+                            _ => None,
+                        };
+                        Ok(SignedInAs {
+                            signed_in: input.account,
+                            name,
+                        })
+                    }
+                },
+            )
+            .description("Signs an account in, then asks the user's name."),
         )
         .prompt(
             Prompt::typed("greeting", move |_: ToolContext, input: Account| {

@@ -4,15 +4,13 @@
 //! a terminal; otherwise the client declares nothing and a tool that asks
 //! gets the server's clear "the client cannot answer" error.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 
 use serde_json::{Map, Value, json};
 use toolshape::client::ClientBuilder;
 use toolshape::protocol::ErrorObject;
 use toolshape::protocol::asks::{ElicitAction, ElicitParams, ElicitResult};
 
-/// Longest answer line read, in bytes.
-const MAX_LINE_BYTES: usize = 64 * 1024;
 /// Tries per field before the form is declined.
 const MAX_TRIES: usize = 3;
 
@@ -28,15 +26,10 @@ pub(crate) fn at_terminal(builder: ClientBuilder) -> ClientBuilder {
     })
 }
 
-/// One line from stdin, without its line end (`None` at end of input).
+/// One line typed at the terminal, without its line end (`None` at end of
+/// input).
 fn read_line() -> Option<String> {
-    let mut line = String::new();
-    let stdin = std::io::stdin();
-    let mut limited = std::io::Read::take(stdin.lock(), MAX_LINE_BYTES as u64);
-    match std::io::BufReader::new(&mut limited).read_line(&mut line) {
-        Ok(0) | Err(_) => None,
-        Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
-    }
+    super::terminal::next_line_blocking()
 }
 
 /// Writes `text` to stderr, the server's words in it made safe to show.

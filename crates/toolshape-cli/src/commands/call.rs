@@ -1,5 +1,6 @@
 //! `toolshape call`: call one tool, validate the result, print it.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -76,6 +77,9 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(structured).unwrap_or_default()
         );
+    } else if std::io::stdout().is_terminal() {
+        // The tool's words, shown safely at a terminal (piped, as they are).
+        outln!("{}", crate::output::shown(&result.text()));
     } else {
         outln!("{}", result.text());
     }

@@ -50,21 +50,9 @@ pub(crate) async fn call_tool(
     } else {
         errln!("Waiting for the server to say you are done...");
     }
-    // Enter is read on a thread of its own, left behind when the visits
-    // complete first (a blocking task would hold up the runtime's end).
-    let (enter, pressed) = tokio::sync::oneshot::channel();
-    if terminal {
-        let reading = std::thread::Builder::new().spawn(move || {
-            let mut line = String::new();
-            let _ = std::io::stdin().read_line(&mut line);
-            let _ = enter.send(());
-        });
-        if let Err(error) = reading {
-            tracing::debug!(%error, "cannot read Enter from the terminal");
-        }
-    }
+    // Enter, or any line: a wait given up takes no line (`terminal.rs`).
     let pressed = async {
-        if pressed.await.is_err() {
+        if !terminal || super::terminal::next_line().await.is_none() {
             std::future::pending::<()>().await;
         }
     };

@@ -2,9 +2,12 @@
 //! `elicitation/create`, or listed in a `-32042` error), so that only their
 //! completions are passed on, each once: MCP 2025-11-25 has clients ignore
 //! `notifications/elicitation/complete` for unknown or already-completed ids.
+//! A completion that comes before the message naming its id (over HTTP the
+//! two travel on different streams) is kept 5 s for it.
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast;
 use toolshape_protocol::ErrorObject;
@@ -17,12 +20,24 @@ use crate::tool::MAX_ELICITATION_ID_BYTES;
 const REMEMBERED: usize = 64;
 /// How many completions a watcher may fall behind by.
 const QUEUED: usize = 256;
+/// How many completions of ids not (yet) sent are kept, and for how long:
+/// over HTTP one may come on the GET stream before the response naming
+/// its id is read.
+const EARLY_KEPT: usize = 16;
+const EARLY_FOR: Duration = Duration::from_secs(5);
 
 /// The URL visits a server asked for, and their completions.
 #[derive(Debug)]
 pub(crate) struct UrlVisits {
-    sent: Mutex<VecDeque<String>>,
+    sent: Mutex<Ids>,
     completions: broadcast::Sender<String>,
+}
+
+/// The ids sent and not completed, and the completions that came first.
+#[derive(Debug, Default)]
+struct Ids {
+    sent: VecDeque<String>,
+    early: VecDeque<(Instant, String)>,
 }
 
 impl Default for UrlVisits {
@@ -59,24 +74,47 @@ impl UrlVisits {
         if id.len() > MAX_ELICITATION_ID_BYTES {
             return;
         }
-        let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = sent.iter().position(|known| known == id) {
-            sent.remove(at);
+        let completed_first = {
+            let mut ids = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+            ids.forget_old_early();
+            match ids.early.iter().position(|(_, early)| early == id) {
+                Some(at) => ids.early.remove(at).is_some(),
+                None => {
+                    if let Some(at) = ids.sent.iter().position(|known| known == id) {
+                        ids.sent.remove(at);
+                    }
+                    if ids.sent.len() == REMEMBERED {
+                        ids.sent.pop_front();
+                    }
+                    ids.sent.push_back(id.clone());
+                    false
+                }
+            }
+        };
+        if completed_first {
+            let _ = self.completions.send(id.clone());
         }
-        if sent.len() == REMEMBERED {
-            sent.pop_front();
-        }
-        sent.push_back(id.clone());
     }
 
     /// The server says the elicitation `id` is complete: passed on to the
-    /// watchers if it was sent and not yet completed.
+    /// watchers if it was sent and not yet completed; kept a few seconds
+    /// if not sent yet (it may be named in a response not read yet).
     pub(crate) fn completed(&self, id: String) {
+        if id.len() > MAX_ELICITATION_ID_BYTES {
+            return;
+        }
         let known = {
-            let mut sent = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-            match sent.iter().position(|known| known == &id) {
-                Some(at) => sent.remove(at).is_some(),
-                None => false,
+            let mut ids = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
+            match ids.sent.iter().position(|known| known == &id) {
+                Some(at) => ids.sent.remove(at).is_some(),
+                None => {
+                    ids.forget_old_early();
+                    if ids.early.len() == EARLY_KEPT {
+                        ids.early.pop_front();
+                    }
+                    ids.early.push_back((Instant::now(), id.clone()));
+                    false
+                }
             }
         };
         if known {
@@ -84,7 +122,7 @@ impl UrlVisits {
         } else {
             tracing::debug!(
                 id = %toolshape_protocol::text::excerpt(&id, 100),
-                "ignored the completion of an elicitation not sent, or already complete"
+                "a completion of an elicitation not sent (yet), or already complete: kept 5 s"
             );
         }
     }
@@ -92,6 +130,19 @@ impl UrlVisits {
     /// The completions from now on.
     pub(crate) fn watch(&self) -> broadcast::Receiver<String> {
         self.completions.subscribe()
+    }
+}
+
+impl Ids {
+    /// Drops the completions that came first more than [`EARLY_FOR`] ago.
+    fn forget_old_early(&mut self) {
+        while self
+            .early
+            .front()
+            .is_some_and(|(at, _)| at.elapsed() > EARLY_FOR)
+        {
+            self.early.pop_front();
+        }
     }
 }
 
@@ -122,5 +173,14 @@ mod tests {
         assert_eq!(completions.try_recv().ok().as_deref(), Some("b"));
         assert_eq!(completions.try_recv().ok().as_deref(), Some("a"));
         assert!(completions.try_recv().is_err());
+        // A completion that comes before the response naming its id is
+        // passed on once that is read (an unknown id never is).
+        visits.completed("c".into());
+        assert!(completions.try_recv().is_err());
+        let page = ElicitParams::url("Sign in", "https://e.example/c", "c");
+        visits.refused(&ErrorObject::url_elicitation_required("first", vec![page]));
+        assert_eq!(completions.try_recv().ok().as_deref(), Some("c"));
+        visits.completed("c".into());
+        assert!(completions.try_recv().is_err(), "once");
     }
 }
