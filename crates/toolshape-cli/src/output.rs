@@ -52,6 +52,12 @@ pub(crate) fn shown(text: &str) -> String {
         .collect()
 }
 
+/// A server's words quoted in a message to the user (a question, a page
+/// to visit, a field's label): [`shown`] safely, at most 2,000 characters.
+pub(crate) fn quoted(text: &str) -> String {
+    shown(&toolshape::protocol::text::excerpt(text, 2_000))
+}
+
 /// `eprintln!` through [`say`].
 macro_rules! errln {
     ($($arg:tt)*) => { $crate::output::say(format_args!("{}\n", format_args!($($arg)*))) };

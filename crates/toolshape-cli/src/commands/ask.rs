@@ -6,6 +6,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use crate::output::quoted;
 use serde_json::{Map, Value, json};
 use toolshape::client::ClientBuilder;
 use toolshape::protocol::ErrorObject;
@@ -47,10 +48,11 @@ fn answer(action: ElicitAction) -> Result<ElicitResult, ErrorObject> {
 }
 
 fn ask(params: &ElicitParams) -> Result<ElicitResult, ErrorObject> {
-    say(&format!("\nThe server asks: {}\n", params.message));
+    say(&format!("\nThe server asks: {}\n", quoted(&params.message)));
     if let Some(url) = &params.url {
         say(&format!(
-            "Open this address to continue: {url}\nDone? [Y]es / [n]o / [c]ancel: "
+            "Open this address to continue: {}\nDone? [Y]es / [n]o / [c]ancel: ",
+            quoted(url)
         ));
         return match read_line().as_deref().map(str::trim) {
             None | Some("c" | "cancel") => answer(ElicitAction::Cancel),
@@ -115,7 +117,7 @@ fn field(name: &str, property: &Value, required: bool) -> Field {
         .and_then(Value::as_str)
         .unwrap_or(name);
     for _ in 0..MAX_TRIES {
-        say(&format!("  {label} ({hint}): "));
+        say(&format!("  {} ({}): ", quoted(label), quoted(&hint)));
         let Some(line) = read_line() else {
             return Field::Cancelled;
         };

@@ -12,6 +12,9 @@ use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 use toolshape::client::{Client, ClientError, ToolResult};
 
+/// The most pages shown and waited for (the client remembers as many).
+const MAX_PAGES: usize = 64;
+
 /// Calls `tool`; when the server first needs pages visited, shows them and
 /// calls once more after the visits (or fails with the server's error when
 /// they are not done within `wait`).
@@ -31,18 +34,24 @@ pub(crate) async fn call_tool(
         return Err(error);
     };
     let mut waiting = BTreeSet::new();
-    let shown = crate::output::shown;
+    let shown = crate::output::quoted;
     errln!(
         "The server needs you to visit first ({}):",
         shown(&error_message(&error))
     );
-    for elicitation in &required.elicitations {
+    for elicitation in required.elicitations.iter().take(MAX_PAGES) {
         errln!(
             "  {}: {}",
             shown(&elicitation.message),
             shown(elicitation.url.as_deref().unwrap_or_default())
         );
         waiting.extend(elicitation.elicitation_id.clone());
+    }
+    if required.elicitations.len() > MAX_PAGES {
+        errln!(
+            "  (and {} more, not waited for)",
+            required.elicitations.len() - MAX_PAGES
+        );
     }
     let terminal = std::io::stdin().is_terminal();
     if terminal {
