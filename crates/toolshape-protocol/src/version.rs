@@ -109,6 +109,14 @@ impl ProtocolVersion {
         self >= Self::V2025_11_25
     }
 
+    /// A URL-mode elicitation has an id, whose completion the server may
+    /// announce (`notifications/elicitation/complete`), and a request may
+    /// be refused until one is done (`-32042`): 2025-11-25 only (2026-07-28
+    /// has the client retry instead).
+    pub fn has_url_elicitation_completion(self) -> bool {
+        self == Self::V2025_11_25
+    }
+
     /// JSON-RPC batches (arrays of messages) are allowed: 2025-03-26 only.
     pub fn allows_batches(self) -> bool {
         self == Self::V2025_03_26

@@ -13,11 +13,8 @@ use tokio::sync::broadcast;
 use toolshape_protocol::ErrorObject;
 use toolshape_protocol::asks::{Ask, ElicitParams};
 
-use crate::tool::MAX_ELICITATION_ID_BYTES;
+use crate::tool::{MAX_ELICITATION_ID_BYTES, SentElicitations};
 
-/// How many URL-mode elicitations the client remembers (the oldest
-/// forgotten first).
-const REMEMBERED: usize = 64;
 /// How many completions a watcher may fall behind by.
 const QUEUED: usize = 256;
 /// How many completions of ids not (yet) sent are kept, and for how long:
@@ -36,7 +33,7 @@ pub(crate) struct UrlVisits {
 /// The ids sent and not completed, and the completions that came first.
 #[derive(Debug, Default)]
 struct Ids {
-    sent: VecDeque<String>,
+    sent: SentElicitations,
     early: VecDeque<(Instant, String)>,
 }
 
@@ -71,22 +68,13 @@ impl UrlVisits {
         let Some(id) = params.elicitation_id.as_ref().filter(|_| params.is_url()) else {
             return;
         };
-        if id.len() > MAX_ELICITATION_ID_BYTES {
-            return;
-        }
         let completed_first = {
             let mut ids = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
             ids.forget_old_early();
             match ids.early.iter().position(|(_, early)| early == id) {
                 Some(at) => ids.early.remove(at).is_some(),
                 None => {
-                    if let Some(at) = ids.sent.iter().position(|known| known == id) {
-                        ids.sent.remove(at);
-                    }
-                    if ids.sent.len() == REMEMBERED {
-                        ids.sent.pop_front();
-                    }
-                    ids.sent.push_back(id.clone());
+                    ids.sent.remember(id);
                     false
                 }
             }
@@ -105,17 +93,15 @@ impl UrlVisits {
         }
         let known = {
             let mut ids = self.sent.lock().unwrap_or_else(PoisonError::into_inner);
-            match ids.sent.iter().position(|known| known == &id) {
-                Some(at) => ids.sent.remove(at).is_some(),
-                None => {
-                    ids.forget_old_early();
-                    if ids.early.len() == EARLY_KEPT {
-                        ids.early.pop_front();
-                    }
-                    ids.early.push_back((Instant::now(), id.clone()));
-                    false
+            let known = ids.sent.take(&id);
+            if !known {
+                ids.forget_old_early();
+                if ids.early.len() == EARLY_KEPT {
+                    ids.early.pop_front();
                 }
+                ids.early.push_back((Instant::now(), id.clone()));
             }
+            known
         };
         if known {
             let _ = self.completions.send(id);

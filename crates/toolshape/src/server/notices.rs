@@ -100,7 +100,9 @@ pub(crate) async fn next_completion(
 /// complete: `notifications/elicitation/complete` on 2025-11-25, once, if
 /// it was sent that elicitation; nothing otherwise.
 pub(crate) fn elicitation_completed(session: &Session, elicitation_id: &str) -> Option<Notice> {
-    (session.handshake() == Some(ProtocolVersion::V2025_11_25)
+    (session
+        .handshake()
+        .is_some_and(ProtocolVersion::has_url_elicitation_completion)
         && session.requests.take_elicitation(elicitation_id))
     .then(|| {
         (

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 use toolshape_protocol::asks::{Ask, ElicitAction};
-use toolshape_protocol::{ClientCapabilities, ErrorObject, ProtocolVersion};
+use toolshape_protocol::{ClientCapabilities, ErrorObject};
 
 use super::asking::AskPlan;
 use super::work::{Answer, Running};
@@ -29,7 +29,9 @@ pub(super) fn answer(running: &Running<'_>, required: &UrlElicitationRequired) -
         .capabilities
         .supports_url_elicitation();
     match (running.version, running.plan) {
-        (ProtocolVersion::V2025_11_25, AskPlan::Session { requests, .. }) if can_visit => {
+        (version, AskPlan::Session { requests, .. })
+            if version.has_url_elicitation_completion() && can_visit =>
+        {
             for elicitation in required.elicitations() {
                 if let Some(elicitation_id) = &elicitation.elicitation_id {
                     requests.sent_elicitation(elicitation_id);

@@ -37,5 +37,5 @@ pub use requirements::{AuthorizationRequirement, Credentials, MissingRequirement
 pub(crate) use round::{MAX_QUESTIONS, Round};
 pub(crate) use running::{Bounds, Ran, drive};
 pub(crate) use schema::derive_input as derive_input_schema;
-pub(crate) use url_elicitation::MAX_ELICITATION_ID_BYTES;
+pub(crate) use url_elicitation::{MAX_ELICITATION_ID_BYTES, SentElicitations};
 pub use url_elicitation::{UrlElicitationRequired, UrlElicitations};

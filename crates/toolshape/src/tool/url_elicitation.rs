@@ -18,6 +18,39 @@ const COMPLETIONS_QUEUED: usize = 256;
 /// The longest elicitation id remembered, sent on or relayed, in bytes.
 pub(crate) const MAX_ELICITATION_ID_BYTES: usize = 256;
 
+/// How many URL-mode elicitations one peer is remembered to have been sent,
+/// for their completions (the oldest forgotten first).
+const ELICITATIONS_REMEMBERED: usize = 64;
+
+/// The ids of the URL-mode elicitations one peer was sent and whose
+/// completion it was not yet told: the last 64, ids of at most 256 bytes
+/// (a longer one is never remembered, so never completed). Kept by a
+/// server per session, and by a client for its connection.
+#[derive(Debug, Default)]
+pub(crate) struct SentElicitations(std::collections::VecDeque<String>);
+
+impl SentElicitations {
+    /// `id` was sent (again: remembered as the newest).
+    pub(crate) fn remember(&mut self, id: &str) {
+        if id.len() > MAX_ELICITATION_ID_BYTES {
+            return;
+        }
+        self.take(id);
+        if self.0.len() == ELICITATIONS_REMEMBERED {
+            self.0.pop_front();
+        }
+        self.0.push_back(id.to_owned());
+    }
+
+    /// Whether `id` was sent and not yet completed; it is forgotten then.
+    pub(crate) fn take(&mut self, id: &str) -> bool {
+        match self.0.iter().position(|sent| sent == id) {
+            Some(at) => self.0.remove(at).is_some(),
+            None => false,
+        }
+    }
+}
+
 /// A handler's answer that it can go on only once the user has completed
 /// these URL-mode elicitations (sign in elsewhere, pay, consent), then
 /// retried the request. Return it as the handler's error (a tool's, a

@@ -1,7 +1,7 @@
 //! Server-to-client requests on a handshake session: ids, the answers
 //! matched back to their askers, and the cleanup when an asker goes away.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -11,13 +11,9 @@ use toolshape_protocol::asks::Ask;
 use toolshape_protocol::{ErrorObject, RequestId, Response};
 
 use super::super::outbox::Outbox;
-use crate::tool::AskError;
+use crate::tool::{AskError, SentElicitations};
 
 type Answer = Result<Value, ErrorObject>;
-
-/// How many URL-mode elicitations a session remembers, for their
-/// completions (the oldest forgotten first; ids of at most 256 bytes).
-const ELICITATIONS_REMEMBERED: usize = 64;
 
 /// The requests this server sent one peer and still waits on, and the
 /// URL-mode elicitations it sent that peer, whose completion it may tell.
@@ -25,7 +21,7 @@ const ELICITATIONS_REMEMBERED: usize = 64;
 pub(crate) struct ServerRequests {
     next: AtomicU64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
-    elicitations: Mutex<VecDeque<String>>,
+    elicitations: Mutex<SentElicitations>,
 }
 
 /// Forgets a request whose asker went away (the call was cancelled or ended).
@@ -45,39 +41,22 @@ impl ServerRequests {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn elicitations(&self) -> MutexGuard<'_, SentElicitations> {
+        self.elicitations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Remembers that the peer was sent the URL-mode elicitation
     /// `elicitation_id`, so that its completion is told to it.
     pub(crate) fn sent_elicitation(&self, elicitation_id: &str) {
-        // An id longer than any a server makes is not remembered (nor told).
-        if elicitation_id.len() > crate::tool::MAX_ELICITATION_ID_BYTES {
-            return;
-        }
-        let mut sent = self
-            .elicitations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        // Sent again: remembered as the newest.
-        if let Some(at) = sent.iter().position(|id| id == elicitation_id) {
-            sent.remove(at);
-        }
-        if sent.len() == ELICITATIONS_REMEMBERED {
-            sent.pop_front();
-        }
-        sent.push_back(elicitation_id.to_owned());
+        self.elicitations().remember(elicitation_id);
     }
 
     /// Whether the peer was sent the URL-mode elicitation `elicitation_id`
     /// and not yet told of its completion; it is forgotten then.
     pub(crate) fn take_elicitation(&self, elicitation_id: &str) -> bool {
-        let mut sent = self
-            .elicitations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let Some(at) = sent.iter().position(|id| id == elicitation_id) else {
-            return false;
-        };
-        sent.remove(at);
-        true
+        self.elicitations().take(elicitation_id)
     }
 
     /// `ask` as a handshake session takes it: a URL-mode elicitation
