@@ -13,6 +13,7 @@
 # fails; a server with findings (exit 3) is reported, not a failure of this script. With
 # --verify, it also fails when the error and warning findings differ from
 # check/real-servers/expected-findings.json (what the test command runs).
+# Then the proxy's --root in front of the filesystem server started without folders.
 # Takes about 1.5 minutes (server-everything's long-running tool runs 10 s per call).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -127,6 +128,30 @@ check git \
   --args "git_show={\"repo_path\":\"$repo\",\"revision\":\"HEAD\"}" \
   --args "git_branch={\"repo_path\":\"$repo\",\"branch_type\":\"local\"}" \
   -- "$home/git-venv/bin/mcp-server-git" --repository "$repo"
+
+# --- The proxy's own roots -------------------------------------------------------------------
+# The filesystem server started without folders works in the roots its client offers, asked
+# right after the handshake, outside any call. Behind `toolshape proxy --root`, it gets the
+# proxy's roots (the caller offers another folder, which the server must not get); behind a
+# proxy without --root the question is refused and the server has no folder.
+allowed() { # proxy arguments... -> the filesystem server's allowed directories, through the proxy
+  "$toolshape" call list_allowed_directories --root "$repo" --quiet-server -- \
+    "$toolshape" proxy "$@" -- "$filesystem" 2>/dev/null || true
+}
+files_real=$(realpath "$files")
+# The server reads its roots' folders while it already serves: a call that comes first
+# (a slow machine) sees none yet, so the positive case gets three tries.
+for _ in 1 2 3; do
+  with_root=$(allowed --root "$files")
+  [[ $with_root == *"$files_real"* ]] && break
+done
+without_root=$(allowed)
+if [[ $with_root == *"$files_real"* && $with_root != *"$repo"* && $without_root != *"$files_real"* ]]; then
+  log "proxy --root: the filesystem server got the proxy's roots, not the caller's"
+else
+  log "proxy --root: unexpected allowed directories: with --root [$with_root], without [$without_root]"
+  status=1
+fi
 
 log "reports in $reports"
 if $verify && [[ $status == 0 ]]; then

@@ -144,3 +144,44 @@ async fn a_client_that_cannot_answer_gets_a_clear_error_and_nothing_hangs() {
         }
     }
 }
+
+/// With roots of the operator's (`ProxyOptions::roots`), the upstream's
+/// `roots/list` is the proxy's to answer: every client, whatever roots it
+/// offers (or none), makes the upstream see those, on every pair of
+/// revisions, and is never asked; the other questions still reach it.
+#[tokio::test]
+async fn the_operators_roots_answer_the_upstream_whatever_the_client_offers() {
+    let kept = json!({"roots": ["file:///srv/data", "file:///srv/more"]});
+    let mut options = ProxyOptions::default();
+    options.roots = Some(vec![
+        toolshape::protocol::asks::Root::new("file:///srv/data", Some("data".into())),
+        toolshape::protocol::asks::Root::new("file:///srv/more", None),
+    ]);
+    for upstream_era in ERAS {
+        let proxy = client_common::start_proxy(upstream(), upstream_era, options.clone()).await;
+        let server = proxy
+            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+            .build()
+            .expect("the server builds");
+        let url = client_common::serve_over_http(server).await;
+        for client_era in ERAS {
+            let case = format!("upstream {upstream_era:?}, client {client_era:?}");
+            let asked = Arc::new(AtomicUsize::new(0));
+            let offering = answering(&url, client_era, Arc::clone(&asked)).await;
+            assert_eq!(learnt(&offering, "ask_roots", &case).await, kept, "{case}");
+            assert_eq!(
+                asked.load(Ordering::SeqCst),
+                0,
+                "{case}: the client was asked"
+            );
+            let user = json!({"action": "accept", "name": "Ada", "age": 36});
+            assert_eq!(learnt(&offering, "ask_user", &case).await, user, "{case}");
+            assert_eq!(asked.load(Ordering::SeqCst), 1, "{case}");
+            offering.close(Duration::from_secs(2)).await;
+            let silent = client_common::connect_http(&url, client_era).await;
+            assert_eq!(learnt(&silent, "ask_roots", &case).await, kept, "{case}");
+            silent.close(Duration::from_secs(2)).await;
+        }
+        drop(proxy);
+    }
+}

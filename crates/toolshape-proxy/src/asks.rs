@@ -2,18 +2,29 @@
 //! about a call is relayed to the client making it (see `forward.rs`, which
 //! sets `CallOptions::relay_asks`); the upstream client declares the
 //! capabilities to ask them, and answers a question no single call can be
-//! told to be about with an error.
+//! told to be about with an error. Roots the operator gave
+//! (`ProxyOptions::roots`) are the proxy's own answer instead, always.
 
 use toolshape::client::ClientBuilder;
 use toolshape::protocol::ErrorObject;
 
-/// `builder` declaring elicitation (form and URL), sampling and roots to
-/// the upstream, refusing the questions that reach no call.
-pub(crate) fn declared(builder: ClientBuilder) -> ClientBuilder {
-    builder
-        .on_elicit(true, |_| async { Err(unrouted("elicitation/create")) })
-        .on_sample(|_| async { Err(unrouted("sampling/createMessage")) })
-        .on_roots(|| async { Err(unrouted("roots/list")) })
+use crate::ProxyOptions;
+
+/// `builder` declaring what `options` lets the upstream ask: elicitation
+/// (form and URL), sampling and roots when questions are relayed (refusing
+/// those that reach no call), and the operator's roots, kept, when given.
+pub(crate) fn declared(builder: ClientBuilder, options: &ProxyOptions) -> ClientBuilder {
+    let builder = match options.relay_asks {
+        true => builder
+            .on_elicit(true, |_| async { Err(unrouted("elicitation/create")) })
+            .on_sample(|_| async { Err(unrouted("sampling/createMessage")) })
+            .on_roots(|| async { Err(unrouted("roots/list")) }),
+        false => builder,
+    };
+    match &options.roots {
+        Some(roots) => builder.roots(roots.clone()).keep_roots(),
+        None => builder,
+    }
 }
 
 /// The answer to a question the proxy cannot pass on.

@@ -112,10 +112,7 @@ impl Proxy {
         builder: ClientBuilder,
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
-        let mut builder = builder.request_timeout(options.longest_call());
-        if options.relay_asks {
-            builder = asks::declared(builder);
-        }
+        let builder = asks::declared(builder.request_timeout(options.longest_call()), &options);
         let elicitations = UrlElicitations::new();
         let upstream = upstream::Upstream::connect(
             upstream,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use toolshape::protocol::LoggingLevel;
+use toolshape::protocol::asks::Root;
 
 use crate::filter::ToolFilter;
 use crate::rate::RateLimit;
@@ -111,6 +112,14 @@ pub struct ProxyOptions {
     /// proxy declares none of the capabilities to answer them, so the
     /// upstream asks nothing (or takes its own fallback).
     pub relay_asks: bool,
+    /// The roots the proxy offers the upstream itself, when set: its
+    /// `roots/list` is answered with these, in a call or outside one, and
+    /// never relayed to a client (`None`, the default: a call's roots
+    /// question is relayed with the others, and one outside a call is
+    /// refused). For a server that works in the folders its client names
+    /// (the official filesystem server asks at start-up): the operator
+    /// decides what it may see, whatever the proxy's clients offer.
+    pub roots: Option<Vec<Root>>,
 }
 
 impl Default for ProxyOptions {
@@ -130,6 +139,7 @@ impl Default for ProxyOptions {
             version: None,
             upstream_log_level: Some(LoggingLevel::Info),
             relay_asks: true,
+            roots: None,
         }
     }
 }

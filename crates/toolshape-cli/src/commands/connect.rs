@@ -10,6 +10,7 @@ use toolshape::client::{
     Client, ClientBuilder, ClientError, ClientErrorKind, Negotiation, ServerCommand, StderrMode,
 };
 use toolshape::protocol::ProtocolVersion;
+use toolshape::protocol::asks::Root;
 use toolshape_auth::client::OAuthClient;
 use toolshape_proxy::UpstreamSpec;
 
@@ -79,6 +80,12 @@ pub(crate) struct McpServerArgs {
     /// instead of starting a server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// Offer the server this folder (a path, or a file:// URI) as a root
+    /// (repeatable): a server that works where its client says (the
+    /// filesystem server) may use it. `toolshape proxy` answers the
+    /// server's roots/list with these itself, never with its clients' roots.
+    #[arg(long = "root", value_name = "FOLDER", value_parser = parse_root)]
+    pub(crate) roots: Vec<Root>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -116,9 +123,12 @@ impl McpServerArgs {
                 None => return Err((exit::USAGE, format!("unknown protocol version {other:?}"))),
             },
         };
-        let builder = Client::builder()
+        let mut builder = Client::builder()
             .negotiation(negotiation)
             .request_timeout(Duration::from_secs(self.timeout.max(1)));
+        if !self.roots.is_empty() {
+            builder = builder.roots(self.roots.clone());
+        }
         if let Some(url) = &self.url {
             let oauth = self
                 .authorized
@@ -143,6 +153,34 @@ impl McpServerArgs {
         });
         Ok((builder, UpstreamSpec::Command(command)))
     }
+}
+
+/// A `--root`: a file:// URI as given, or a folder that exists, as the
+/// file:// URI of its canonical path (a server resolves it on its side).
+fn parse_root(text: &str) -> Result<Root, String> {
+    if text.starts_with("file:") {
+        let uri = url::Url::parse(text).map_err(|e| format!("not a file:// URI: {e}"))?;
+        if uri.to_file_path().is_err() {
+            return Err("not a file:// URI of a local path".into());
+        }
+        return Ok(Root::new(uri.to_string(), None));
+    }
+    let folder = std::fs::canonicalize(text).map_err(|e| format!("no folder {text:?}: {e}"))?;
+    if !folder.is_dir() {
+        return Err(format!("{text:?} is not a folder"));
+    }
+    let name = folder
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned());
+    let uri = url::Url::from_directory_path(&folder)
+        .map_err(|()| format!("{text:?} has no file:// URI"))?;
+    // Without the trailing slash, as clients write a folder's root (but
+    // for the root folder, `file:///`).
+    let uri = match folder.parent() {
+        Some(_) => uri.as_str().strip_suffix('/').unwrap_or(uri.as_str()),
+        None => uri.as_str(),
+    };
+    Ok(Root::new(uri, name))
 }
 
 /// The OAuth client for `url`, authorized before the first request if the
@@ -172,4 +210,32 @@ pub(crate) fn fail(command: &str, (code, message): (u8, String)) -> ExitCode {
     // The message may quote the server: shown safely.
     errln!("toolshape {command}: {}", crate::output::shown(&message));
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_root;
+
+    #[test]
+    fn a_root_is_a_file_uri_or_a_folder_that_exists() {
+        let here = std::env::current_dir().unwrap_or_default();
+        let root = parse_root(".").map_err(|e| e.to_string());
+        let expected = url::Url::from_directory_path(std::fs::canonicalize(&here).unwrap_or(here))
+            .map(|uri| uri.as_str().trim_end_matches('/').to_owned());
+        assert_eq!(root.map(|root| root.uri).ok(), expected.ok());
+        assert_eq!(
+            parse_root("/").map(|root| root.uri).ok().as_deref(),
+            Some("file:///")
+        );
+        assert_eq!(
+            parse_root("file:///srv/data%20x")
+                .map(|root| root.uri)
+                .ok()
+                .as_deref(),
+            Some("file:///srv/data%20x")
+        );
+        assert!(parse_root("/no/such/folder/here").is_err());
+        assert!(parse_root("file://host:bad").is_err());
+        assert!(parse_root("Cargo.toml").is_err());
+    }
 }

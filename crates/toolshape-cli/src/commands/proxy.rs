@@ -151,6 +151,9 @@ impl ProxyArgs {
         });
         options.upstream_log_level = self.upstream_log_level.0;
         options.relay_asks = !self.no_relay_asks;
+        if !self.upstream.roots.is_empty() {
+            options.roots = Some(self.upstream.roots.clone());
+        }
         options.audit = self.audit.as_ref().map(|path| {
             if path.as_os_str() == "-" {
                 AuditTarget::Stderr

@@ -155,10 +155,10 @@ impl Client {
             if let Some(sampling) = relayed.sampling {
                 declared.insert("sampling".into(), Value::Object(sampling));
             }
-            if let Some(roots) = relayed
+            let roots = relayed
                 .roots
-                .and_then(|roots| serde_json::to_value(roots).ok())
-            {
+                .filter(|_| !self.inner.peer.handlers.keeps_roots());
+            if let Some(roots) = roots.and_then(|roots| serde_json::to_value(roots).ok()) {
                 declared.insert("roots".into(), roots);
             }
         }
@@ -185,7 +185,11 @@ impl Peer {
             return self.reply(request.id, Err(refusal));
         };
         self.url_visits.asked(&ask);
-        match self.ask_route(channel) {
+        let route = match self.handlers.answer_relayed(&ask) {
+            true => None,
+            false => self.ask_route(channel),
+        };
+        match route {
             Some((call, context)) => self.relay(&call, context, request.id, &question, ask),
             None => {
                 let (handlers, outgoing) = (self.handlers.clone(), self.outgoing.clone());

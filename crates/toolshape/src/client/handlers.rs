@@ -26,6 +26,9 @@ pub(crate) struct Handlers {
     elicit_url: bool,
     sample: Option<Handler<CreateMessageParams, CreateMessageResult>>,
     roots: Option<Handler<(), Vec<Root>>>,
+    /// Whether `roots` answers also about calls whose questions are relayed
+    /// (`ClientBuilder::keep_roots`).
+    keep_roots: bool,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -35,6 +38,7 @@ impl std::fmt::Debug for Handlers {
             .field("elicit_url", &self.elicit_url)
             .field("sample", &self.sample.is_some())
             .field("roots", &self.roots.is_some())
+            .field("keep_roots", &self.keep_roots)
             .finish()
     }
 }
@@ -70,6 +74,22 @@ impl Handlers {
             let roots = roots.clone();
             async move { Ok(roots) }
         });
+    }
+
+    pub(crate) fn keep_roots(&mut self) {
+        self.keep_roots = true;
+    }
+
+    /// Whether these handlers answer `ask` even about a call whose
+    /// questions are relayed: the roots, once kept.
+    pub(crate) fn answer_relayed(&self, ask: &Ask) -> bool {
+        self.keep_roots && self.roots.is_some() && matches!(ask, Ask::Roots)
+    }
+
+    /// Whether a call whose questions are relayed declares these handlers'
+    /// roots rather than its caller's.
+    pub(crate) fn keeps_roots(&self) -> bool {
+        self.keep_roots && self.roots.is_some()
     }
 
     /// The capabilities these handlers make good.

@@ -382,6 +382,19 @@ impl ClientBuilder {
         self
     }
 
+    /// Answers the server's `roots/list` with this client's own roots
+    /// ([`roots`](Self::roots) or [`on_roots`](Self::on_roots)) also about a
+    /// call whose questions are relayed to another client
+    /// ([`CallOptions::relay_asks`](crate::CallOptions::relay_asks)), and
+    /// declares those roots on it (2026-07-28) rather than the caller's: for
+    /// a gateway that decides what the servers behind it may see, whatever
+    /// its callers offer. Without a roots handler it changes nothing.
+    #[must_use]
+    pub fn keep_roots(mut self) -> Self {
+        self.handlers.keep_roots();
+        self
+    }
+
     /// Asks `confirm` before every call; a `false` declines the call.
     #[must_use]
     pub fn before_call<F, Fut>(mut self, confirm: F) -> Self
@@ -479,7 +492,10 @@ impl ClientBuilder {
             .then(|| negotiate::modern_meta(&self.client_info, &peer.handlers.capabilities()));
         let relay_meta = stateless.then(|| {
             let mut own = peer.handlers.capabilities();
-            (own.elicitation, own.sampling, own.roots) = (None, None, None);
+            (own.elicitation, own.sampling) = (None, None);
+            if !peer.handlers.keeps_roots() {
+                own.roots = None;
+            }
             negotiate::modern_meta(&self.client_info, &own)
         });
         Ok(Client {

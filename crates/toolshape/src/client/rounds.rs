@@ -102,6 +102,7 @@ async fn answer_all(
                 toolshape_protocol::text::excerpt(&key, 100)
             ))
         })?;
+        let relay = relay.filter(|_| !peer.handlers.answer_relayed(&ask));
         let answer: BoxFuture<Result<Value, ErrorObject>> = match relay {
             Some(context) => {
                 let (context, key) = (Arc::clone(context), key.clone());
