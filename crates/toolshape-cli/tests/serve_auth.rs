@@ -284,3 +284,81 @@ fn a_protected_endpoint_with_a_key_set_file() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("consent"), "{stderr}");
 }
+
+/// `--header` with `${NAME}` from the environment: a fixed bearer token
+/// reaches the protected endpoint from `toolshape call` and through
+/// `toolshape proxy --url` (no OAuth tried), a wrong one is the server's
+/// 401 (the token never shown), and the flag wants `--url`.
+#[test]
+fn a_fixed_token_in_a_header_reaches_a_protected_endpoint() {
+    let (key, jwks) = key();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jwks.json");
+    std::fs::write(&file, jwks.to_string()).unwrap();
+    let serve = Serve::start(
+        "127.0.0.1:0",
+        &[
+            "--auth-issuer",
+            ISSUER,
+            "--auth-jwks-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    let url = serve.url.clone().expect("announced");
+    let good = token(&key, &url, "");
+    let header = "Authorization: Bearer ${TOOLSHAPE_TEST_TOKEN}";
+    let args = r#"{"path":"hello.txt"}"#;
+    let run = |token: &str, through_proxy: bool| {
+        let mut command = Command::new(TOOLSHAPE);
+        command.args(["call", "file_info", "--args", args]);
+        if through_proxy {
+            command.args(["--", TOOLSHAPE, "proxy", "--url", &url, "--header", header]);
+        } else {
+            command.args(["--url", &url, "--header", header]);
+        }
+        command
+            .env("TOOLSHAPE_TEST_TOKEN", token)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for through_proxy in [false, true] {
+        let output = run(&good, through_proxy);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "proxy {through_proxy}: {output:?}"
+        );
+        assert!(stdout.contains("hello.txt"), "{stdout}");
+        let output = run("not-the-token", through_proxy);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(4),
+            "proxy {through_proxy}: {stderr}"
+        );
+        assert!(stderr.contains("401"), "{stderr}");
+        assert!(!stderr.contains("not-the-token"), "{stderr}");
+    }
+    let output = Command::new(TOOLSHAPE)
+        .args(["tools", "--header", "X-Api-Key: k", "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let output = Command::new(TOOLSHAPE)
+        .args([
+            "tools",
+            "--url",
+            &url,
+            "--header",
+            "X: ${TOOLSHAPE_TEST_UNSET}",
+        ])
+        .env_remove("TOOLSHAPE_TEST_UNSET")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("TOOLSHAPE_TEST_UNSET is not set"));
+}

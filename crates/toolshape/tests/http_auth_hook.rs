@@ -14,7 +14,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use toolshape::HttpOptions;
-use toolshape::client::{AuthChallenge, AuthFuture, AuthRequest, Client, HttpAuth};
+use toolshape::client::{AuthChallenge, AuthFuture, AuthRequest, Client, HttpAuth, Negotiation};
+use toolshape::protocol::ProtocolVersion;
 
 use http_support::{Probe, server};
 
@@ -140,4 +141,91 @@ async fn a_hook_that_never_gets_credentials_is_stopped() {
     let challenges = tokens.challenges.load(Ordering::SeqCst);
     assert!((3..=12).contains(&challenges), "{challenges} challenges");
     assert_eq!(refused.load(Ordering::SeqCst), challenges + challenges / 3);
+}
+
+/// Headers given once (`ClientBuilder::http_headers`) go with every request
+/// of the connection: the handshake, the calls, the session's stream and its
+/// end; without them the server's 401 is the caller's; the transport's own
+/// headers cannot be given so; a hook's credentials win over them.
+#[tokio::test]
+async fn fixed_headers_go_with_every_request() {
+    let (url, refused) = serve_guarded().await;
+    let fixed = |token: &str| {
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", HeaderValue::from_str(token).unwrap());
+        headers.insert("x-tenant", HeaderValue::from_static("acme"));
+        headers
+    };
+    // A session (its GET stream, its DELETE at the end) and a stateless client.
+    for negotiation in [
+        Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+        Negotiation::Pinned(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = Client::builder()
+            .negotiation(negotiation)
+            .http_headers(fixed("Bearer good"))
+            .connect_http(&url)
+            .await
+            .unwrap();
+        let result = client
+            .call_tool("echo", json!({"text": "hi"}).as_object().cloned())
+            .await
+            .unwrap();
+        assert!(!result.is_error, "{result:?}");
+        client.close(std::time::Duration::from_secs(2)).await;
+    }
+    assert_eq!(refused.load(Ordering::SeqCst), 0);
+    let client = Client::builder()
+        .http_headers(fixed("Bearer good"))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("echo", json!({"text": "hi"}).as_object().cloned())
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{result:?}");
+    client.close(std::time::Duration::from_secs(2)).await;
+    assert_eq!(refused.load(Ordering::SeqCst), 0);
+
+    let error = Client::builder()
+        .http_headers(fixed("Bearer stale"))
+        .connect_http(&url)
+        .await
+        .expect_err("refused");
+    assert!(error.to_string().contains("401"), "{error}");
+    assert!(refused.load(Ordering::SeqCst) > 0);
+
+    for name in [
+        "mcp-session-id",
+        "MCP-Protocol-Version",
+        "content-type",
+        "host",
+    ] {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_static("x"),
+        );
+        let error = Client::builder()
+            .http_headers(headers)
+            .connect_http(&url)
+            .await
+            .expect_err("the transport's header");
+        let message = error.to_string();
+        assert!(message.contains(&name.to_ascii_lowercase()), "{message}");
+    }
+
+    let tokens = Arc::new(Tokens {
+        good: true.into(),
+        learns: false,
+        challenges: AtomicUsize::new(0),
+    });
+    let client = Client::builder()
+        .http_headers(fixed("Bearer stale"))
+        .http_auth(tokens as Arc<dyn HttpAuth>)
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert!(!client.list_tools().await.unwrap().is_empty());
 }

@@ -14,6 +14,7 @@ use toolshape::protocol::asks::Root;
 use toolshape_auth::client::OAuthClient;
 use toolshape_proxy::UpstreamSpec;
 
+use super::headers::{FixedHeader, header_map, parse_header};
 use super::oauth::OAuthArgs;
 
 /// Exit codes of the client commands (documented in `--help` and the README).
@@ -80,6 +81,12 @@ pub(crate) struct McpServerArgs {
     /// instead of starting a server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     url: Option<String>,
+    /// With --url: send this header with every request (`Name: value`,
+    /// repeatable), e.g. `Authorization: Bearer ${TOKEN}` or an API key;
+    /// `${NAME}` is replaced with that environment variable's value, so a
+    /// secret need not be on the command line. With a header, no OAuth.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url", value_parser = parse_header)]
+    headers: Vec<FixedHeader>,
     /// Offer the server this folder (a path, or a file:// URI) as a root
     /// (repeatable): a server that works where its client says (the
     /// filesystem server) may use it. `toolshape proxy` answers the
@@ -130,6 +137,13 @@ impl McpServerArgs {
             builder = builder.roots(self.roots.clone());
         }
         if let Some(url) = &self.url {
+            if !self.headers.is_empty() {
+                // The headers carry the credentials: a 401 is the caller's.
+                return Ok((
+                    builder.http_headers(header_map(&self.headers)),
+                    UpstreamSpec::Url(url.clone()),
+                ));
+            }
             let oauth = self
                 .authorized
                 .get_or_try_init(|| authorize(&self.oauth, url))
@@ -139,6 +153,9 @@ impl McpServerArgs {
                 None => builder,
             };
             return Ok((builder, UpstreamSpec::Url(url.clone())));
+        }
+        if !self.headers.is_empty() {
+            return Err((exit::USAGE, "--header is for a server at a --url".into()));
         }
         let Some(command) = ServerCommand::from_argv(&self.command) else {
             return Err((

@@ -6,6 +6,7 @@ pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod connect;
 pub(crate) mod fronts;
+pub(crate) mod headers;
 pub(crate) mod oauth;
 pub(crate) mod otc;
 pub(crate) mod proxy;

@@ -142,6 +142,14 @@ pub enum TransportError {
     /// A stream ended before the answer arrived.
     #[error("{0}")]
     Interrupted(&'static str),
+    /// A header given for every HTTP request is one the transport sets itself.
+    #[error("the header {name} cannot be given: {reason}")]
+    Header {
+        /// The header's name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
 }
 
 impl ClientError {

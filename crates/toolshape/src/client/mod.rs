@@ -270,7 +270,7 @@ pub struct ClientBuilder {
     hooks: Hooks,
     handlers: Handlers,
     #[cfg(feature = "client-http")]
-    http_auth: Option<Arc<dyn HttpAuth>>,
+    http: http::HttpExtras,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -296,7 +296,7 @@ impl Default for ClientBuilder {
             hooks: Hooks::default(),
             handlers: Handlers::default(),
             #[cfg(feature = "client-http")]
-            http_auth: None,
+            http: http::HttpExtras::default(),
         }
     }
 }
@@ -413,7 +413,23 @@ impl ClientBuilder {
     #[cfg(feature = "client-http")]
     #[must_use]
     pub fn http_auth(mut self, auth: Arc<dyn HttpAuth>) -> Self {
-        self.http_auth = Some(auth);
+        self.http.auth = Some(auth);
+        self
+    }
+
+    /// Sends `headers` with every HTTP request: the fixed credential a
+    /// server may want instead of OAuth (an API key header, a static
+    /// `Authorization: Bearer ...`), or any header a gateway in the way
+    /// needs. Their values are marked sensitive (left out of logs and
+    /// debug output). The headers the transport sets itself (`Content-Type`,
+    /// `Accept`, `Last-Event-ID`, every `Mcp-*` header,
+    /// `MCP-Protocol-Version`, the hop-by-hop ones) cannot be given so:
+    /// connecting fails naming the header. An [`http_auth`](Self::http_auth)
+    /// hook's headers replace these where both set one.
+    #[cfg(feature = "client-http")]
+    #[must_use]
+    pub fn http_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {
+        self.http.headers = headers;
         self
     }
 
@@ -455,7 +471,7 @@ impl ClientBuilder {
         let peer = http::connect(
             parsed,
             self.options.max_message_bytes,
-            self.http_auth.clone(),
+            self.http.clone(),
             self.handlers.clone(),
             self.hooks.on_message.clone(),
         )?;

@@ -27,18 +27,29 @@ use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing};
 use super::peer::{Peer, Received};
 
+/// What an HTTP connection sends besides the messages: a hook's
+/// credentials, and headers for every request.
+#[derive(Clone, Default)]
+pub(crate) struct HttpExtras {
+    pub(crate) auth: Option<Arc<dyn HttpAuth>>,
+    pub(crate) headers: HeaderMap,
+}
+
 /// Connects a new [`Peer`] to the MCP endpoint at `url`.
 pub(crate) fn connect(
     url: reqwest::Url,
     max_message_bytes: usize,
-    auth: Option<Arc<dyn HttpAuth>>,
+    extras: HttpExtras,
     handlers: Handlers,
     observer: Option<MessageObserver>,
 ) -> Result<Arc<Peer>, ClientError> {
+    let HttpExtras { auth, headers } = extras;
+    let headers = fixed_headers(headers)?;
     // Keep-alive probes: a long-lived stream over a connection that died
     // without a word ends instead of waiting for good.
     let http = reqwest::Client::builder()
         .tcp_keepalive(std::time::Duration::from_secs(30))
+        .default_headers(headers)
         .build()
         .map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
@@ -55,6 +66,46 @@ pub(crate) fn connect(
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
+}
+
+/// The headers given for every request, their values marked sensitive (a
+/// key or a token: never shown), or the first one the transport sets itself.
+fn fixed_headers(mut headers: HeaderMap) -> Result<HeaderMap, ClientError> {
+    for (name, value) in &mut headers {
+        if let Some(reason) = transport_header(name) {
+            return Err(TransportError::Header {
+                name: name.as_str().to_owned(),
+                reason,
+            }
+            .into());
+        }
+        value.set_sensitive(true);
+    }
+    Ok(headers)
+}
+
+/// Why `name` is the transport's to set, if it is.
+fn transport_header(name: &HeaderName) -> Option<&'static str> {
+    const HOP_BY_HOP: [&str; 8] = [
+        "connection",
+        "content-length",
+        "host",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "transfer-encoding",
+        "upgrade",
+    ];
+    let name = name.as_str();
+    if name == "content-type" || name == "accept" || name == "last-event-id" {
+        Some("the transport sets it per message")
+    } else if name.starts_with("mcp-") {
+        Some("the MCP headers are the transport's")
+    } else if HOP_BY_HOP.contains(&name) {
+        Some("the HTTP client sets it")
+    } else {
+        None
+    }
 }
 
 #[derive(Clone)]
