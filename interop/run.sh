@@ -9,6 +9,8 @@
 #   *-url[-proxy]  URL-mode elicitation against `test_server --url-elicitation`, directly and through
 #                  `toolshape proxy --protocol 2025-11-25`: on 2025-11-25 (python-url-legacy, typescript-url)
 #                  its completion and the -32042 error; on 2026-07-28 (python-url-modern) in rounds
+#   python-roots-*[-proxy]  roots asked outside any request by `test_server --roots-at-start`, directly and
+#                  through `toolshape proxy` (stdio its only front: its one client is asked; `--root`)
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -83,4 +85,9 @@ run_mode typescript-url "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BI
 run_mode python-url-legacy-proxy "$py" "$here/python/url.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode python-url-modern-proxy "$py" "$here/python/url.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-url-proxy "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+# Roots asked outside any request (right after the handshake), against `test_server --roots-at-start`.
+run_mode python-roots-legacy "$py" "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN"
+run_mode python-roots-modern "$py" "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN"
+run_mode python-roots-legacy-proxy "$py" "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-roots-modern-proxy "$py" "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status

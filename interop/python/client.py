@@ -457,6 +457,19 @@ def main() -> int:
     return report(label, lambda r: run(r, args.mode, args.server, args.page_size, args.via_proxy))
 
 
+def harness_main(doc: str, kind: str, binary: str, run) -> int:
+    """The command line of a harness-server script (surface, url, roots): `--mode legacy|modern`,
+    `--server PATH` (default: the debug `binary`), `--via-proxy TOOLSHAPE`; runs
+    `run(runner, mode, server, proxy)` and reports as `python-<kind>-<mode>[-proxy]`."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--mode", choices=["legacy", "modern"], required=True)
+    ap.add_argument("--server", default=str(INTEROP.parent / "target/debug" / binary))
+    ap.add_argument("--via-proxy", metavar="TOOLSHAPE", default=None)
+    args = ap.parse_args()
+    label = f"python-{kind}-{args.mode}" + ("-proxy" if args.via_proxy else "")
+    return report(label, lambda r: run(r, args.mode, args.server, args.via_proxy))
+
+
 def report(label: str, checks) -> int:
     """Runs `checks(runner)`, counts a crash as one failure, prints the summary, returns the exit code."""
     r = Runner(label)

@@ -25,7 +25,6 @@ any failure.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -34,7 +33,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from client import INTEROP, Failed, Runner, expect, report  # noqa: E402  (the same runner and checks)
+from client import Failed, Runner, expect, harness_main  # noqa: E402  (the same runner and checks)
 
 URL_ELICITATION_REQUIRED = -32042
 
@@ -129,13 +128,7 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mode", choices=["legacy", "modern"], required=True)
-    ap.add_argument("--server", default=str(INTEROP.parent / "target/debug/test_server"))
-    ap.add_argument("--via-proxy", metavar="TOOLSHAPE", default=None)
-    args = ap.parse_args()
-    label = f"python-url-{args.mode}" + ("-proxy" if args.via_proxy else "")
-    return report(label, lambda r: run(r, args.mode, args.server, args.via_proxy))
+    return harness_main(__doc__, "url", "test_server", run)
 
 
 if __name__ == "__main__":

@@ -16,4 +16,5 @@
 pub mod asking;
 pub mod changing;
 pub mod conformance;
+pub mod early_roots;
 pub mod url_elicitation;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use toolshape::ConnectedClient;
 use toolshape::protocol::LoggingLevel;
 use toolshape::protocol::asks::Root;
 
@@ -120,6 +121,14 @@ pub struct ProxyOptions {
     /// (the official filesystem server asks at start-up): the operator
     /// decides what it may see, whatever the proxy's clients offer.
     pub roots: Option<Vec<Root>>,
+    /// The proxy's one client, when it has only one (its stdio front alone;
+    /// give the same handle to `ServerBuilder::connected_client`): the
+    /// upstream's questions outside any call (the filesystem server asks
+    /// for the roots right after its handshake) go to it, once it has
+    /// finished its own handshake (waited for up to 30 s: the upstream
+    /// starts first). `None` (the default, and with several clients): they
+    /// are refused, no client being the one they are about.
+    pub sole_client: Option<ConnectedClient>,
 }
 
 impl Default for ProxyOptions {
@@ -140,6 +149,7 @@ impl Default for ProxyOptions {
             upstream_log_level: Some(LoggingLevel::Info),
             relay_asks: true,
             roots: None,
+            sole_client: None,
         }
     }
 }

@@ -53,7 +53,7 @@ mod transport;
 
 pub use prompt::{Prompt, PromptRegistry};
 pub use resource::{Resource, ResourceTemplate};
-pub use server::{BuildError, Server, ServerBuilder, ServerOptions};
+pub use server::{BuildError, ConnectedClient, Server, ServerBuilder, ServerOptions};
 #[cfg(feature = "server-http")]
 pub use server::{HttpOptions, RefusedOrigin, check_host_and_origin, serve_router};
 pub use tool::{

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::Args;
 use toolshape::protocol::LoggingLevel;
-use toolshape::{Server, ServerOptions};
+use toolshape::{ConnectedClient, Server, ServerOptions};
 use toolshape_proxy::{
     AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyOptions, RateLimit, ToolFilter,
 };
@@ -169,10 +169,14 @@ impl ProxyArgs {
 }
 
 pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
-    let options = match args.options() {
+    let mut options = match args.options() {
         Ok(options) => options,
         Err(message) => return super::connect::fail("proxy", (2, message)),
     };
+    // Served over stdio alone, the proxy has one client: the upstream's
+    // questions outside any call are that client's.
+    let sole_client = args.stdio_only().then(ConnectedClient::new);
+    options.sole_client.clone_from(&sole_client);
     let (builder, upstream) = match args.upstream.upstream().await {
         Ok(upstream) => upstream,
         Err(failure) => return super::connect::fail("proxy", failure),
@@ -187,9 +191,12 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     server_options.call_timeout = Some(longest_call + Duration::from_secs(5));
     server_options.max_in_flight = args.max_in_flight.max(1);
     server_options.page_size = args.page_size.max(1);
-    let builder = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("toolshape-proxy", env!("CARGO_PKG_VERSION"))
         .title("toolshape proxy")
         .options(server_options);
+    if let Some(sole_client) = sole_client {
+        builder = builder.connected_client(sole_client);
+    }
     let server = proxy.add_to(builder).build();
     let server = match server {
         Ok(server) => server,

@@ -6,7 +6,7 @@
 //! cargo run -p toolshape-harness --bin test_server -- \
 //!     [--page-size N] [--call-timeout-ms MS] [--max-message-bytes BYTES] \
 //!     [--write-stall-timeout-ms MS] [--current-thread] [--asking-surface] [--changing] \
-//!     [--url-elicitation]
+//!     [--url-elicitation] [--roots-at-start]
 //! ```
 //!
 //! Each valued flag can also be set through the environment:
@@ -18,7 +18,9 @@
 //! server has tools only. `--changing` adds two resources and tools that
 //! announce changes (`toolshape_harness::changing`). `--url-elicitation`
 //! adds tools that send the user to a URL and announce the visit complete
-//! (`toolshape_harness::url_elicitation`). Logs go to stderr (`RUST_LOG`, default `warn`).
+//! (`toolshape_harness::url_elicitation`). `--roots-at-start` asks the
+//! client's roots as soon as it can be asked, outside any request
+//! (`toolshape_harness::early_roots`). Logs go to stderr (`RUST_LOG`, default `warn`).
 //!
 //! Besides the tools below, `block` blocks its thread for `ms` (a
 //! [`Tool::typed_blocking`] tool), and `burst` answers with `n` progress
@@ -240,7 +242,7 @@ fn setting(args: &[String], flag: &str, env: &str) -> Result<Option<u64>, String
 }
 
 fn options() -> Result<ServerOptions, String> {
-    const FLAGS: [&str; 8] = [
+    const FLAGS: [&str; 9] = [
         "--page-size",
         "--call-timeout-ms",
         "--max-message-bytes",
@@ -249,6 +251,7 @@ fn options() -> Result<ServerOptions, String> {
         "--asking-surface",
         "--changing",
         "--url-elicitation",
+        "--roots-at-start",
     ];
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -258,6 +261,7 @@ fn options() -> Result<ServerOptions, String> {
                 "--asking-surface",
                 "--changing",
                 "--url-elicitation",
+                "--roots-at-start",
             ]
             .contains(&arg.as_str())
         })
@@ -339,6 +343,9 @@ async fn serve() -> ExitCode {
     }
     if std::env::args().any(|arg| arg == "--url-elicitation") {
         builder = toolshape_harness::url_elicitation::serve_url_elicitation(builder);
+    }
+    if std::env::args().any(|arg| arg == "--roots-at-start") {
+        builder = toolshape_harness::early_roots::serve_roots_at_start(builder);
     }
     let built = builder.build();
     let server = match built {

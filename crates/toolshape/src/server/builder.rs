@@ -25,6 +25,7 @@ pub struct ServerBuilder {
     registry: Option<ToolRegistry>,
     resource_events: Option<ResourceEvents>,
     url_elicitations: Option<crate::tool::UrlElicitations>,
+    connected_client: Option<super::ConnectedClient>,
     prompt_registry: Option<PromptRegistry>,
     template_registry: Option<ResourceTemplateRegistry>,
     options: ServerOptions,
@@ -65,6 +66,7 @@ impl ServerBuilder {
             registry: None,
             resource_events: None,
             url_elicitations: None,
+            connected_client: None,
             prompt_registry: None,
             template_registry: None,
             options: ServerOptions::default(),
@@ -208,6 +210,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Tells `client` when the client of the server's stdio connection
+    /// (or of the latest connection [`Server::serve`] serves) can be asked
+    /// outside its requests: once it has finished a handshake. Nothing is
+    /// told without it.
+    pub fn connected_client(mut self, client: super::ConnectedClient) -> Self {
+        self.connected_client = Some(client);
+        self
+    }
+
     /// Registers every tool added and builds the server; fails, naming each
     /// tool and why, when any could not be registered (and then registers none).
     pub fn build(self) -> Result<Server, BuildError> {
@@ -267,6 +278,7 @@ impl ServerBuilder {
                 announces_prompt_changes,
                 resource_events: self.resource_events.unwrap_or_default(),
                 url_elicitations: self.url_elicitations.unwrap_or_default(),
+                connected_client: self.connected_client,
             }),
         })
     }

@@ -31,6 +31,21 @@ struct Connection {
     calls: JoinSet<()>,
     /// Its 2026-07-28 `subscriptions/listen` streams.
     listens: Listens,
+    /// What the server's [`ConnectedClient`](super::ConnectedClient) was
+    /// told about this connection's client.
+    told_client: Told,
+}
+
+/// What a [`ConnectedClient`](super::ConnectedClient) was told about a
+/// connection's client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Told {
+    Nothing,
+    /// That it takes no request outside its own: its first request was a
+    /// 2026-07-28 one (a client that probes so and then makes a handshake
+    /// is told ready after it).
+    Unaskable,
+    Ready,
 }
 
 pub(crate) async fn serve<R, W>(
@@ -81,6 +96,7 @@ where
         in_flight: Arc::default(),
         calls: JoinSet::new(),
         listens: Listens::default(),
+        told_client: Told::Nothing,
     };
 
     let mut write_failed = None;
@@ -128,6 +144,11 @@ where
         }
     }
 
+    // No answer to the server's own requests can come any more.
+    connection.session.requests.abandon_all();
+    if let Some(client) = &connection.shared.connected_client {
+        client.unaskable();
+    }
     watcher.abort();
     if let Some(prompt_watcher) = prompt_watcher {
         prompt_watcher.abort();
@@ -236,6 +257,9 @@ impl Connection {
                 {
                     self.listens.cancel(&cancelled);
                 }
+                if self.told_client != Told::Ready && self.session.is_initialized() {
+                    self.tell_client(true);
+                }
                 true
             }
             Incoming::Response(response) => {
@@ -248,7 +272,36 @@ impl Connection {
         }
     }
 
+    /// Tells the server's [`ConnectedClient`](super::ConnectedClient) that
+    /// this connection's client can be asked outside its requests (it
+    /// finished its handshake), or that it cannot (it speaks 2026-07-28).
+    fn tell_client(&mut self, askable: bool) {
+        let Some(client) = &self.shared.connected_client else {
+            return;
+        };
+        if !askable {
+            self.told_client = Told::Unaskable;
+            return client.unaskable();
+        }
+        self.told_client = Told::Ready;
+        let asking = super::asking::over_session(
+            self.session.client_capabilities(),
+            Arc::clone(&self.session.requests),
+            Some(self.outbox.clone()),
+            self.shared.options.ask_timeout,
+        );
+        let context = crate::tool::ToolContext::default()
+            .with_caller(self.session.caller().cloned())
+            .with_asking(Some(asking.context));
+        client.ready(context);
+    }
+
     async fn request(&mut self, request: ParsedRequest) -> bool {
+        if self.told_client == Told::Nothing && request.meta.protocol_version.is_some() {
+            // A 2026-07-28 request: its client takes no request of ours
+            // outside its own.
+            self.tell_client(false);
+        }
         if let KnownRequest::Listen(params) = &request.body {
             return self.listen(&request, params).await;
         }

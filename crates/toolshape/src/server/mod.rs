@@ -4,6 +4,7 @@
 mod asking;
 mod builder;
 mod call;
+mod connected_client;
 mod connection;
 mod dispatch;
 #[cfg(feature = "server-http")]
@@ -30,6 +31,7 @@ use toolshape_protocol::Implementation;
 use crate::tool::ToolRegistry;
 
 pub use builder::{BuildError, ServerBuilder};
+pub use connected_client::ConnectedClient;
 #[cfg(feature = "server-http")]
 pub use http::{HttpOptions, RefusedOrigin, check_host_and_origin, serve_router};
 pub use options::ServerOptions;
@@ -63,6 +65,9 @@ pub(crate) struct Shared {
     pub(crate) resource_events: crate::resource::ResourceEvents,
     /// Where the completions of URL-mode elicitations are announced.
     pub(crate) url_elicitations: crate::tool::UrlElicitations,
+    /// Told when a byte-stream connection's client can be asked outside
+    /// its requests ([`ServerBuilder::connected_client`]).
+    pub(crate) connected_client: Option<ConnectedClient>,
     /// Whether its resources capability says `listChanged` (the builder was
     /// given [`ServerBuilder::resource_events`]).
     pub(crate) announces_resource_changes: bool,

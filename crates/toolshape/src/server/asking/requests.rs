@@ -75,6 +75,12 @@ impl ServerRequests {
         }
     }
 
+    /// Gives up every request still waiting on the peer (its input ended:
+    /// no answer can come): each asker gets an error at once.
+    pub(crate) fn abandon_all(&self) {
+        self.pending().clear();
+    }
+
     /// Sends `ask` to the peer through `outbox` and waits for its answer.
     pub(crate) async fn ask(&self, outbox: &Outbox, ask: &Ask) -> Result<Value, AskError> {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;

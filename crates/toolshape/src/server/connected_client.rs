@@ -1,0 +1,84 @@
+//! [`ConnectedClient`]: the client of a server's stdio connection, for
+//! asking it outside any request (a gateway passes on the questions its own
+//! upstream asks outside any call: roots right after the handshake).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::tool::ToolContext;
+
+/// Where the stdio connection's client stands.
+#[derive(Debug, Clone, Default)]
+enum Standing {
+    /// No client yet, or one still in its handshake.
+    #[default]
+    Waiting,
+    /// A handshake client, initialized: it can be asked.
+    Ready(ToolContext),
+    /// A 2026-07-28 client (no request of the server's outside its own
+    /// requests), or the connection ended.
+    Unaskable,
+}
+
+/// The client of a server's stdio connection (or of the latest connection
+/// it serves with [`Server::serve`](crate::Server::serve)), for asking it
+/// outside any request: its roots, the user, its model, with the
+/// [`ToolContext`] [`ConnectedClient::connected`] gives (`roots`,
+/// `elicit_form`, `sample`...), within the server's `ask_timeout`.
+///
+/// Only a handshake-revision client (2025-11-25 and before) can be asked
+/// so, once it has sent `notifications/initialized`: a 2026-07-28 client
+/// takes questions only in the results of its own requests. Give the same
+/// handle to [`ServerBuilder::connected_client`](crate::ServerBuilder::connected_client);
+/// cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ConnectedClient {
+    standing: Arc<watch::Sender<Standing>>,
+}
+
+impl Default for ConnectedClient {
+    fn default() -> Self {
+        ConnectedClient::new()
+    }
+}
+
+impl ConnectedClient {
+    /// A handle no connection has told of yet.
+    pub fn new() -> Self {
+        ConnectedClient {
+            standing: Arc::new(watch::Sender::new(Standing::Waiting)),
+        }
+    }
+
+    /// The client, once it can be asked, waiting for its handshake at most
+    /// `wait`; `None` when none came in time, when it speaks 2026-07-28, or
+    /// when its connection has ended.
+    pub async fn connected(&self, wait: Duration) -> Option<ToolContext> {
+        let mut standing = self.standing.subscribe();
+        let settled = tokio::time::timeout(
+            wait,
+            standing.wait_for(|standing| !matches!(standing, Standing::Waiting)),
+        )
+        .await;
+        match settled {
+            Ok(Ok(standing)) => match &*standing {
+                Standing::Ready(context) => Some(context.clone()),
+                Standing::Waiting | Standing::Unaskable => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A connection's client finished its handshake: `context` asks it.
+    pub(crate) fn ready(&self, context: ToolContext) {
+        self.standing.send_replace(Standing::Ready(context));
+    }
+
+    /// A connection's client cannot be asked outside its requests (it
+    /// speaks 2026-07-28), or its connection ended.
+    pub(crate) fn unaskable(&self) {
+        self.standing.send_replace(Standing::Unaskable);
+    }
+}
