@@ -86,8 +86,8 @@ run_mode python-url-legacy-proxy "$py" "$here/python/url.py" --mode legacy --ser
 run_mode python-url-modern-proxy "$py" "$here/python/url.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-url-proxy "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 # Roots asked outside any request (right after the handshake), against `test_server --roots-at-start`.
-run_mode python-roots-legacy "$py" "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN"
-run_mode python-roots-modern "$py" "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN"
-run_mode python-roots-legacy-proxy "$py" "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
-run_mode python-roots-modern-proxy "$py" "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-roots-legacy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN"
+run_mode python-roots-modern "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN"
+run_mode python-roots-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-roots-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status

@@ -9,10 +9,11 @@ outside any request, as the official filesystem server does), and its `roots_at_
 what it learnt.
 
 legacy  `Client(..., mode="legacy")`, 2025-11-25, with a `list_roots_callback`: the server learns
-        the client's roots (the callback runs once). Through the proxy (--via-proxy: `TOOLSHAPE
+        the client's roots (the callback runs once); the roots change, the client says so
+        (`send_roots_list_changed`) and the server learns the new ones. Through the proxy (--via-proxy: `TOOLSHAPE
         proxy -- test_server --roots-at-start`, stdio its only front, so one client) the
         upstream's question, asked before the client even connected, waits for the client's
-        handshake and reaches it; with `proxy --root DIR` the upstream learns the operator's
+        handshake and reaches it, and so does the change; with `proxy --root DIR` the upstream learns the operator's
         folder instead and the client is never asked.
 modern  `Client(..., mode="auto")`, 2026-07-28: a client that takes no request outside its own;
         through the proxy the upstream's question is refused at once, naming the revision.
@@ -35,21 +36,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from client import Runner, expect, harness_main  # noqa: E402  (the same runner and checks)
 
 CLIENT_ROOT = "file:///work/interop-client"
+LATER_ROOT = "file:///work/interop-later"
 
 
-async def learnt(params: StdioServerParameters, connect_mode: str) -> tuple[types.CallToolResult, int]:
-    """Calls `roots_at_start` once over a fresh connection; the result, and how often the client was asked."""
+async def learnt(params: StdioServerParameters, connect_mode: str,
+                 changed: str | None = None) -> tuple[list[types.CallToolResult], int]:
+    """Calls `roots_at_start` over a fresh connection; with `changed`, the client's roots then
+    become that URI, the client says so (`send_roots_list_changed`) and calls again for the second
+    asking. The results, and how often the client was asked."""
     asked = 0
+    roots = [CLIENT_ROOT]
 
     async def on_roots(_context):
         nonlocal asked
         asked += 1
-        return types.ListRootsResult(roots=[types.Root(uri=CLIENT_ROOT, name="client")])
+        return types.ListRootsResult(roots=[types.Root(uri=uri) for uri in roots])
 
     async with Client(params, mode=connect_mode, read_timeout_seconds=60,
                       list_roots_callback=on_roots) as client:
-        res = await client.call_tool("roots_at_start", {})
-        return res, asked
+        results = [await client.call_tool("roots_at_start", {})]
+        if changed is not None:
+            roots = [changed]
+            await client.send_roots_list_changed()
+            results.append(await client.call_tool("roots_at_start", {"asked": 2}))
+        return results, asked
 
 
 async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> None:
@@ -65,27 +75,32 @@ async def run(r: Runner, mode: str, server: str, proxy: str | None = None) -> No
 
     if mode == "legacy":
         async def client_roots():
-            res, asked = await learnt(params, connect_mode)
-            expect(not res.is_error, f"isError: {res.content!r}")
-            expect(res.structured_content == {"roots": [CLIENT_ROOT]}, f"structured {res.structured_content!r}")
-            expect(asked == 1, f"the client was asked {asked} times")
+            [first, second], asked = await learnt(params, connect_mode, changed=LATER_ROOT)
+            expect(not first.is_error, f"isError: {first.content!r}")
+            expect((first.structured_content or {}).get("roots") == [CLIENT_ROOT],
+                   f"structured {first.structured_content!r}")
+            expect(not second.is_error and (second.structured_content or {}).get("roots") == [LATER_ROOT],
+                   f"after the change: {second!r}")
+            expect(asked == 2, f"the client was asked {asked} times")
 
-        await r.check("roots_at_start: the client's roots, asked outside any request", client_roots)
+        await r.check("roots_at_start: the client's roots, asked outside any request, and again once "
+                      "the client said they changed", client_roots)
 
         if proxy is not None:
             with tempfile.TemporaryDirectory() as folder:
                 operator = Path(folder).resolve().as_uri()
 
                 async def operator_roots():
-                    res, asked = await learnt(proxied("--root", folder), connect_mode)
+                    [res], asked = await learnt(proxied("--root", folder), connect_mode)
                     expect(not res.is_error, f"isError: {res.content!r}")
-                    expect(res.structured_content == {"roots": [operator]}, f"structured {res.structured_content!r}")
+                    expect((res.structured_content or {}).get("roots") == [operator],
+                           f"structured {res.structured_content!r}")
                     expect(asked == 0, f"the client was asked {asked} times")
 
                 await r.check("proxy --root: the operator's folder, the client never asked", operator_roots)
     else:
         async def refused():
-            res, asked = await learnt(params, connect_mode)
+            [res], asked = await learnt(params, connect_mode)
             expect(res.is_error, f"no error: {res.structured_content!r}")
             text = " ".join(getattr(block, "text", "") for block in res.content)
             expect("2026-07-28" in text or "outside its requests" in text, f"text {text!r}")

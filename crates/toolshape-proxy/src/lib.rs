@@ -120,6 +120,11 @@ impl Proxy {
             options.upstreams,
             options.upstream_log_level,
             elicitations.clone(),
+            options
+                .sole_client
+                .as_ref()
+                .filter(|_| options.relay_asks && options.roots.is_none())
+                .map(toolshape::ConnectedClient::roots_changes),
         )
         .await
         .map_err(ProxyError::Upstream)?;

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use toolshape::client::{Client, ClientBuilder, ClientError, ServerCommand};
 use toolshape::protocol::LoggingLevel;
 use toolshape::tool::UrlElicitations;
@@ -37,6 +37,10 @@ pub(crate) struct Upstream {
     /// Where the completions of the upstream's URL-mode elicitations are
     /// passed on, from every connection.
     elicitations: UrlElicitations,
+    /// The proxy's sole client's roots changes, passed on to every
+    /// connection (`notifications/roots/list_changed`), when its roots
+    /// questions go to that client.
+    roots_changes: Option<watch::Receiver<u64>>,
     next: AtomicUsize,
     restarts: AtomicU64,
 }
@@ -93,6 +97,7 @@ impl Upstream {
         connections: usize,
         log_level: Option<LoggingLevel>,
         elicitations: UrlElicitations,
+        roots_changes: Option<watch::Receiver<u64>>,
     ) -> Result<Upstream, ClientError> {
         let slots = (0..connections.max(1))
             .map(|_| Slot {
@@ -106,6 +111,7 @@ impl Upstream {
             slots,
             log_level,
             elicitations,
+            roots_changes,
             next: AtomicUsize::new(0),
             restarts: AtomicU64::new(0),
         };
@@ -173,6 +179,9 @@ impl Upstream {
                     client.elicitation_completions(),
                     self.elicitations.clone(),
                 ));
+                if let Some(changes) = &self.roots_changes {
+                    tokio::spawn(relay_roots_changes(changes.clone(), client.clone()));
+                }
                 self.ask_for_logs(&client, index).await;
                 backoff.connected_at = Some(Instant::now());
                 backoff.not_before = None;
@@ -230,6 +239,24 @@ async fn relay_completions(
                 );
             }
             Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Tells one connection each time the sole client's roots change (from
+/// now on), until either is gone.
+async fn relay_roots_changes(mut changes: watch::Receiver<u64>, client: Client) {
+    changes.borrow_and_update();
+    loop {
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() {
+                return;
+            },
+            () = client.closed() => return,
+        }
+        if let Err(error) = client.notify_roots_changed() {
+            tracing::debug!(%error, "the roots change could not be passed on");
+            return;
         }
     }
 }

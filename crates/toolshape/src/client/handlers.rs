@@ -26,6 +26,9 @@ pub(crate) struct Handlers {
     elicit_url: bool,
     sample: Option<Handler<CreateMessageParams, CreateMessageResult>>,
     roots: Option<Handler<(), Vec<Root>>>,
+    /// Whether the roots come from a handler, and so may change (fixed
+    /// ones, `ClientBuilder::roots`, do not).
+    roots_may_change: bool,
     /// Whether `roots` answers also about calls whose questions are relayed
     /// (`ClientBuilder::keep_roots`).
     keep_roots: bool,
@@ -67,6 +70,7 @@ impl Handlers {
         Fut: Future<Output = Result<Vec<Root>, ErrorObject>> + Send + 'static,
     {
         self.roots = Some(Arc::new(move |()| Box::pin(handler())));
+        self.roots_may_change = true;
     }
 
     pub(crate) fn set_roots(&mut self, roots: Vec<Root>) {
@@ -74,6 +78,7 @@ impl Handlers {
             let roots = roots.clone();
             async move { Ok(roots) }
         });
+        self.roots_may_change = false;
     }
 
     pub(crate) fn keep_roots(&mut self) {
@@ -108,6 +113,22 @@ impl Handlers {
         }
         if self.roots.is_some() {
             capabilities.roots = Some(Default::default());
+        }
+        capabilities
+    }
+
+    /// The capabilities declared in a handshake (`initialize`): these, with
+    /// roots from a handler declared as changing (`listChanged`, which
+    /// 2026-07-28 dropped; the client tells of a change with
+    /// `Client::notify_roots_changed`).
+    pub(crate) fn handshake_capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = self.capabilities();
+        if let Some(roots) = capabilities
+            .roots
+            .as_mut()
+            .filter(|_| self.roots_may_change)
+        {
+            roots.list_changed = Some(true);
         }
         capabilities
     }

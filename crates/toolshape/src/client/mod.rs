@@ -190,6 +190,23 @@ impl Client {
         self.inner.peer.tool_list_changes.subscribe()
     }
 
+    /// Tells the server that this client's roots changed
+    /// (`notifications/roots/list_changed`), so that it asks for them
+    /// again. Only a handshake revision has the notification: on
+    /// 2026-07-28, where a server asks for the roots within a request, it
+    /// sends nothing (`Ok(false)`). `Ok(true)`: sent.
+    pub fn notify_roots_changed(&self) -> Result<bool, ClientError> {
+        if self.inner.negotiated.version.is_stateless() {
+            return Ok(false);
+        }
+        self.inner.peer.notify(
+            toolshape_protocol::methods::ROOTS_LIST_CHANGED,
+            &Value::Object(serde_json::Map::new()),
+            self.route(),
+        )?;
+        Ok(true)
+    }
+
     /// A watch whose value counts the new sessions this client opened in
     /// place of ones the server ended (Streamable HTTP handshake sessions):
     /// resource subscriptions made on the old session must be made again.

@@ -163,7 +163,7 @@ async fn initialize(
 ) -> Result<Negotiated, ClientError> {
     let params = InitializeParams::new(
         version.as_str(),
-        peer.handlers.capabilities(),
+        peer.handlers.handshake_capabilities(),
         client.clone(),
     );
     let raw = peer

@@ -36,6 +36,8 @@ enum Standing {
 #[derive(Debug, Clone)]
 pub struct ConnectedClient {
     standing: Arc<watch::Sender<Standing>>,
+    /// Counts the client's `notifications/roots/list_changed`.
+    roots_changes: Arc<watch::Sender<u64>>,
 }
 
 impl Default for ConnectedClient {
@@ -49,6 +51,7 @@ impl ConnectedClient {
     pub fn new() -> Self {
         ConnectedClient {
             standing: Arc::new(watch::Sender::new(Standing::Waiting)),
+            roots_changes: Arc::new(watch::Sender::new(0)),
         }
     }
 
@@ -69,6 +72,19 @@ impl ConnectedClient {
             },
             _ => None,
         }
+    }
+
+    /// A watch whose value counts the client's
+    /// `notifications/roots/list_changed` (a handshake client's roots
+    /// changed): `changed().await` resolves at the next one; ask for the
+    /// roots again then.
+    pub fn roots_changes(&self) -> watch::Receiver<u64> {
+        self.roots_changes.subscribe()
+    }
+
+    /// The client said its roots changed.
+    pub(crate) fn roots_changed(&self) {
+        self.roots_changes.send_modify(|count| *count += 1);
     }
 
     /// A connection's client finished its handshake: `context` asks it.

@@ -260,6 +260,11 @@ impl Connection {
                 if self.told_client != Told::Ready && self.session.is_initialized() {
                     self.tell_client(true);
                 }
+                if notification.method == methods::ROOTS_LIST_CHANGED
+                    && let Some(client) = &self.shared.connected_client
+                {
+                    client.roots_changed();
+                }
                 true
             }
             Incoming::Response(response) => {
