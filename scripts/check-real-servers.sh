@@ -133,7 +133,9 @@ check git \
 # The filesystem server started without folders works in the roots its client offers, asked
 # right after the handshake, outside any call. Behind `toolshape proxy --root`, it gets the
 # proxy's roots (the caller offers another folder, which the server must not get); behind a
-# proxy without --root the question is refused and the server has no folder.
+# proxy without --root it gets the caller's (as the proxy's only client, asked once it has
+# connected; the server may still be reading them when the call comes, so that run checks only
+# that the proxy's folder is not there).
 allowed() { # proxy arguments... -> the filesystem server's allowed directories, through the proxy
   "$toolshape" call list_allowed_directories --root "$repo" --quiet-server -- \
     "$toolshape" proxy "$@" -- "$filesystem" 2>/dev/null || true

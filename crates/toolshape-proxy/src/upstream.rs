@@ -57,6 +57,34 @@ impl std::fmt::Debug for Upstream {
 struct Slot {
     live: Mutex<Option<Client>>,
     reconnect: tokio::sync::Mutex<Backoff>,
+    /// The task passing the sole client's roots changes to this slot's
+    /// connection (it holds the connection: ended with it, or with the
+    /// upstream).
+    roots_relay: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Slot {
+    /// Ends the roots relay to the previous connection, if any, and keeps `next`.
+    fn relay_roots(&self, next: Option<tokio::task::AbortHandle>) {
+        let previous = std::mem::replace(
+            &mut *self
+                .roots_relay
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            next,
+        );
+        if let Some(previous) = previous {
+            previous.abort();
+        }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        for slot in &self.slots {
+            slot.relay_roots(None);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -103,6 +131,7 @@ impl Upstream {
             .map(|_| Slot {
                 live: Mutex::new(None),
                 reconnect: tokio::sync::Mutex::new(Backoff::default()),
+                roots_relay: Mutex::new(None),
             })
             .collect();
         let upstream = Upstream {
@@ -180,7 +209,8 @@ impl Upstream {
                     self.elicitations.clone(),
                 ));
                 if let Some(changes) = &self.roots_changes {
-                    tokio::spawn(relay_roots_changes(changes.clone(), client.clone()));
+                    let relay = tokio::spawn(relay_roots_changes(changes.clone(), client.clone()));
+                    slot.relay_roots(Some(relay.abort_handle()));
                 }
                 self.ask_for_logs(&client, index).await;
                 backoff.connected_at = Some(Instant::now());

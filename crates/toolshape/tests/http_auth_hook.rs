@@ -184,6 +184,16 @@ async fn fixed_headers_go_with_every_request() {
     assert!(error.to_string().contains("401"), "{error}");
     assert!(refused.load(Ordering::SeqCst) > 0);
 
+    let mut twice = HeaderMap::new();
+    twice.append("x-api-key", HeaderValue::from_static("a"));
+    twice.append("x-api-key", HeaderValue::from_static("b"));
+    let error = Client::builder()
+        .http_headers(twice)
+        .connect_http(&url)
+        .await
+        .expect_err("a name twice");
+    assert!(error.to_string().contains("more than once"), "{error}");
+
     for name in [
         "mcp-session-id",
         "MCP-Protocol-Version",
@@ -216,4 +226,42 @@ async fn fixed_headers_go_with_every_request() {
         .await
         .unwrap();
     assert!(!client.list_tools().await.unwrap().is_empty());
+}
+
+/// A redirect to another origin is not followed when fixed headers go
+/// with the requests: the other origin never sees the key.
+#[tokio::test]
+async fn fixed_headers_never_follow_a_redirect_to_another_origin() {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    let elsewhere = axum::Router::new().fallback(move |request: Request| {
+        let counter = Arc::clone(&counter);
+        async move {
+            if request.headers().contains_key("x-api-key") {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+            StatusCode::NOT_FOUND
+        }
+    });
+    let other = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let target = format!("http://{}/mcp", other.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(other, elsewhere).await });
+    let redirecting = axum::Router::new().fallback(move || {
+        let target = target.clone();
+        async move { (StatusCode::TEMPORARY_REDIRECT, [("location", target)]) }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, redirecting).await });
+
+    let mut headers = HeaderMap::new();
+    headers.insert("x-api-key", HeaderValue::from_static("secret"));
+    let error = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .http_headers(headers)
+        .connect_http(&url)
+        .await
+        .expect_err("the redirect is not followed");
+    assert!(error.to_string().contains("307"), "{error}");
+    assert_eq!(seen.load(Ordering::SeqCst), 0);
 }

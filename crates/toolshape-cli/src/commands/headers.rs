@@ -20,7 +20,7 @@ impl std::fmt::Debug for FixedHeader {
     }
 }
 
-/// The headers as one map (a name given twice is sent twice).
+/// The headers as one map (a name given twice is refused when connecting).
 pub(crate) fn header_map(headers: &[FixedHeader]) -> HeaderMap {
     let mut map = HeaderMap::new();
     for header in headers {

@@ -117,6 +117,11 @@ impl Handlers {
         capabilities
     }
 
+    /// Whether the handshake declares roots that may change (`listChanged`).
+    pub(crate) fn announces_roots_changes(&self) -> bool {
+        self.roots.is_some() && self.roots_may_change
+    }
+
     /// The capabilities declared in a handshake (`initialize`): these, with
     /// roots from a handler declared as changing (`listChanged`, which
     /// 2026-07-28 dropped; the client tells of a change with

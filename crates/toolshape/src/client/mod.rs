@@ -192,11 +192,13 @@ impl Client {
 
     /// Tells the server that this client's roots changed
     /// (`notifications/roots/list_changed`), so that it asks for them
-    /// again. Only a handshake revision has the notification: on
-    /// 2026-07-28, where a server asks for the roots within a request, it
-    /// sends nothing (`Ok(false)`). `Ok(true)`: sent.
+    /// again. Sent only where the handshake declared roots that may change
+    /// (a roots handler, [`ClientBuilder::on_roots`]); 2026-07-28 has no
+    /// such notification (a server asks for the roots within a request).
+    /// `Ok(true)`: sent; `Ok(false)`: nothing to send.
     pub fn notify_roots_changed(&self) -> Result<bool, ClientError> {
-        if self.inner.negotiated.version.is_stateless() {
+        let declared = self.inner.peer.handlers.announces_roots_changes();
+        if self.inner.negotiated.version.is_stateless() || !declared {
             return Ok(false);
         }
         self.inner.peer.notify(
@@ -441,8 +443,10 @@ impl ClientBuilder {
     /// debug output). The headers the transport sets itself (`Content-Type`,
     /// `Accept`, `Last-Event-ID`, every `Mcp-*` header,
     /// `MCP-Protocol-Version`, the hop-by-hop ones) cannot be given so:
-    /// connecting fails naming the header. An [`http_auth`](Self::http_auth)
-    /// hook's headers replace these where both set one.
+    /// connecting fails naming the header, as it does for a name given
+    /// twice. An [`http_auth`](Self::http_auth) hook's headers replace
+    /// these where both set one. With such headers a redirect is followed
+    /// only within the endpoint's origin (another would get the key).
     #[cfg(feature = "client-http")]
     #[must_use]
     pub fn http_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {

@@ -9,17 +9,27 @@ use tokio::sync::watch;
 
 use crate::tool::ToolContext;
 
-/// Where the stdio connection's client stands.
+/// Where the stdio connection's client stands, and which connection said so.
 #[derive(Debug, Clone, Default)]
 enum Standing {
     /// No client yet, or one still in its handshake.
     #[default]
     Waiting,
     /// A handshake client, initialized: it can be asked.
-    Ready(ToolContext),
+    Ready(u64, ToolContext),
     /// A 2026-07-28 client (no request of the server's outside its own
     /// requests), or the connection ended.
-    Unaskable,
+    Unaskable(u64),
+}
+
+impl Standing {
+    /// The connection that said so.
+    fn told_by(&self) -> Option<u64> {
+        match self {
+            Standing::Waiting => None,
+            Standing::Ready(connection, _) | Standing::Unaskable(connection) => Some(*connection),
+        }
+    }
 }
 
 /// The client of a server's stdio connection (or of the latest connection
@@ -36,6 +46,8 @@ enum Standing {
 #[derive(Debug, Clone)]
 pub struct ConnectedClient {
     standing: Arc<watch::Sender<Standing>>,
+    /// Numbers the connections that tell it.
+    connections: Arc<std::sync::atomic::AtomicU64>,
     /// Counts the client's `notifications/roots/list_changed`.
     roots_changes: Arc<watch::Sender<u64>>,
 }
@@ -51,13 +63,15 @@ impl ConnectedClient {
     pub fn new() -> Self {
         ConnectedClient {
             standing: Arc::new(watch::Sender::new(Standing::Waiting)),
+            connections: Arc::default(),
             roots_changes: Arc::new(watch::Sender::new(0)),
         }
     }
 
     /// The client, once it can be asked, waiting for its handshake at most
     /// `wait`; `None` when none came in time, when it speaks 2026-07-28, or
-    /// when its connection has ended.
+    /// when its connection has ended. The context keeps the connection's
+    /// output open while it is held: drop it once the questions are asked.
     pub async fn connected(&self, wait: Duration) -> Option<ToolContext> {
         let mut standing = self.standing.subscribe();
         let settled = tokio::time::timeout(
@@ -67,8 +81,8 @@ impl ConnectedClient {
         .await;
         match settled {
             Ok(Ok(standing)) => match &*standing {
-                Standing::Ready(context) => Some(context.clone()),
-                Standing::Waiting | Standing::Unaskable => None,
+                Standing::Ready(_, context) => Some(context.clone()),
+                Standing::Waiting | Standing::Unaskable(_) => None,
             },
             _ => None,
         }
@@ -87,14 +101,35 @@ impl ConnectedClient {
         self.roots_changes.send_modify(|count| *count += 1);
     }
 
-    /// A connection's client finished its handshake: `context` asks it.
-    pub(crate) fn ready(&self, context: ToolContext) {
-        self.standing.send_replace(Standing::Ready(context));
+    /// A number for a new connection to tell with.
+    pub(crate) fn connection(&self) -> u64 {
+        self.connections
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// A connection's client cannot be asked outside its requests (it
-    /// speaks 2026-07-28), or its connection ended.
-    pub(crate) fn unaskable(&self) {
-        self.standing.send_replace(Standing::Unaskable);
+    /// The client of `connection` finished its handshake: `context` asks
+    /// it (until the connection ends: whoever keeps the context keeps the
+    /// connection's output open, so keep it no longer than a question).
+    pub(crate) fn ready(&self, connection: u64, context: ToolContext) {
+        self.standing
+            .send_replace(Standing::Ready(connection, context));
+    }
+
+    /// The client of `connection` cannot be asked outside its requests (it
+    /// speaks 2026-07-28).
+    pub(crate) fn unaskable(&self, connection: u64) {
+        self.standing.send_replace(Standing::Unaskable(connection));
+    }
+
+    /// `connection` ended: its client can no longer be asked, unless a
+    /// later connection has told otherwise since.
+    pub(crate) fn ended(&self, connection: u64) {
+        self.standing.send_if_modified(|standing| {
+            let ours = standing.told_by().is_none_or(|told| told == connection);
+            if ours {
+                *standing = Standing::Unaskable(connection);
+            }
+            ours
+        });
     }
 }

@@ -34,6 +34,8 @@ struct Connection {
     /// What the server's [`ConnectedClient`](super::ConnectedClient) was
     /// told about this connection's client.
     told_client: Told,
+    /// Its number for the [`ConnectedClient`](super::ConnectedClient).
+    number: u64,
 }
 
 /// What a [`ConnectedClient`](super::ConnectedClient) was told about a
@@ -89,6 +91,10 @@ where
         BufReader::with_capacity(64 * 1024, reader),
         shared.options.max_message_bytes,
     );
+    let number = shared
+        .connected_client
+        .as_ref()
+        .map_or(0, super::ConnectedClient::connection);
     let mut connection = Connection {
         shared,
         session,
@@ -97,6 +103,7 @@ where
         calls: JoinSet::new(),
         listens: Listens::default(),
         told_client: Told::Nothing,
+        number,
     };
 
     let mut write_failed = None;
@@ -144,11 +151,12 @@ where
         }
     }
 
-    // No answer to the server's own requests can come any more.
-    connection.session.requests.abandon_all();
+    // Nobody may ask this client any more; no answer to the server's own
+    // requests can come.
     if let Some(client) = &connection.shared.connected_client {
-        client.unaskable();
+        client.ended(connection.number);
     }
+    connection.session.requests.abandon_all();
     watcher.abort();
     if let Some(prompt_watcher) = prompt_watcher {
         prompt_watcher.abort();
@@ -286,7 +294,7 @@ impl Connection {
         };
         if !askable {
             self.told_client = Told::Unaskable;
-            return client.unaskable();
+            return client.unaskable(self.number);
         }
         self.told_client = Told::Ready;
         let asking = super::asking::over_session(
@@ -298,7 +306,7 @@ impl Connection {
         let context = crate::tool::ToolContext::default()
             .with_caller(self.session.caller().cloned())
             .with_asking(Some(asking.context));
-        client.ready(context);
+        client.ready(self.number, context);
     }
 
     async fn request(&mut self, request: ParsedRequest) -> bool {

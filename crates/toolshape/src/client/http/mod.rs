@@ -47,11 +47,16 @@ pub(crate) fn connect(
     let headers = fixed_headers(headers)?;
     // Keep-alive probes: a long-lived stream over a connection that died
     // without a word ends instead of waiting for good.
-    let http = reqwest::Client::builder()
-        .tcp_keepalive(std::time::Duration::from_secs(30))
-        .default_headers(headers)
-        .build()
-        .map_err(TransportError::Http)?;
+    let mut http = reqwest::Client::builder().tcp_keepalive(std::time::Duration::from_secs(30));
+    if !headers.is_empty() {
+        // Fixed headers carry keys: a redirect elsewhere would hand them to
+        // another origin (the HTTP client strips only its own credential
+        // headers), so only same-origin redirects are followed.
+        http = http
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::custom(same_origin_redirects));
+    }
+    let http = http.build().map_err(TransportError::Http)?;
     let (outgoing, receiver) = mpsc::channel(1024);
     let peer = Peer::new(outgoing, handlers, observer);
     let exchange = Exchange {
@@ -68,17 +73,42 @@ pub(crate) fn connect(
     Ok(peer)
 }
 
+/// Most redirects followed for one request (as the HTTP client's default).
+const MAX_REDIRECTS: usize = 10;
+
+/// Follows a redirect only to the origin the request was for.
+fn same_origin_redirects(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let same_origin = attempt
+        .previous()
+        .first()
+        .is_some_and(|first| first.origin() == attempt.url().origin());
+    if same_origin && attempt.previous().len() <= MAX_REDIRECTS {
+        attempt.follow()
+    } else {
+        attempt.stop()
+    }
+}
+
 /// The headers given for every request, their values marked sensitive (a
-/// key or a token: never shown), or the first one the transport sets itself.
+/// key or a token: never shown), or the first one the transport sets
+/// itself or given twice (only one value of a name would be sent).
 fn fixed_headers(mut headers: HeaderMap) -> Result<HeaderMap, ClientError> {
-    for (name, value) in &mut headers {
-        if let Some(reason) = transport_header(name) {
-            return Err(TransportError::Header {
-                name: name.as_str().to_owned(),
-                reason,
-            }
-            .into());
+    let refused = |name: &HeaderName, reason| {
+        Err(TransportError::Header {
+            name: name.as_str().to_owned(),
+            reason,
         }
+        .into())
+    };
+    for name in headers.keys() {
+        if let Some(reason) = transport_header(name) {
+            return refused(name, reason);
+        }
+        if headers.get_all(name).iter().nth(1).is_some() {
+            return refused(name, "given more than once");
+        }
+    }
+    for value in headers.values_mut() {
         value.set_sensitive(true);
     }
     Ok(headers)

@@ -19,6 +19,9 @@ type Answer = Result<Value, ErrorObject>;
 /// URL-mode elicitations it sent that peer, whose completion it may tell.
 #[derive(Debug, Default)]
 pub(crate) struct ServerRequests {
+    /// Set when the peer's input ended: no answer can come, nothing more
+    /// is asked.
+    closed: std::sync::atomic::AtomicBool,
     next: AtomicU64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
     elicitations: Mutex<SentElicitations>,
@@ -78,7 +81,9 @@ impl ServerRequests {
     /// Gives up every request still waiting on the peer (its input ended:
     /// no answer can come): each asker gets an error at once.
     pub(crate) fn abandon_all(&self) {
-        self.pending().clear();
+        let mut pending = self.pending();
+        self.closed.store(true, Ordering::Release);
+        pending.clear();
     }
 
     /// Sends `ask` to the peer through `outbox` and waits for its answer.
@@ -86,7 +91,15 @@ impl ServerRequests {
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = RequestId::String(format!("toolshape-{n}"));
         let (sender, receiver) = oneshot::channel();
-        self.pending().insert(id.clone(), sender);
+        {
+            // Checked under the lock `abandon_all` takes: an ask after it
+            // fails at once rather than wait for an answer that cannot come.
+            let mut pending = self.pending();
+            if self.closed.load(Ordering::Acquire) {
+                return Err(AskError::Closed);
+            }
+            pending.insert(id.clone(), sender);
+        }
         let _forget = Forget {
             requests: self,
             id: id.clone(),
