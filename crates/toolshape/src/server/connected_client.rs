@@ -133,3 +133,34 @@ impl ConnectedClient {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_the_connection_that_told_can_take_it_back() {
+        let client = ConnectedClient::new();
+        let (older, newer) = (client.connection(), client.connection());
+        let now = Duration::ZERO;
+        client.ready(newer, ToolContext::default());
+        // An older connection ending changes nothing.
+        client.ended(older);
+        assert!(client.connected(now).await.is_some());
+        // The newer one ending does.
+        client.ended(newer);
+        assert!(client.connected(now).await.is_none());
+        // A connection ending before any told: nobody waits for it.
+        let waiting = ConnectedClient::new();
+        let only = waiting.connection();
+        waiting.ended(only);
+        assert!(waiting.connected(Duration::from_secs(5)).await.is_none());
+        // A 2026-07-28 client, then its handshake: ready after all.
+        let probing = ConnectedClient::new();
+        let connection = probing.connection();
+        probing.unaskable(connection);
+        assert!(probing.connected(now).await.is_none());
+        probing.ready(connection, ToolContext::default());
+        assert!(probing.connected(now).await.is_some());
+    }
+}
