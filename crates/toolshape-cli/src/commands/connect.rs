@@ -85,7 +85,7 @@ pub(crate) struct McpServerArgs {
     /// repeatable), e.g. `Authorization: Bearer ${TOKEN}` or an API key;
     /// `${NAME}` is replaced with that environment variable's value, so a
     /// secret need not be on the command line. With a header, no OAuth.
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url", value_parser = parse_header)]
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
     headers: Vec<FixedHeader>,
     /// Offer the server this folder (a path, or a file:// URI) as a root
     /// (repeatable): a server that works where its client says (the

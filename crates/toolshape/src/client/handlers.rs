@@ -88,7 +88,7 @@ impl Handlers {
     /// Whether these handlers answer `ask` even about a call whose
     /// questions are relayed: the roots, once kept.
     pub(crate) fn answer_relayed(&self, ask: &Ask) -> bool {
-        self.keep_roots && self.roots.is_some() && matches!(ask, Ask::Roots)
+        self.keeps_roots() && matches!(ask, Ask::Roots)
     }
 
     /// Whether a call whose questions are relayed declares these handlers'
@@ -131,7 +131,7 @@ impl Handlers {
         if let Some(roots) = capabilities
             .roots
             .as_mut()
-            .filter(|_| self.roots_may_change)
+            .filter(|_| self.announces_roots_changes())
         {
             roots.list_changed = Some(true);
         }

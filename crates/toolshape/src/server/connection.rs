@@ -266,7 +266,7 @@ impl Connection {
                     self.listens.cancel(&cancelled);
                 }
                 if self.told_client != Told::Ready && self.session.is_initialized() {
-                    self.tell_client(true);
+                    self.tell_client_ready();
                 }
                 if notification.method == methods::ROOTS_LIST_CHANGED
                     && let Some(client) = &self.shared.connected_client
@@ -285,17 +285,13 @@ impl Connection {
         }
     }
 
-    /// Tells the server's [`ConnectedClient`](super::ConnectedClient) that
-    /// this connection's client can be asked outside its requests (it
-    /// finished its handshake), or that it cannot (it speaks 2026-07-28).
-    fn tell_client(&mut self, askable: bool) {
+    /// Tells the server's [`ConnectedClient`](super::ConnectedClient), if
+    /// it has one, that this connection's client can be asked outside its
+    /// requests: it finished its handshake.
+    fn tell_client_ready(&mut self) {
         let Some(client) = &self.shared.connected_client else {
             return;
         };
-        if !askable {
-            self.told_client = Told::Unaskable;
-            return client.unaskable(self.number);
-        }
         self.told_client = Told::Ready;
         let asking = super::asking::over_session(
             self.session.client_capabilities(),
@@ -310,10 +306,14 @@ impl Connection {
     }
 
     async fn request(&mut self, request: ParsedRequest) -> bool {
-        if self.told_client == Told::Nothing && request.meta.protocol_version.is_some() {
+        if self.told_client == Told::Nothing
+            && request.meta.protocol_version.is_some()
+            && let Some(client) = &self.shared.connected_client
+        {
             // A 2026-07-28 request: its client takes no request of ours
             // outside its own.
-            self.tell_client(false);
+            self.told_client = Told::Unaskable;
+            client.unaskable(self.number);
         }
         if let KnownRequest::Listen(params) = &request.body {
             return self.listen(&request, params).await;
