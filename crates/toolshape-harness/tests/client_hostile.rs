@@ -398,6 +398,35 @@ async fn a_100_mb_line_is_refused_and_the_connection_survives() {
     assert_usable(&client).await;
 }
 
+/// An oversized response is refused once it passes the limit, not when its
+/// line ends: a server that stops mid-line (or never ends it) cannot hold
+/// the call until its timeout. The line's end, when it comes, resynchronises.
+#[tokio::test]
+async fn an_oversized_line_is_refused_before_it_ends() {
+    let mut options = test_options();
+    options.max_message_bytes = 1024 * 1024;
+    let client = connect(command(&[]), Negotiation::Auto, options).await;
+    let started = Instant::now();
+    let error = client
+        .call_tool_with(
+            "huge",
+            json!({"bytes": 2_000_000, "unended": true})
+                .as_object()
+                .cloned(),
+            CallOptions::new().timeout(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::InvalidResponse(m) if m.contains("larger than 1048576 bytes")),
+        "{error:?}"
+    );
+    assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
+    // The server ends the line before its next answer.
+    assert_usable(&client).await;
+}
+
 /// An oversized response whose `id` comes last (as the TypeScript SDK orders
 /// its members) cannot be matched to its request from the line's first bytes:
 /// the call ends at its timeout instead of failing at once. The connection

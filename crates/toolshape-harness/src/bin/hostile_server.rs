@@ -38,7 +38,9 @@
 //! `remote_ref` (an outputSchema whose
 //! `$ref` points at `http://127.0.0.1:<canary-port>/`), `exponential`, `deep`
 //! (a 10,000-deep structuredContent), `huge` (one response line of `bytes`
-//! bytes, default 100 MB, id first), `huge_id_last` (the same with the id
+//! bytes, default 100 MB, id first; with `"unended": true` the line stops
+//! short of its end, which comes only before the server's next message),
+//! `huge_id_last` (the same with the id
 //! last, as the TypeScript SDK orders members), `malformed_error` (an error
 //! response whose error object is malformed), `bad_result` (a result that is
 //! not a CallToolResult), `tool_error` (`isError: true`), `echo`, `hang` (never
@@ -97,6 +99,8 @@ struct Server {
     duplicate: Option<Value>,
     /// Set by `deaf`: read nothing more.
     deaf: bool,
+    /// Set by an unended `huge`: the line is ended before the next message.
+    line_open: bool,
     /// The progress token of the call being handled, if it asked for progress.
     progress_token: Option<Value>,
 }
@@ -426,6 +430,10 @@ impl Server {
                     self.out.write_all(&chunk[..n])?;
                     left -= n;
                 }
+                if arguments.get("unended") == Some(&Value::Bool(true)) {
+                    self.line_open = true;
+                    return self.out.flush();
+                }
                 self.out.write_all(tail.as_bytes())?;
                 self.out.write_all(b"\n")?;
                 self.out.flush()
@@ -539,6 +547,7 @@ fn main() -> ExitCode {
         held_pair: None,
         duplicate: None,
         deaf: false,
+        line_open: false,
         progress_token: None,
     };
     for line in io::stdin().lock().lines() {
@@ -550,6 +559,13 @@ fn main() -> ExitCode {
             eprintln!("hostile_server: unparsable line ignored");
             continue;
         };
+        if server.line_open {
+            server.line_open = false;
+            if let Err(error) = server.write_line("") {
+                eprintln!("hostile_server: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
         if let Err(error) = server.handle(message) {
             eprintln!("hostile_server: {error}");
             return ExitCode::FAILURE;

@@ -9,8 +9,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 pub(crate) enum Line<'a> {
     /// One message (without its line ending).
     Message(&'a [u8]),
-    /// A line longer than the limit; it was skipped up to its end. Holds its
-    /// first bytes, enough to find a JSON-RPC id.
+    /// A line longer than the limit, told as soon as it passes the limit (a
+    /// sender that never ends the line cannot hold its answer back); the
+    /// next read skips the rest of it. Holds its first bytes, enough to find
+    /// a JSON-RPC id.
     TooLong(&'a [u8]),
     /// The stream ended.
     Eof,
@@ -24,6 +26,8 @@ pub(crate) struct LineReader<R> {
     reader: R,
     max: usize,
     line: Vec<u8>,
+    /// The rest of an over-long line is still to be skipped.
+    skipping: bool,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
@@ -32,14 +36,17 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             reader,
             max,
             line: Vec::new(),
+            skipping: false,
         }
     }
 
     /// The next non-blank line. Cancel-safe only between lines: do not race it.
     pub(crate) async fn next(&mut self) -> io::Result<Line<'_>> {
         loop {
+            if self.skipping && !self.skip_rest().await? {
+                return Ok(Line::Eof);
+            }
             self.line.clear();
-            let mut too_long = false;
             let ended = loop {
                 let available = self.reader.fill_buf().await?;
                 if available.is_empty() {
@@ -49,26 +56,22 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     Some(end) => (&available[..end], end + 1, true),
                     None => (available, available.len(), false),
                 };
-                if !too_long {
-                    if self.line.len() + chunk.len() > self.max {
-                        too_long = true;
-                        // The line's first bytes, however the input was chunked.
-                        let cap = PREFIX_BYTES.min(self.max);
-                        let keep = cap.saturating_sub(self.line.len()).min(chunk.len());
-                        self.line.truncate(cap);
-                        self.line.extend_from_slice(&chunk[..keep]);
-                    } else {
-                        self.line.extend_from_slice(chunk);
-                    }
+                if self.line.len() + chunk.len() > self.max {
+                    // The line's first bytes, however the input was chunked.
+                    let cap = PREFIX_BYTES.min(self.max);
+                    let keep = cap.saturating_sub(self.line.len()).min(chunk.len());
+                    self.line.truncate(cap);
+                    self.line.extend_from_slice(&chunk[..keep]);
+                    self.reader.consume(consumed);
+                    self.skipping = !done;
+                    return Ok(Line::TooLong(&self.line));
                 }
+                self.line.extend_from_slice(chunk);
                 self.reader.consume(consumed);
                 if done {
                     break false;
                 }
             };
-            if too_long {
-                return Ok(Line::TooLong(&self.line));
-            }
             if self.line.last() == Some(&b'\r') {
                 self.line.pop();
             }
@@ -79,6 +82,28 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 continue;
             }
             return Ok(Line::Message(&self.line));
+        }
+    }
+
+    /// Skips input up to the end of the current line: false if the input
+    /// ended first.
+    async fn skip_rest(&mut self) -> io::Result<bool> {
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(false);
+            }
+            match memchr::memchr(b'\n', available) {
+                Some(end) => {
+                    self.reader.consume(end + 1);
+                    self.skipping = false;
+                    return Ok(true);
+                }
+                None => {
+                    let all = available.len();
+                    self.reader.consume(all);
+                }
+            }
         }
     }
 }
@@ -125,6 +150,30 @@ mod tests {
         assert_eq!(lines.next().await.ok(), Some(Line::TooLong(b"0123456789")));
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"b\":2}")));
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"c\":3}")));
+        assert_eq!(lines.next().await.ok(), Some(Line::Eof));
+    }
+
+    #[tokio::test]
+    async fn tells_an_over_long_line_before_it_ends() {
+        let (mut writer, reader) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(tokio::io::BufReader::new(reader), 10);
+        tokio::io::AsyncWriteExt::write_all(&mut writer, b"{\"id\":1,\"x\":\"")
+            .await
+            .unwrap();
+        // The line has not ended, and may never: it is told at once.
+        assert_eq!(
+            lines.next().await.ok(),
+            Some(Line::TooLong(b"{\"id\":1,\"x".as_slice()))
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut writer, b"yyyy\"}\n{\"b\":2}\n")
+            .await
+            .unwrap();
+        assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"b\":2}")));
+        tokio::io::AsyncWriteExt::write_all(&mut writer, b"0123456789abc")
+            .await
+            .unwrap();
+        assert_eq!(lines.next().await.ok(), Some(Line::TooLong(b"0123456789")));
+        drop(writer);
         assert_eq!(lines.next().await.ok(), Some(Line::Eof));
     }
 
