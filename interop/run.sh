@@ -9,8 +9,9 @@
 #   *-url[-proxy]  URL-mode elicitation against `test_server --url-elicitation`, directly and through
 #                  `toolshape proxy --protocol 2025-11-25`: on 2025-11-25 (python-url-legacy, typescript-url)
 #                  its completion and the -32042 error; on 2026-07-28 (python-url-modern) in rounds
-#   python-roots-*[-proxy]  roots asked outside any request by `test_server --roots-at-start`, directly and
-#                  through `toolshape proxy` (stdio its only front: its one client is asked; `--root`)
+#   *-roots-*[-proxy]  roots asked outside any request by `test_server --roots-at-start`, directly and
+#                  through `toolshape proxy` (stdio its only front: its one client is asked; `--root`):
+#                  python-roots-legacy and typescript-roots on 2025-11-25, python-roots-modern on 2026-07-28
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -90,4 +91,6 @@ run_mode python-roots-legacy "$py" -W ignore::DeprecationWarning "$here/python/r
 run_mode python-roots-modern "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN"
 run_mode python-roots-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode python-roots-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript-roots "$node_bin" "$here/ts/roots.mjs" --server "$TEST_SERVER_BIN"
+run_mode typescript-roots-proxy "$node_bin" "$here/ts/roots.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status
