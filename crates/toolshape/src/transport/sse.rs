@@ -14,6 +14,9 @@ pub(crate) struct Event {
 #[derive(Debug)]
 pub(crate) struct EventReader {
     buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no line end: each byte is
+    /// searched once, however many chunks a long line comes in.
+    scanned: usize,
     current: Event,
     has_data: bool,
     max_event_bytes: usize,
@@ -31,6 +34,7 @@ impl EventReader {
     pub(crate) fn new(max_event_bytes: usize) -> Self {
         EventReader {
             buffer: Vec::new(),
+            scanned: 0,
             current: Event::default(),
             has_data: false,
             max_event_bytes,
@@ -48,9 +52,11 @@ impl EventReader {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
         let mut start = 0;
-        while let Some(end) = self.buffer[start..].iter().position(|&b| b == b'\n') {
-            let mut line = &self.buffer[start..start + end];
-            start += end + 1;
+        let mut from = self.scanned;
+        while let Some(end) = memchr::memchr(b'\n', &self.buffer[from..]) {
+            let mut line = &self.buffer[start..from + end];
+            start = from + end + 1;
+            from = start;
             if line.last() == Some(&b'\r') {
                 line = &line[..line.len() - 1];
             }
@@ -60,6 +66,7 @@ impl EventReader {
             }
         }
         self.buffer.drain(..start);
+        self.scanned = self.buffer.len();
         if self.buffer.len() + self.current.data.len() > self.max_event_bytes {
             return Err(EventTooLarge);
         }
