@@ -17,7 +17,7 @@ use toolshape_protocol::{ProtocolVersion, RequestId};
 
 use super::Shared;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
-use crate::resource::{ResourceEvent, ResourceEvents};
+use crate::resource::{MAX_URI_BYTES, ResourceEvent, ResourceEvents};
 
 /// A notification to send: its method and params.
 pub(crate) type Notice = (&'static str, Value);
@@ -135,7 +135,7 @@ impl Listen {
     /// The stream `id` asks for with `params`: tool list changes always
     /// honoured; resource and prompt list changes when the server declares
     /// them; updates when the server has resources (at most
-    /// [`MAX_SUBSCRIPTIONS`] URIs). Tells the server's owner of each URI
+    /// [`MAX_SUBSCRIPTIONS`] URIs, none longer than a resource URI may be). Tells the server's owner of each URI
     /// subscribed to.
     pub(crate) fn new(shared: &Shared, id: &RequestId, params: &ListenParams) -> Listen {
         let asked = &params.notifications;
@@ -144,6 +144,8 @@ impl Listen {
             asked
                 .resource_subscriptions
                 .iter()
+                // No resource has a longer URI: not kept, not honoured.
+                .filter(|uri| uri.len() <= MAX_URI_BYTES)
                 .take(MAX_SUBSCRIPTIONS)
                 .cloned()
                 .collect()
@@ -245,6 +247,30 @@ mod tests {
         }))
         .unwrap();
         Listen::new(&server.shared, &RequestId::Number(7), &params)
+    }
+
+    #[test]
+    fn a_uri_longer_than_any_resource_uri_is_neither_followed_nor_kept() {
+        let long = format!("mem://{}", "a".repeat(crate::resource::MAX_URI_BYTES));
+        let server = crate::Server::builder("t", "1")
+            .resource(Resource::text("mem://a", "a", "text/plain", "a"))
+            .build()
+            .unwrap();
+        let params: ListenParams = serde_json::from_value(json!({
+            "notifications": {"resourceSubscriptions": [long.clone(), "mem://a"]}
+        }))
+        .unwrap();
+        let listen = Listen::new(&server.shared, &RequestId::Number(7), &params);
+        assert_eq!(
+            listen.honoured.resource_subscriptions,
+            vec!["mem://a".to_owned()]
+        );
+
+        let session = super::super::session::Session::of_caller(None);
+        let events = ResourceEvents::new();
+        let refused = session.subscribe(long, &events).unwrap_err();
+        assert!(refused.message.contains("longer than"), "{refused:?}");
+        assert!(session.subscribe("mem://a".into(), &events).is_ok());
     }
 
     #[test]

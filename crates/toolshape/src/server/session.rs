@@ -11,7 +11,7 @@ use toolshape_protocol::meta::{RequestMeta, keys};
 use toolshape_protocol::{ClientCapabilities, ErrorObject, LoggingLevel, ProtocolVersion};
 
 use super::asking::ServerRequests;
-use crate::resource::ResourceEvents;
+use crate::resource::{MAX_URI_BYTES, ResourceEvents};
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -75,7 +75,7 @@ impl Session {
         )
     }
 
-    /// Subscribes the peer to `uri` (bounded in number); `events` is told
+    /// Subscribes the peer to `uri` (bounded in number and length); `events` is told
     /// of a new subscription, and of its end (`unsubscribe`, or the
     /// session's).
     pub(crate) fn subscribe(
@@ -90,6 +90,11 @@ impl Session {
             .unwrap_or_else(PoisonError::into_inner);
         if subscriptions.contains(&uri) {
             return Ok(());
+        }
+        if uri.len() > MAX_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "the URI is longer than {MAX_URI_BYTES} bytes"
+            )));
         }
         if subscriptions.len() >= MAX_SUBSCRIPTIONS {
             return Err(ErrorObject::invalid_params(format!(
