@@ -110,6 +110,34 @@ async fn a_flood_of_notifications_neither_stalls_nor_swamps_the_client() {
     }
 }
 
+/// A server that sends 25,000 pings (in a flood of 200,000 messages) and
+/// then reads nothing more: the answers cannot go, and the client holds a
+/// bounded number of them waiting (before, a task per ping, each waiting
+/// 10 s for room in the queue).
+#[tokio::test]
+async fn pings_from_a_server_that_stops_reading_hold_a_bounded_number_of_tasks() {
+    for negotiation in negotiations() {
+        let client = hostile(negotiation, Duration::from_secs(60)).await;
+        let before = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        let result = client
+            .call_tool(
+                "flood",
+                json!({"n": 200_000, "then_deaf": true})
+                    .as_object()
+                    .cloned(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(result.structured, Some(json!({"value": "ok"})));
+        let alive = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        assert!(alive < before + 100, "{alive} tasks alive, {before} before");
+    }
+}
+
 /// Calls the hostile server's `flood` tool, which sends `n` notifications
 /// before its answer, with `progress` as the call's report channel.
 async fn flood(

@@ -56,7 +56,8 @@
 //! client never sent (the client's next id among them) then its own; `flood`
 //! sends `n` notifications (progress for its token and for unknown ones, log
 //! messages, `tools/list_changed`, unknown methods, unparsable lines, pings)
-//! before answering; `die` exits at once without answering; `deaf` stops
+//! before answering, and with `"then_deaf": true` then reads nothing more;
+//! `die` exits at once without answering; `deaf` stops
 //! reading its input for good (the process stays).
 
 use std::io::{self, BufRead, BufWriter, Write};
@@ -470,6 +471,7 @@ impl Server {
                     .unwrap_or(DEFAULT_FLOOD);
                 let token = self.progress_token.take().unwrap_or(Value::Null);
                 self.flood(n, &token)?;
+                self.deaf = arguments.get("then_deaf") == Some(&Value::Bool(true));
                 self.structured(id, json!({"value": "ok"}))
             }
             "die" => std::process::exit(3),

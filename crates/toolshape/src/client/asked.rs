@@ -4,6 +4,7 @@
 //! call (`CallOptions::relay_asks`).
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,13 @@ use crate::tool::{MAX_QUESTIONS, ToolContext};
 /// Most questions about one call relayed at once; past it, the server's
 /// further questions are refused until one is answered.
 const MAX_OPEN_QUESTIONS: usize = 16;
+
+/// Most of the server's requests (pings, questions to this client's own
+/// handlers, refusals) answered at once: each waits for room in the queue
+/// to the server, and a server that floods pings and reads nothing would
+/// otherwise keep a task per ping. Past it a request is refused if the
+/// queue has room, else dropped.
+pub(super) const MAX_ANSWERING: usize = 64;
 
 /// How long after a request whose questions were relayed ends unanswered
 /// a question over a shared channel may still be about it.
@@ -192,11 +200,8 @@ impl Peer {
         match route {
             Some((call, context)) => self.relay(&call, context, request.id, &question, ask),
             None => {
-                let (handlers, outgoing) = (self.handlers.clone(), self.outgoing.clone());
-                tokio::spawn(async move {
-                    let answer = handlers.answer(ask).await;
-                    send_reply(&outgoing, &request.id, answer).await;
-                });
+                let handlers = self.handlers.clone();
+                self.answer_with(request.id, async move { handlers.answer(ask).await });
             }
         }
     }
@@ -293,8 +298,42 @@ impl Peer {
     /// Answers the server's request `id` from a task of its own (the reader
     /// never waits for room in the queue).
     fn reply(&self, id: RequestId, answer: Result<Value, ErrorObject>) {
+        self.answer_with(id, std::future::ready(answer));
+    }
+
+    /// Answers the server's request `id` with what `answer` comes to, on a
+    /// task of its own, at most [`MAX_ANSWERING`] at once: past it the
+    /// request is refused at once if the queue has room, else dropped.
+    fn answer_with(
+        &self,
+        id: RequestId,
+        answer: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+    ) {
+        let Ok(permit) = Arc::clone(&self.answering).try_acquire_owned() else {
+            let refused = self
+                .answers_refused
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if refused.is_multiple_of(1000) {
+                tracing::warn!(
+                    %id,
+                    refused = refused + 1,
+                    "the server has more than {MAX_ANSWERING} requests to this client unanswered; refused"
+                );
+            }
+            let busy = ErrorObject::internal_error(format!(
+                "more than {MAX_ANSWERING} requests to this client at once"
+            ));
+            if let Some(message) = reply_message(&id, &Err(busy)) {
+                let _ = self.outgoing.try_send(message);
+            }
+            return;
+        };
         let outgoing = self.outgoing.clone();
-        tokio::spawn(async move { send_reply(&outgoing, &id, answer).await });
+        tokio::spawn(async move {
+            let answer = answer.await;
+            send_reply(&outgoing, &id, answer).await;
+            drop(permit);
+        });
     }
 }
 

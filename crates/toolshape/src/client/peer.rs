@@ -118,6 +118,11 @@ pub(crate) struct Peer {
     pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
     pub(crate) closed_signal: watch::Sender<bool>,
+    /// The server's requests being answered by this client's own handlers
+    /// at once (see `asked.rs`).
+    pub(super) answering: Arc<tokio::sync::Semaphore>,
+    /// How many of the server's requests were refused past that bound.
+    pub(super) answers_refused: std::sync::atomic::AtomicU64,
     /// Shown every message received, before it is read.
     observer: Observer,
 }
@@ -158,6 +163,8 @@ impl Peer {
             url_visits: super::url_visits::UrlVisits::default(),
             listens: Default::default(),
             closed_signal: watch::Sender::new(false),
+            answering: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
+            answers_refused: std::sync::atomic::AtomicU64::new(0),
             observer: Observer(observer),
         })
     }
