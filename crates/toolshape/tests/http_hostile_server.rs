@@ -1,14 +1,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The HTTP client against a server that answers in a costly way, over real
-//! loopback HTTP: the test toolset behind a layer that answers `shout` with
-//! one large event, sent in small chunks. Every byte of an event is read
-//! once, however many chunks it comes in (before, each chunk searched the
-//! whole event so far for its end: a 32 MiB event in 16 KiB chunks took 37 s
-//! of CPU in a release build).
+//! loopback HTTP: the test toolset behind a layer that answers `shout`
+//! itself.
+//!
+//! - One large event, sent in small chunks: every byte of an event is read
+//!   once, however many chunks it comes in (before, each chunk searched the
+//!   whole event so far for its end: a 32 MiB event in 16 KiB chunks took
+//!   37 s of CPU in a release build).
+//! - An event stream that never answers nor ends, in a session: the call
+//!   ends at its time limit and the client closes the stream (before, it
+//!   kept reading it for good, a connection and a task per such call).
 
 mod http_support;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -16,6 +21,8 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio_stream::StreamExt;
 use toolshape::CallOptions;
 use toolshape::HttpOptions;
 use toolshape::client::{Client, Negotiation};
@@ -27,6 +34,38 @@ use http_support::{Probe, server};
 const TEXT_BYTES: usize = 32 << 20;
 /// The size of each chunk of the answer.
 const CHUNK_BYTES: usize = 16 << 10;
+
+/// Starts the test toolset behind `layer`; its URL.
+async fn serve_behind<F, Fut>(layer: F) -> String
+where
+    F: Fn(Request, Next) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Response> + Send + 'static,
+{
+    let probe = Arc::new(Probe::default());
+    let app = server(&probe, 100)
+        .router(HttpOptions::default())
+        .layer(axum::middleware::from_fn(layer));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!(
+        "http://{}{}",
+        listener.local_addr().unwrap(),
+        HttpOptions::default().path
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// The request's JSON-RPC message, and the request to pass on.
+async fn read_message(request: Request) -> (Value, Request) {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+    let message: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    (message, Request::from_parts(parts, Body::from(bytes)))
+}
+
+fn calls_shout(message: &Value) -> bool {
+    message["method"] == "tools/call" && message["params"]["name"] == "shout"
+}
 
 /// Answers a `tools/call` of `shout` with one event of [`TEXT_BYTES`] of
 /// text, in chunks of [`CHUNK_BYTES`]; passes everything else on.
@@ -56,18 +95,7 @@ async fn large_answer(request: Request, next: Next) -> Response {
 
 #[tokio::test]
 async fn a_large_event_in_small_chunks_is_read_in_one_pass() {
-    let probe = Arc::new(Probe::default());
-    let app = server(&probe, 100)
-        .router(HttpOptions::default())
-        .layer(axum::middleware::from_fn(large_answer));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!(
-        "http://{}{}",
-        listener.local_addr().unwrap(),
-        HttpOptions::default().path
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-
+    let url = serve_behind(large_answer).await;
     let client = Client::builder()
         .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
         .connect_http(&url)
@@ -86,4 +114,56 @@ async fn a_large_event_in_small_chunks_is_read_in_one_pass() {
     let text = result.text();
     assert_eq!(text.len(), TEXT_BYTES);
     assert!(text.bytes().all(|b| b == b'x'));
+}
+
+#[tokio::test]
+async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
+    // Dropped with the stream's body: when the client closes the stream.
+    let (closed, stream_gone) = oneshot::channel::<()>();
+    let closed = Arc::new(Mutex::new(Some(closed)));
+    let url = serve_behind(move |request: Request, next: Next| {
+        let closed = Arc::clone(&closed);
+        async move {
+            let (message, request) = read_message(request).await;
+            if !calls_shout(&message) {
+                return next.run(request).await;
+            }
+            let guard = closed.lock().unwrap().take();
+            let opening = tokio_stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(
+                b": the answer is coming\n\n",
+            ))]);
+            let never = opening.chain(tokio_stream::pending()).map(move |chunk| {
+                let _held = &guard;
+                chunk
+            });
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(never))
+                .unwrap()
+        }
+    })
+    .await;
+
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let error = client
+        .call_tool_with(
+            "shout",
+            json!({"text": "hi"}).as_object().cloned(),
+            CallOptions::new().timeout(Duration::from_secs(1)),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("no answer within"), "{error}");
+    let closed = tokio::time::timeout(Duration::from_secs(10), stream_gone).await;
+    assert!(closed.is_ok(), "the client still reads the stream");
+    // The session goes on.
+    let added = client
+        .call_tool("add", json!({"a": 2, "b": 3}).as_object().cloned())
+        .await
+        .unwrap();
+    assert_eq!(added.structured, Some(json!(5)));
 }

@@ -17,9 +17,10 @@ use crate::transport::sse::EventReader;
 const MAX_FAILED_OPENS: usize = 3;
 /// The wait before reopening when the server set no `retry`, in ms.
 const DEFAULT_RETRY_MS: u64 = 1000;
-/// The shortest and longest waits a server's `retry` can impose, in ms.
-const MIN_RETRY_MS: u64 = 100;
-const MAX_RETRY_MS: u64 = 30_000;
+/// The shortest and longest waits a server's `retry` can impose, in ms
+/// (reopening this stream, or resuming a request's, `post.rs`).
+pub(super) const MIN_RETRY_MS: u64 = 100;
+pub(super) const MAX_RETRY_MS: u64 = 30_000;
 
 /// What one attempt to open the stream gave.
 enum Opened {

@@ -65,7 +65,7 @@ pub(crate) fn connect(
         peer: Arc::clone(&peer),
         state: Arc::default(),
         max_message_bytes,
-        stateless_calls: Arc::default(),
+        exchanges: Arc::default(),
         auth,
         listener: Arc::default(),
     };
@@ -145,9 +145,12 @@ struct Exchange {
     peer: Arc<Peer>,
     state: Arc<HttpState>,
     max_message_bytes: usize,
-    /// The exchanges of the stateless (2026-07-28) requests in flight, by
-    /// request id: cancelling one is closing its exchange.
-    stateless_calls: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
+    /// The exchanges of the requests in flight, by request id, and whether
+    /// each is stateless (2026-07-28: cancelling it is closing its
+    /// exchange). A session's request cancelled (or past its time) is
+    /// closed too, besides the notification: a server that never ends its
+    /// stream cannot keep the exchange, its connection and its buffer.
+    exchanges: Arc<Mutex<HashMap<RequestId, (AbortHandle, bool)>>>,
     /// Credentials for every request, when the endpoint needs them.
     auth: Option<Arc<dyn HttpAuth>>,
     /// The standalone event stream's task, while it runs.
@@ -168,7 +171,7 @@ impl Exchange {
                     break;
                 }
             };
-            if self.cancel_stateless(&message) {
+            if self.cancel_exchange(&message) {
                 continue;
             }
             // The end of the handshake: posted in line, then the session's
@@ -178,45 +181,47 @@ impl Exchange {
                 self.start_listening().await;
                 continue;
             }
-            // A stateless request's exchange is remembered until it ends, so
-            // that cancelling the request can close it.
-            let stateless_id = message.id.clone().filter(|_| message.route.is_stateless());
+            // A request's exchange is remembered until it ends, so that
+            // cancelling the request can close it.
+            let request = message.id.clone();
+            let stateless = message.route.is_stateless();
             let exchange = self.clone();
-            let calls = Arc::clone(&self.stateless_calls);
+            let calls = Arc::clone(&self.exchanges);
             // Held across the spawn, so the task's removal comes after the insertion.
             let mut in_flight = self.calls();
-            let id = stateless_id.clone();
+            let id = request.clone();
             let task = tokio::spawn(async move {
                 exchange.post(message).await;
                 if let Some(id) = id {
                     lock(&calls).remove(&id);
                 }
             });
-            if let Some(id) = stateless_id {
-                in_flight.insert(id, task.abort_handle());
+            if let Some(id) = request {
+                in_flight.insert(id, (task.abort_handle(), stateless));
             }
         }
     }
 
-    fn calls(&self) -> MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
-        lock(&self.stateless_calls)
+    fn calls(&self) -> MutexGuard<'_, HashMap<RequestId, (AbortHandle, bool)>> {
+        lock(&self.exchanges)
     }
 
-    /// 2026-07-28 over HTTP has no `notifications/cancelled`: closing the
-    /// request's exchange (its event stream or pending response) is the
-    /// cancellation. Returns whether `message` was such a cancellation, now
-    /// done (or moot: without a handshake, the client is stateless and the
-    /// request it names has already ended). After a handshake, the
-    /// notification is posted like any other.
-    fn cancel_stateless(&self, message: &Outgoing) -> bool {
+    /// Closes the exchange (its event stream or pending response) of the
+    /// request `message` cancels, if any. 2026-07-28 over HTTP has no
+    /// `notifications/cancelled`: closing the exchange is the cancellation.
+    /// Returns whether `message` was such a cancellation, now done (or moot:
+    /// without a handshake, the client is stateless and the request it
+    /// names has already ended). After a handshake, the notification is
+    /// posted too.
+    fn cancel_exchange(&self, message: &Outgoing) -> bool {
         let Some(id) = &message.route.cancels else {
             return false;
         };
         let exchange = self.calls().remove(id);
         match exchange {
-            Some(exchange) => {
+            Some((exchange, stateless)) => {
                 exchange.abort();
-                true
+                stateless
             }
             None => message.route.is_stateless(),
         }

@@ -9,6 +9,7 @@ use super::super::error::{ClientError, ClientErrorKind, TransportError};
 use super::super::outgoing::Outgoing;
 use super::super::peer::Received;
 use super::Exchange;
+use super::listen::{MAX_RETRY_MS, MIN_RETRY_MS};
 use crate::transport::sse::EventReader;
 
 /// Most times one request's event stream is resumed.
@@ -114,7 +115,10 @@ impl Exchange {
                 (stream.last_id.clone(), self.state.session_id())
         {
             attempts += 1;
-            let wait = stream.retry_ms.unwrap_or(DEFAULT_RETRY_MS);
+            let wait = stream
+                .retry_ms
+                .unwrap_or(DEFAULT_RETRY_MS)
+                .clamp(MIN_RETRY_MS, MAX_RETRY_MS);
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
             let resumed = self.get_stream(session, Some(last_id)).await;
             let resumed = match resumed {
