@@ -111,6 +111,14 @@ fn hostile_schemas_stay_bounded() {
     let cycle = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "type": "object",
         "properties": {"v": {"$ref": "#/$defs/a"}}, "required": ["v"]});
     let _ = Generator::new(&cycle).valid_candidates(None);
+    // Recursive with many properties: 32 branches at each of 8 levels
+    // (before the total bound, about 10^12 values: it never ended).
+    let properties: serde_json::Map<String, Value> = (1..=32)
+        .map(|n| (format!("p{n}"), json!({"$ref": "#"})))
+        .collect();
+    let wide = json!({"type": "object", "minProperties": 32, "properties": properties});
+    let found = Generator::new(&wide).valid_candidates(None);
+    assert!(!found.is_empty(), "the first values still make candidates");
 }
 
 #[test]

@@ -12,11 +12,17 @@ const MAX_STRING: usize = 256;
 const MAX_PROPERTIES: usize = 32;
 /// Most `$ref` hops followed for one subschema.
 const MAX_REF_HOPS: usize = 16;
+/// Most values (of any depth) made from one schema document, over every
+/// candidate: the bounds above cap each level, not the whole, and a
+/// recursive schema with many properties would otherwise make 32^8.
+const MAX_VALUES: usize = 100_000;
 
 /// Makes values from one schema document (an `inputSchema`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) struct Generator<'a> {
     root: &'a Value,
+    /// Values made so far (see [`MAX_VALUES`]).
+    made: std::sync::atomic::AtomicUsize,
 }
 
 fn number(value: f64, integer: bool) -> Value {
@@ -112,7 +118,10 @@ fn usize_of(schema: &Value, key: &str) -> Option<usize> {
 impl<'a> Generator<'a> {
     /// A generator for the schema document `root`.
     pub(crate) fn new(root: &'a Value) -> Self {
-        Generator { root }
+        Generator {
+            root,
+            made: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
 
     /// The document's root.
@@ -231,7 +240,8 @@ impl<'a> Generator<'a> {
     /// `default` or first `enum` value, its first workable `anyOf`/`oneOf`
     /// branch, or a value of its type within its bounds.
     pub(crate) fn value(&self, schema: &Value, depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
+        let made = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if depth > MAX_DEPTH || made >= MAX_VALUES {
             return None;
         }
         let schema = match self.resolve(schema) {
