@@ -2,36 +2,87 @@
 //! message is invalid against schema.json, the schema against its
 //! meta-schema) goes when a specific rule already points at the same place.
 
-use crate::finding::{Finding, is_within};
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use toolshape_protocol::ProtocolVersion;
+
+use crate::finding::{Document, Finding, is_within};
 use crate::rules::{Rule, Severity};
 
 fn is_generic(rule: Rule) -> bool {
     matches!(rule, Rule::MessageInvalid | Rule::SchemaInvalid)
 }
 
-/// Whether `specific` says what `generic` says, more precisely.
-fn covers(specific: &Finding, generic: &Finding) -> bool {
-    !is_generic(specific.rule)
-        && specific.severity >= Severity::Warning
-        && specific.tool == generic.tool
-        && specific.revision == generic.revision
-        && specific.location.document == generic.location.document
-        && !specific.location.pointer.is_empty()
-        && is_within(&generic.location.pointer, &specific.location.pointer)
+/// Where a specific finding may cover a generic one: the same tool,
+/// revision and document.
+type Place<'a> = (Option<&'a str>, Option<ProtocolVersion>, Document);
+
+fn place(finding: &Finding) -> Place<'_> {
+    (
+        finding.tool.as_deref(),
+        finding.revision,
+        finding.location.document,
+    )
+}
+
+/// Whether `finding` is specific enough to cover a generic one at or
+/// above its pointer.
+fn can_cover(finding: &Finding) -> bool {
+    !is_generic(finding.rule)
+        && finding.severity >= Severity::Warning
+        && !finding.location.pointer.is_empty()
+}
+
+/// A hash of everything but the arguments (which need not hash): equal
+/// findings hash the same.
+fn key(finding: &Finding) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    (
+        finding.rule,
+        &finding.tool,
+        finding.revision,
+        &finding.location,
+        &finding.message,
+    )
+        .hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Removes repeated and covered findings, keeping the order of the rest.
+/// Findings are looked up by hash and by place, never compared all with
+/// all: a hostile server may cause a great many.
 pub(crate) fn apply(findings: &mut Vec<Finding>) {
     let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
+    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
     for finding in findings.drain(..) {
-        if !kept.contains(&finding) {
-            kept.push(finding);
+        let same = by_key.entry(key(&finding)).or_default();
+        if same.iter().any(|&index| kept[index] == finding) {
+            continue;
         }
+        same.push(kept.len());
+        kept.push(finding);
+    }
+    let mut covering: HashMap<Place<'_>, Vec<&str>> = HashMap::new();
+    for finding in kept.iter().filter(|finding| can_cover(finding)) {
+        covering
+            .entry(place(finding))
+            .or_default()
+            .push(&finding.location.pointer);
     }
     let covered: Vec<bool> = kept
         .iter()
-        .map(|finding| is_generic(finding.rule) && kept.iter().any(|other| covers(other, finding)))
+        .map(|finding| {
+            is_generic(finding.rule)
+                && covering.get(&place(finding)).is_some_and(|pointers| {
+                    pointers
+                        .iter()
+                        .any(|pointer| is_within(&finding.location.pointer, pointer))
+                })
+        })
         .collect();
+    drop(covering);
     *findings = kept
         .into_iter()
         .zip(covered)
@@ -58,5 +109,18 @@ mod tests {
         ];
         apply(&mut findings);
         assert_eq!(findings, vec![specific, elsewhere]);
+    }
+
+    #[test]
+    fn repeats_go_and_findings_that_differ_only_in_their_arguments_stay() {
+        let at = |pointer: &str| Location::new(Document::Tool, pointer);
+        let call = |n: i64| {
+            Finding::new(Rule::OutputInvalid, at("/structuredContent"), "x")
+                .tool("t")
+                .arguments(&serde_json::json!({"n": n}))
+        };
+        let mut findings: Vec<Finding> = (0..3).flat_map(|_| (0..1000).map(call)).collect();
+        apply(&mut findings);
+        assert_eq!(findings, (0..1000).map(call).collect::<Vec<_>>());
     }
 }

@@ -118,11 +118,8 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
     let mut tests = 0;
     let mut failures = 0;
     let mut errors = 0;
-    let server_findings: Vec<&Finding> = report
-        .findings
-        .iter()
-        .filter(|f| f.tool.is_none())
-        .collect();
+    let by_tool = report.findings_by_tool();
+    let server_findings: &[&Finding] = by_tool.get(&None).map_or(&[], Vec::as_slice);
     tests += 1;
     if !report.summary.reachable {
         errors += 1;
@@ -140,7 +137,7 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
         &mut cases,
         "toolshape.check.server",
         "(server)",
-        &server_findings,
+        server_findings,
         strict,
     ) {
         failures += 1;
@@ -152,12 +149,8 @@ pub fn to_junit(report: &Report, strict: bool) -> String {
         .chain(report.unlisted_tools());
     for name in names {
         tests += 1;
-        let findings: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.tool.as_deref() == Some(name))
-            .collect();
-        if case(&mut cases, "toolshape.check.tool", name, &findings, strict) {
+        let findings = by_tool.get(&Some(name)).map_or(&[][..], Vec::as_slice);
+        if case(&mut cases, "toolshape.check.tool", name, findings, strict) {
             failures += 1;
         }
     }

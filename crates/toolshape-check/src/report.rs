@@ -2,6 +2,8 @@
 //! findings, and the exit code they make. Serialized, it is the `--json`
 //! output (shape in `schema/check-report-v1.schema.json`).
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use crate::finding::Finding;
@@ -160,13 +162,27 @@ impl Report {
     /// The names of tools with findings that no [`ToolSummary`] lists (an
     /// OTC tool without an id, say), in first-found order.
     pub fn unlisted_tools(&self) -> Vec<&str> {
+        let mut seen: HashSet<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
         let mut names: Vec<&str> = Vec::new();
         for name in self.findings.iter().filter_map(|f| f.tool.as_deref()) {
-            if !self.tools.iter().any(|t| t.name == name) && !names.contains(&name) {
+            if seen.insert(name) {
                 names.push(name);
             }
         }
         names
+    }
+
+    /// The findings by the tool they concern (`None`: the server's), in
+    /// order: looked up once, not filtered again for every tool.
+    pub(crate) fn findings_by_tool(&self) -> HashMap<Option<&str>, Vec<&Finding>> {
+        let mut by_tool: HashMap<Option<&str>, Vec<&Finding>> = HashMap::new();
+        for finding in &self.findings {
+            by_tool
+                .entry(finding.tool.as_deref())
+                .or_default()
+                .push(finding);
+        }
+        by_tool
     }
 
     /// The exit code: 4 when no revision could be spoken, 3 with an error
@@ -198,18 +214,20 @@ impl Report {
                 .then_with(|| a.revision.cmp(&b.revision))
                 .then_with(|| a.location.pointer.cmp(&b.location.pointer))
         });
+        let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+        for finding in &self.findings {
+            if let Some(tool) = finding.tool.as_deref() {
+                let (errors, warnings) = counts.entry(tool).or_default();
+                match finding.severity {
+                    Severity::Error => *errors += 1,
+                    Severity::Warning => *warnings += 1,
+                    Severity::Info => {}
+                }
+            }
+        }
         for tool in &mut self.tools {
-            let mine = self
-                .findings
-                .iter()
-                .filter(|f| f.tool.as_deref() == Some(tool.name.as_str()));
-            let (errors, warnings) = mine.fold((0, 0), |(e, w), f| match f.severity {
-                Severity::Error => (e + 1, w),
-                Severity::Warning => (e, w + 1),
-                Severity::Info => (e, w),
-            });
-            tool.errors = errors;
-            tool.warnings = warnings;
+            (tool.errors, tool.warnings) =
+                counts.get(tool.name.as_str()).copied().unwrap_or_default();
         }
         self.summary.errors = self.count(Severity::Error);
         self.summary.warnings = self.count(Severity::Warning);

@@ -1,11 +1,12 @@
 //! The report for people: a summary line per tool, then the findings grouped
 //! by tool, each with its severity, rule, revisions, place and short fix.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::finding::Finding;
+use crate::finding::{Finding, Location};
 use crate::report::{Report, RevisionStatus, ToolSummary};
-use crate::rules::Severity;
+use crate::rules::{Rule, Severity};
 
 /// ANSI styles, or none.
 #[derive(Debug, Clone, Copy)]
@@ -48,13 +49,16 @@ struct Group<'a> {
 
 fn groups<'a>(findings: &[&'a Finding]) -> Vec<Group<'a>> {
     let mut groups: Vec<Group<'a>> = Vec::new();
+    let mut index: HashMap<(Rule, &Location, &str), usize> = HashMap::new();
     for finding in findings {
-        let same = groups.iter_mut().find(|group| {
-            let other = group.finding;
-            other.rule == finding.rule
-                && other.location == finding.location
-                && other.message == finding.message
-        });
+        let key = (finding.rule, &finding.location, finding.message.as_str());
+        let same = match index.get(&key) {
+            Some(&at) => groups.get_mut(at),
+            None => {
+                index.insert(key, groups.len());
+                None
+            }
+        };
         let revision = finding.revision.map(|v| v.to_string());
         match same {
             Some(group) => {
@@ -203,14 +207,11 @@ pub fn to_text(report: &Report, colour: bool) -> String {
             );
         }
     }
-    let server_findings: Vec<&Finding> = report
-        .findings
-        .iter()
-        .filter(|f| f.tool.is_none())
-        .collect();
+    let by_tool = report.findings_by_tool();
+    let server_findings: &[&Finding] = by_tool.get(&None).map_or(&[], Vec::as_slice);
     if !server_findings.is_empty() {
         let _ = writeln!(out, "\n{}", paint.bold("(server)"));
-        write_findings(&mut out, paint, &server_findings);
+        write_findings(&mut out, paint, server_findings);
     }
     let names = report
         .tools
@@ -218,14 +219,9 @@ pub fn to_text(report: &Report, colour: bool) -> String {
         .map(|t| t.name.as_str())
         .chain(report.unlisted_tools());
     for name in names {
-        let mine: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.tool.as_deref() == Some(name))
-            .collect();
-        if !mine.is_empty() {
+        if let Some(mine) = by_tool.get(&Some(name)) {
             let _ = writeln!(out, "\n{}", paint.bold(name));
-            write_findings(&mut out, paint, &mine);
+            write_findings(&mut out, paint, mine);
         }
     }
     let _ = writeln!(

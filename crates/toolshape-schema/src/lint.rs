@@ -77,7 +77,15 @@ impl fmt::Display for LintWarning {
     }
 }
 
-/// Lists what in `schema` other validators are known to mishandle.
+/// Most warnings [`lint`] lists for one schema.
+const MAX_LINT_WARNINGS: usize = 256;
+/// Longest pointer or quoted value in a warning, in characters (longer:
+/// cut, ending in `…`).
+const MAX_WARNING_CHARS: usize = 1024;
+
+/// Lists what in `schema` other validators are known to mishandle: at most
+/// 256 warnings, each pointer and quoted value cut at 1,024 characters (a
+/// hostile schema may hold a million hazards under a megabyte-long name).
 pub fn lint(schema: &Value) -> Vec<LintWarning> {
     let dialect = Dialect::of(schema).unwrap_or(Dialect::Draft202012);
     let mut warnings = Vec::new();
@@ -98,19 +106,24 @@ fn visit(
     let Value::Object(map) = schema else {
         return;
     };
-    if depth > MAX_LINT_DEPTH {
+    if depth > MAX_LINT_DEPTH || warnings.len() >= MAX_LINT_WARNINGS {
         return;
     }
     let mut warn = |kind| {
-        warnings.push(LintWarning {
-            at: pointer.clone(),
-            kind,
-        })
+        if warnings.len() < MAX_LINT_WARNINGS {
+            warnings.push(LintWarning {
+                at: crate::report::excerpt(pointer, MAX_WARNING_CHARS),
+                kind,
+            });
+        }
     };
     if let Some(Value::String(format)) = map.get("format")
         && !STANDARD_FORMATS.contains(&format.as_str())
     {
-        warn(LintKind::NonStandardFormat(format.clone()));
+        warn(LintKind::NonStandardFormat(crate::report::excerpt(
+            format,
+            MAX_WARNING_CHARS,
+        )));
     }
     match map.get("items") {
         Some(Value::Bool(false)) if !map.contains_key("prefixItems") => {
@@ -140,6 +153,28 @@ fn visit(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_schema_full_of_hazards_gets_a_bounded_list() {
+        let long_name = "n".repeat(100_000);
+        let properties: serde_json::Map<String, Value> = (0..10_000)
+            .map(|n| (format!("p{n}"), json!({"format": "x".repeat(2_000)})))
+            .collect();
+        let schema = json!({"properties": {long_name: {"properties": properties}}});
+        let warnings = lint(&schema);
+        assert_eq!(warnings.len(), MAX_LINT_WARNINGS);
+        for warning in &warnings {
+            assert!(
+                warning.at.chars().count() <= MAX_WARNING_CHARS + 1,
+                "a pointer kept whole"
+            );
+            assert!(warning.at.ends_with('…'));
+            let LintKind::NonStandardFormat(format) = &warning.kind else {
+                panic!("{warning:?}");
+            };
+            assert_eq!(format.chars().count(), MAX_WARNING_CHARS + 1);
+        }
+    }
 
     #[test]
     fn warns_about_each_portability_hazard() {

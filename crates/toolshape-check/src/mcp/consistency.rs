@@ -9,7 +9,7 @@ use toolshape_protocol::ProtocolVersion;
 use toolshape_schema::mcp::{is_object_rooted, wrap_output_schema};
 
 use super::listing::ListedTool;
-use crate::finding::{Document, Finding, Location, join};
+use crate::finding::{Document, Finding, Location, push_token};
 use crate::rules::Rule;
 use crate::schemas;
 
@@ -23,30 +23,46 @@ pub(crate) struct Seen {
     pub(crate) complete: bool,
 }
 
-/// The first place where two JSON values differ, as a pointer.
+/// The first place where two JSON values differ, as a pointer under
+/// `pointer`.
 fn first_difference(a: &Value, b: &Value, pointer: &str) -> Option<String> {
+    let mut path = pointer.to_owned();
+    differs(a, b, &mut path).then_some(path)
+}
+
+/// Whether `a` and `b` differ; if they do, `path` is left at the first
+/// place they do. One path grows and shrinks as the walk goes (a pointer
+/// built anew for every member would copy a long key once per value under it).
+fn differs(a: &Value, b: &Value, path: &mut String) -> bool {
+    let at = path.len();
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (key, value) in x {
+                push_token(path, key);
                 match y.get(key) {
-                    Some(other) => {
-                        if let Some(found) = first_difference(value, other, &join(pointer, key)) {
-                            return Some(found);
-                        }
-                    }
-                    None => return Some(join(pointer, key)),
+                    Some(other) if !differs(value, other, path) => path.truncate(at),
+                    _ => return true,
                 }
             }
-            y.keys()
-                .find(|key| !x.contains_key(*key))
-                .map(|key| join(pointer, key))
+            match y.keys().find(|key| !x.contains_key(*key)) {
+                Some(key) => {
+                    push_token(path, key);
+                    true
+                }
+                None => false,
+            }
         }
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            x.iter().zip(y).enumerate().find_map(|(index, (x, y))| {
-                first_difference(x, y, &join(pointer, &index.to_string()))
-            })
+            for (index, (x, y)) in x.iter().zip(y).enumerate() {
+                push_token(path, &index.to_string());
+                if differs(x, y, path) {
+                    return true;
+                }
+                path.truncate(at);
+            }
+            false
         }
-        _ => (a != b).then(|| pointer.to_owned()),
+        _ => a != b,
     }
 }
 
@@ -210,6 +226,25 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_first_difference_is_found_with_its_escaped_path() {
+        let a = json!({"p": {"a/b": [1, {"x~": 2}], "same": true}});
+        let changed = json!({"p": {"a/b": [1, {"x~": 3}], "same": true}});
+        assert_eq!(
+            first_difference(&a, &changed, "/s").as_deref(),
+            Some("/s/p/a~1b/1/x~0")
+        );
+        let extra = json!({"p": {"a/b": [1, {"x~": 2}], "same": true, "new": 1}});
+        assert_eq!(first_difference(&a, &extra, "").as_deref(), Some("/p/new"));
+        assert_eq!(first_difference(&extra, &a, "").as_deref(), Some("/p/new"));
+        let shorter = json!({"p": {"a/b": [1], "same": true}});
+        assert_eq!(
+            first_difference(&a, &shorter, "").as_deref(),
+            Some("/p/a~1b")
+        );
+        assert_eq!(first_difference(&a, &a.clone(), "/s"), None);
+    }
 
     fn seen(version: ProtocolVersion, tools: &[(&str, Value)]) -> Seen {
         Seen {
