@@ -141,6 +141,7 @@ fn refusal(
         | SchemaErrorKind::EstimateTooCostly { .. }
         | SchemaErrorKind::ReferenceCycle { .. } => single(Rule::SchemaOverBounds, ""),
         SchemaErrorKind::TooDeep { at: pointer, .. }
+        | SchemaErrorKind::PatternsTooCostly { at: pointer, .. }
         | SchemaErrorKind::BacktrackingPattern { at: pointer, .. } => {
             single(Rule::SchemaOverBounds, pointer)
         }

@@ -91,6 +91,17 @@ pub enum SchemaErrorKind {
         /// JSON Pointer to a subschema on the cycle.
         at: String,
     },
+    /// The schema's patterns took longer than [`crate::Limits::pattern_budget`]
+    /// to compile.
+    #[error(
+        "the schema's patterns take more than {budget_ms} ms to compile (the last one tried at {at})"
+    )]
+    PatternsTooCostly {
+        /// The budget, in milliseconds.
+        budget_ms: u128,
+        /// JSON Pointer to the pattern that crossed it.
+        at: String,
+    },
     /// A pattern needs a backtracking regex engine (look-around, back-references).
     #[error(
         "pattern {pattern:?} at {at} needs backtracking (look-around or back-references); only linear-time patterns are accepted"

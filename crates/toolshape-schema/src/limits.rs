@@ -29,6 +29,11 @@ pub struct Limits {
     pub max_instance_depth: usize,
     /// Time one validation against an untrusted schema may take.
     pub validation_budget: Duration,
+    /// Time the regular expressions of one schema (`pattern`,
+    /// `patternProperties`) may take to compile together, each distinct one
+    /// checked once before the schema is compiled: one may take a tenth of
+    /// a second, and a schema may hold thousands.
+    pub pattern_budget: Duration,
     /// Untrusted validations whose estimated work (schema expansion × instance nodes)
     /// stays under this run inline on the caller's thread; larger ones run on a
     /// budgeted worker thread.
@@ -52,6 +57,7 @@ impl Default for Limits {
             max_estimate_steps: 200_000,
             max_instance_depth: 128,
             validation_budget: Duration::from_millis(500),
+            pattern_budget: Duration::from_millis(500),
             inline_work: 1_000_000,
             max_runaway_validations: 4,
             max_violations: 20,

@@ -1,7 +1,9 @@
 //! Checks that run before anything is compiled: size, depth, subschema count and patterns.
 
+use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hasher};
 use std::io;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -75,6 +77,9 @@ pub(crate) fn check_structure(
         limit: limits.max_subschemas,
         count: 0,
         patterns,
+        pattern_budget: limits.pattern_budget,
+        pattern_time: Duration::ZERO,
+        checked: HashSet::new(),
     };
     checker.visit(schema, &mut pointer)
 }
@@ -117,6 +122,12 @@ struct StructureChecker {
     limit: usize,
     count: usize,
     patterns: PatternPolicy,
+    /// The time all the schema's patterns may take to compile.
+    pattern_budget: Duration,
+    /// The time they took so far.
+    pattern_time: Duration,
+    /// The patterns checked so far (each distinct one is checked once).
+    checked: HashSet<String>,
 }
 
 impl StructureChecker {
@@ -155,8 +166,22 @@ impl StructureChecker {
         result
     }
 
-    fn check_pattern(&self, pattern: &str, pointer: &str) -> Result<(), SchemaError> {
-        match classify_pattern(pattern) {
+    fn check_pattern(&mut self, pattern: &str, pointer: &str) -> Result<(), SchemaError> {
+        if self.checked.contains(pattern) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let class = classify_pattern(pattern);
+        self.pattern_time += started.elapsed();
+        if self.pattern_time > self.pattern_budget {
+            return Err(SchemaErrorKind::PatternsTooCostly {
+                budget_ms: self.pattern_budget.as_millis(),
+                at: excerpt(pointer, 200),
+            }
+            .into());
+        }
+        self.checked.insert(pattern.to_owned());
+        match class {
             PatternClass::Linear => Ok(()),
             PatternClass::Backtracking if self.patterns == PatternPolicy::AllowBacktracking => {
                 Ok(())

@@ -592,3 +592,45 @@ fn an_id_taking_a_held_documents_uri_is_refused() {
     assert!(compiled.validate(&json!([1])).is_err());
     still_serves(&engine);
 }
+
+#[test]
+fn patterns_costly_to_compile_are_refused_within_their_budget() {
+    let mut limits = Limits::default();
+    limits.pattern_budget = Duration::from_millis(200);
+    let engine = SchemaEngine::builder().limits(limits).try_build().unwrap();
+    // Each of these takes about 0.1 s to compile in a release build, more
+    // in a debug one; without the budget, 2,000 of them (under 100 KB of
+    // schema) took minutes.
+    let costly: serde_json::Map<String, Value> = (0..2_000)
+        .map(|i| {
+            (
+                format!("(\\p{{L}}|\\p{{N}}){{{}}}", 100 + i),
+                json!({"type": "string"}),
+            )
+        })
+        .collect();
+    let error = quickly("costly patterns", || {
+        engine.compile(&json!({"type": "object", "patternProperties": costly}))
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            SchemaErrorKind::PatternsTooCostly { budget_ms: 200, .. }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("/patternProperties/"), "{error}");
+    // A cheap pattern used many times is checked once.
+    let repeated: serde_json::Map<String, Value> = (0..2_000)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": "^[a-z]{1,64}$"}),
+            )
+        })
+        .collect();
+    let compiled = engine.compile(&json!({"type": "object", "properties": repeated}));
+    assert!(compiled.is_ok(), "{:?}", compiled.err());
+    still_serves(&engine);
+}
