@@ -146,7 +146,13 @@ impl SchemaEngine {
             Patterns::Linear => PatternPolicy::LinearOnly,
             Patterns::Backtracking { .. } => PatternPolicy::AllowBacktracking,
         };
-        precheck::check_structure(schema, &inner.limits, policy)?;
+        // Only a peer's schema is held to the pattern budget: an
+        // application's own (a debug build compiles regexes slowly) is not.
+        let pattern_budget = match inner.trust {
+            Trust::Untrusted => inner.limits.pattern_budget,
+            Trust::Trusted => std::time::Duration::MAX,
+        };
+        precheck::check_structure(schema, &inner.limits, policy, pattern_budget)?;
         match declared.custom {
             None => meta::check(schema, dialect, &inner.limits)?,
             Some(custom) => {

@@ -29,7 +29,7 @@ pub struct Limits {
     pub max_instance_depth: usize,
     /// Time one validation against an untrusted schema may take.
     pub validation_budget: Duration,
-    /// Time the regular expressions of one schema (`pattern`,
+    /// Time the regular expressions of one untrusted schema (`pattern`,
     /// `patternProperties`) may take to compile together, each distinct one
     /// checked once before the schema is compiled: one may take a tenth of
     /// a second, and a schema may hold thousands.

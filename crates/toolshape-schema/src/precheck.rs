@@ -65,11 +65,13 @@ pub(crate) enum PatternPolicy {
     AllowBacktracking,
 }
 
-/// Checks document depth, subschema count and every pattern.
+/// Checks document depth, subschema count and every pattern (their compiling
+/// within `pattern_budget` together).
 pub(crate) fn check_structure(
     schema: &Value,
     limits: &Limits,
     patterns: PatternPolicy,
+    pattern_budget: Duration,
 ) -> Result<(), SchemaError> {
     let mut pointer = String::new();
     check_depth(schema, limits.max_schema_depth, 0, &mut pointer)?;
@@ -77,7 +79,7 @@ pub(crate) fn check_structure(
         limit: limits.max_subschemas,
         count: 0,
         patterns,
-        pattern_budget: limits.pattern_budget,
+        pattern_budget,
         pattern_time: Duration::ZERO,
         checked: HashSet::new(),
     };
@@ -252,10 +254,15 @@ mod tests {
             ..Limits::default()
         };
         let schema = json!({"properties": {"a": {"properties": {"b": {}}}}});
-        let error = check_structure(&schema, &limits, PatternPolicy::LinearOnly)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let error = check_structure(
+            &schema,
+            &limits,
+            PatternPolicy::LinearOnly,
+            limits.pattern_budget,
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
         assert!(error.contains("/properties/a/properties"), "{error}");
     }
 }
