@@ -113,9 +113,13 @@ impl SchemaEngine {
         }
         let schema = Arc::new(schema.clone());
         let outcome = self.compile_on_large_stack(&schema).map(Arc::new);
-        self.inner
-            .cache
-            .insert(footprint.hash, Arc::clone(&schema), outcome.clone());
+        // A refusal for time taken may be the machine's load: tried again.
+        let timed = matches!(&outcome, Err(error) if matches!(error.kind(), SchemaErrorKind::PatternsTooCostly { .. }));
+        if !timed {
+            self.inner
+                .cache
+                .insert(footprint.hash, Arc::clone(&schema), outcome.clone());
+        }
         outcome
     }
 

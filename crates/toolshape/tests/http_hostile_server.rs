@@ -9,11 +9,13 @@
 //!   37 s of CPU in a release build).
 //! - An event stream that never answers nor ends, in a session: the call
 //!   ends at its time limit and the client closes the stream (before, it
-//!   kept reading it for good, a connection and a task per such call).
+//!   kept reading it for good, a connection and a task per such call), and
+//!   so does closing the client while a call waits.
 
 mod http_support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -21,7 +23,6 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 use tokio_stream::StreamExt;
 use toolshape::CallOptions;
 use toolshape::HttpOptions;
@@ -116,19 +117,39 @@ async fn a_large_event_in_small_chunks_is_read_in_one_pass() {
     assert!(text.bytes().all(|b| b == b'x'));
 }
 
+/// Counts the streams open: one more while it lives.
+struct Open(Arc<AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits up to 10 s for `open` to be `want`; whether it came to that.
+async fn open_comes_to(open: &AtomicUsize, want: usize) -> bool {
+    for _ in 0..200 {
+        if open.load(Ordering::SeqCst) == want {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
-    // Dropped with the stream's body: when the client closes the stream.
-    let (closed, stream_gone) = oneshot::channel::<()>();
-    let closed = Arc::new(Mutex::new(Some(closed)));
+    let open = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&open);
     let url = serve_behind(move |request: Request, next: Next| {
-        let closed = Arc::clone(&closed);
+        let counter = Arc::clone(&counter);
         async move {
             let (message, request) = read_message(request).await;
             if !calls_shout(&message) {
                 return next.run(request).await;
             }
-            let guard = closed.lock().unwrap().take();
+            counter.fetch_add(1, Ordering::SeqCst);
+            let guard = Open(counter);
             let opening = tokio_stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(
                 b": the answer is coming\n\n",
             ))]);
@@ -143,27 +164,49 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
         }
     })
     .await;
+    let shout = |client: Client, wait: u64| async move {
+        client
+            .call_tool_with(
+                "shout",
+                json!({"text": "hi"}).as_object().cloned(),
+                CallOptions::new().timeout(Duration::from_secs(wait)),
+            )
+            .await
+    };
 
     let client = Client::builder()
         .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
         .connect_http(&url)
         .await
         .unwrap();
-    let error = client
-        .call_tool_with(
-            "shout",
-            json!({"text": "hi"}).as_object().cloned(),
-            CallOptions::new().timeout(Duration::from_secs(1)),
-        )
-        .await
-        .unwrap_err();
+    let error = shout(client.clone(), 1).await.unwrap_err();
     assert!(error.to_string().contains("no answer within"), "{error}");
-    let closed = tokio::time::timeout(Duration::from_secs(10), stream_gone).await;
-    assert!(closed.is_ok(), "the client still reads the stream");
+    assert!(
+        open_comes_to(&open, 0).await,
+        "the client still reads the stream"
+    );
     // The session goes on.
     let added = client
         .call_tool("add", json!({"a": 2, "b": 3}).as_object().cloned())
         .await
         .unwrap();
     assert_eq!(added.structured, Some(json!(5)));
+
+    // A call still waiting when the client closes: its stream is closed too.
+    let waiting = tokio::spawn(shout(client.clone(), 60));
+    assert!(
+        open_comes_to(&open, 1).await,
+        "the second call never opened its stream"
+    );
+    client.close(Duration::from_secs(1)).await;
+    assert!(
+        open_comes_to(&open, 0).await,
+        "the stream outlived the client"
+    );
+    // And the call fails at once, not at its time limit.
+    let ended = tokio::time::timeout(Duration::from_secs(10), waiting).await;
+    assert!(
+        ended.is_ok_and(|call| call.unwrap().is_err()),
+        "the call outlived the client"
+    );
 }

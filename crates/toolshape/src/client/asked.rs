@@ -6,6 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -24,11 +25,11 @@ use crate::tool::{MAX_QUESTIONS, ToolContext};
 /// further questions are refused until one is answered.
 const MAX_OPEN_QUESTIONS: usize = 16;
 
-/// Most of the server's requests (pings, questions to this client's own
-/// handlers, refusals) answered at once: each waits for room in the queue
-/// to the server, and a server that floods pings and reads nothing would
-/// otherwise keep a task per ping. Past it a request is refused if the
-/// queue has room, else dropped.
+/// Most answers to the server's requests waiting for room in the queue to
+/// the server at once (a server that floods pings and reads nothing would
+/// otherwise keep a task per ping; past it an answer is dropped), and most
+/// of its questions this client's own handlers answer at once (past it a
+/// question is refused).
 pub(super) const MAX_ANSWERING: usize = 64;
 
 /// How long after a request whose questions were relayed ends unanswered
@@ -295,38 +296,50 @@ impl Peer {
         });
     }
 
-    /// Answers the server's request `id` from a task of its own (the reader
-    /// never waits for room in the queue).
+    /// Answers the server's request `id` at once when the queue to the
+    /// server has room; else from a task that waits for room, at most
+    /// [`MAX_ANSWERING`] such tasks at once (past it the answer is dropped:
+    /// the server is not reading what it is sent).
     fn reply(&self, id: RequestId, answer: Result<Value, ErrorObject>) {
-        self.answer_with(id, std::future::ready(answer));
+        let Some(message) = reply_message(&id, &answer) else {
+            return;
+        };
+        let message = match self.outgoing.try_send(message) {
+            Err(mpsc::error::TrySendError::Full(message)) => message,
+            _ => return,
+        };
+        let Ok(permit) = Arc::clone(&self.answering).try_acquire_owned() else {
+            let dropped = self.answers_dropped.fetch_add(1, Ordering::Relaxed);
+            if dropped.is_multiple_of(1000) {
+                tracing::warn!(
+                    %id,
+                    dropped = dropped + 1,
+                    "the server is not reading its input and has more than {MAX_ANSWERING} \
+                     answers waiting; answer dropped"
+                );
+            }
+            return;
+        };
+        let outgoing = self.outgoing.clone();
+        tokio::spawn(async move {
+            queue_reply(&outgoing, &id, message).await;
+            drop(permit);
+        });
     }
 
-    /// Answers the server's request `id` with what `answer` comes to, on a
-    /// task of its own, at most [`MAX_ANSWERING`] at once: past it the
-    /// request is refused at once if the queue has room, else dropped.
+    /// Answers the server's question `id` with this client's own handlers,
+    /// on a task of its own, at most [`MAX_ANSWERING`] at once: past it the
+    /// question is refused (a ping is never held up by them).
     fn answer_with(
         &self,
         id: RequestId,
         answer: impl Future<Output = Result<Value, ErrorObject>> + Send + 'static,
     ) {
-        let Ok(permit) = Arc::clone(&self.answering).try_acquire_owned() else {
-            let refused = self
-                .answers_refused
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if refused.is_multiple_of(1000) {
-                tracing::warn!(
-                    %id,
-                    refused = refused + 1,
-                    "the server has more than {MAX_ANSWERING} requests to this client unanswered; refused"
-                );
-            }
+        let Ok(permit) = Arc::clone(&self.handling).try_acquire_owned() else {
             let busy = ErrorObject::internal_error(format!(
-                "more than {MAX_ANSWERING} requests to this client at once"
+                "more than {MAX_ANSWERING} questions to this client at once"
             ));
-            if let Some(message) = reply_message(&id, &Err(busy)) {
-                let _ = self.outgoing.try_send(message);
-            }
-            return;
+            return self.reply(id, Err(busy));
         };
         let outgoing = self.outgoing.clone();
         tokio::spawn(async move {
@@ -353,10 +366,16 @@ async fn send_reply(
     answer: Result<Value, ErrorObject>,
 ) {
     if let Some(message) = reply_message(id, &answer) {
-        let sent = tokio::time::timeout(REPLY_WAIT, outgoing.send(message)).await;
-        if !matches!(sent, Ok(Ok(()))) {
-            tracing::warn!(%id, "the answer to the server's question could not be queued");
-        }
+        queue_reply(outgoing, id, message).await;
+    }
+}
+
+/// Queues the answer `message` to the server's request `id`, waiting at most
+/// [`REPLY_WAIT`] for room.
+async fn queue_reply(outgoing: &mpsc::Sender<Outbound>, id: &RequestId, message: Outbound) {
+    let sent = tokio::time::timeout(REPLY_WAIT, outgoing.send(message)).await;
+    if !matches!(sent, Ok(Ok(()))) {
+        tracing::warn!(%id, "the answer to the server's question could not be queued");
     }
 }
 

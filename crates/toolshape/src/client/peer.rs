@@ -118,11 +118,13 @@ pub(crate) struct Peer {
     pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
     pub(crate) closed_signal: watch::Sender<bool>,
-    /// The server's requests being answered by this client's own handlers
-    /// at once (see `asked.rs`).
+    /// Answers to the server's requests waiting for room in the queue, and
+    /// its questions being answered by this client's own handlers (see
+    /// `asked.rs`): each at most `MAX_ANSWERING` at once.
     pub(super) answering: Arc<tokio::sync::Semaphore>,
-    /// How many of the server's requests were refused past that bound.
-    pub(super) answers_refused: std::sync::atomic::AtomicU64,
+    pub(super) handling: Arc<tokio::sync::Semaphore>,
+    /// How many answers were dropped past the first bound.
+    pub(super) answers_dropped: std::sync::atomic::AtomicU64,
     /// Shown every message received, before it is read.
     observer: Observer,
 }
@@ -164,7 +166,8 @@ impl Peer {
             listens: Default::default(),
             closed_signal: watch::Sender::new(false),
             answering: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
-            answers_refused: std::sync::atomic::AtomicU64::new(0),
+            handling: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
+            answers_dropped: std::sync::atomic::AtomicU64::new(0),
             observer: Observer(observer),
         })
     }
@@ -460,7 +463,7 @@ impl Peer {
     }
 
     /// Marks the connection closed and fails everything still waiting.
-    fn close(&self) {
+    pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::Release);
         for (_, waiter) in lock(&self.pending).drain() {
             let _ = waiter.reply.send(Err(TransportError::Closed.into()));

@@ -167,6 +167,7 @@ impl Exchange {
                     if let Some(listener) = lock(&self.listener).take() {
                         listener.abort();
                     }
+                    self.abort_exchanges();
                     self.end_session().await;
                     break;
                 }
@@ -199,6 +200,18 @@ impl Exchange {
             if let Some(id) = request {
                 in_flight.insert(id, (task.abort_handle(), stateless));
             }
+        }
+        // Every sender gone (or closed above): nothing more can cancel, and
+        // nothing more can be answered.
+        self.abort_exchanges();
+        self.peer.close();
+    }
+
+    /// Closes every request's exchange still open: the client is closing,
+    /// and no cancellation can come after it.
+    fn abort_exchanges(&self) {
+        for (exchange, _) in self.calls().drain().map(|(_, open)| open) {
+            exchange.abort();
         }
     }
 
