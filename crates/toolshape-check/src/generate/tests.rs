@@ -116,7 +116,9 @@ fn hostile_schemas_stay_bounded() {
     let properties: serde_json::Map<String, Value> = (1..=32)
         .map(|n| (format!("p{n}"), json!({"$ref": "#"})))
         .collect();
-    let wide = json!({"type": "object", "minProperties": 32, "properties": properties});
+    // And with a long description (left out of every merge).
+    let wide = json!({"type": "object", "minProperties": 32, "properties": properties,
+        "description": "d".repeat(400_000)});
     let found = Generator::new(&wide).valid_candidates(None);
     assert!(!found.is_empty(), "the first values still make candidates");
 }

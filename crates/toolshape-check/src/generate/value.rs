@@ -17,6 +17,26 @@ const MAX_REF_HOPS: usize = 16;
 /// recursive schema with many properties would otherwise make 32^8.
 const MAX_VALUES: usize = 100_000;
 
+/// Keywords `merged` leaves out: annotations and definitions no generated
+/// value depends on (`examples`, `default` and `const` are read from the
+/// schema itself, before merging).
+const NOT_GENERATIVE: &[&str] = &[
+    "description",
+    "title",
+    "$comment",
+    "examples",
+    "default",
+    "$defs",
+    "definitions",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$id",
+    "$schema",
+    "$anchor",
+    "$dynamicAnchor",
+];
+
 /// Makes values from one schema document (an `inputSchema`).
 #[derive(Debug)]
 pub(crate) struct Generator<'a> {
@@ -156,8 +176,15 @@ impl<'a> Generator<'a> {
     /// followed.
     fn merged(&self, schema: &Value, depth: usize) -> Map<String, Value> {
         let schema = self.resolve(schema);
-        let mut merged = match schema {
-            Value::Object(map) => map.clone(),
+        // Only what generating reads: a schema's words for people (and its
+        // definitions, reached through `$ref`) may be large, and a merge
+        // runs for every value made.
+        let mut merged: Map<String, Value> = match schema {
+            Value::Object(map) => map
+                .iter()
+                .filter(|(key, _)| !NOT_GENERATIVE.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
             _ => Map::new(),
         };
         merged.remove("allOf");
@@ -213,10 +240,17 @@ impl<'a> Generator<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let properties = properties_of(merged);
+        // Borrowed, not copied: a property's schema may be large.
+        let properties: Vec<(&String, &Value)> = match merged.get("properties") {
+            Some(Value::Object(properties)) => properties.iter().take(MAX_PROPERTIES).collect(),
+            _ => Vec::new(),
+        };
         let mut object = Map::new();
         for name in required_of(merged) {
-            let property = properties.get(&name).unwrap_or(&Value::Bool(true));
+            let property = properties
+                .iter()
+                .find(|(listed, _)| **listed == name)
+                .map_or(&Value::Bool(true), |(_, schema)| *schema);
             let value = self.value(property, depth + 1)?;
             object.insert(name, value);
         }
@@ -225,7 +259,7 @@ impl<'a> Generator<'a> {
             .and_then(Value::as_u64)
             .and_then(|n| usize::try_from(n).ok())
             .unwrap_or(0);
-        for (name, property) in &properties {
+        for (name, property) in properties {
             if object.contains_key(name) || (!full && object.len() >= wanted) {
                 continue;
             }
@@ -273,10 +307,12 @@ impl<'a> Generator<'a> {
                     .find_map(|branch| self.value(branch, depth + 1));
             }
         }
-        let merged = self.merged(schema, depth);
-        let merged_value = Value::Object(merged.clone());
+        let merged_value = Value::Object(self.merged(schema, depth));
+        let Value::Object(merged) = &merged_value else {
+            return None;
+        };
         match kind(&merged_value) {
-            "object" => self.object_from(&merged, depth, false),
+            "object" => self.object_from(merged, depth, false),
             "array" => self.array(&merged_value, depth),
             "string" => Some(string(&merged_value)),
             "integer" => Some(numeric(&merged_value, true)),
