@@ -27,8 +27,8 @@ fn place(finding: &Finding) -> Place<'_> {
     )
 }
 
-/// Whether `finding` is specific enough to cover a generic one at or
-/// above its pointer.
+/// Whether `finding` is specific enough to cover a generic one at its
+/// pointer or below it.
 fn can_cover(finding: &Finding) -> bool {
     !is_generic(finding.rule)
         && finding.severity >= Severity::Warning

@@ -57,11 +57,16 @@ fn register(
         .into_iter()
         .map(|(name, error)| (name, error.to_string()))
         .collect();
-    // By name once, not searched for each broken tool (10,000 of each).
-    let by_name: HashMap<&str, &ToolDefinition> = match broken.is_empty() {
-        true => HashMap::new(),
-        false => admitted.iter().map(|d| (d.name.as_str(), d)).collect(),
-    };
+    // By name once, not searched for each broken tool (10,000 of each);
+    // the first of a name, as a search would find.
+    let mut by_name: HashMap<&str, &ToolDefinition> = HashMap::new();
+    if !broken.is_empty() {
+        for definition in admitted {
+            by_name
+                .entry(definition.name.as_str())
+                .or_insert(definition);
+        }
+    }
     for (name, problem) in &broken {
         tracing::warn!(tool = %name, %problem, "an upstream tool's schema cannot be used");
         if forwarder.options.broken_tools == BrokenTools::List

@@ -114,7 +114,9 @@ impl SchemaEngine {
         let schema = Arc::new(schema.clone());
         let outcome = self.compile_on_large_stack(&schema).map(Arc::new);
         // A refusal for time taken may be the machine's load: tried again.
-        let timed = matches!(&outcome, Err(error) if matches!(error.kind(), SchemaErrorKind::PatternsTooCostly { .. }));
+        let timed = outcome
+            .as_ref()
+            .is_err_and(|error| matches!(error.kind(), SchemaErrorKind::PatternsTooCostly { .. }));
         if !timed {
             self.inner
                 .cache

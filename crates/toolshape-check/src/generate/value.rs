@@ -222,6 +222,8 @@ impl<'a> Generator<'a> {
     /// The object schema's properties (its own and its `allOf` branches').
     pub(crate) fn properties(&self, schema: &Value) -> Map<String, Value> {
         properties_of(&self.merged(schema, 0))
+            .map(|(name, schema)| (name.clone(), schema.clone()))
+            .collect()
     }
 
     /// The object schema's required property names.
@@ -240,11 +242,7 @@ impl<'a> Generator<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        // Borrowed, not copied: a property's schema may be large.
-        let properties: Vec<(&String, &Value)> = match merged.get("properties") {
-            Some(Value::Object(properties)) => properties.iter().take(MAX_PROPERTIES).collect(),
-            _ => Vec::new(),
-        };
+        let properties: Vec<(&String, &Value)> = properties_of(merged).collect();
         let mut object = Map::new();
         for name in required_of(merged) {
             let property = properties
@@ -415,15 +413,14 @@ impl<'a> Generator<'a> {
     }
 }
 
-fn properties_of(merged: &Map<String, Value>) -> Map<String, Value> {
-    match merged.get("properties") {
-        Some(Value::Object(properties)) => properties
-            .iter()
-            .take(MAX_PROPERTIES)
-            .map(|(name, schema)| (name.clone(), schema.clone()))
-            .collect(),
-        _ => Map::new(),
-    }
+/// The merged schema's properties (at most [`MAX_PROPERTIES`]), borrowed:
+/// a property's schema may be large, and this runs for every object made.
+fn properties_of(merged: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    let properties = match merged.get("properties") {
+        Some(Value::Object(properties)) => Some(properties.iter().take(MAX_PROPERTIES)),
+        _ => None,
+    };
+    properties.into_iter().flatten()
 }
 
 fn required_of(merged: &Map<String, Value>) -> Vec<String> {

@@ -118,10 +118,11 @@ pub(crate) struct Peer {
     pub(super) listens: super::listening::ListenWaiters,
     /// Becomes `true` when the connection closes, for watchers.
     pub(crate) closed_signal: watch::Sender<bool>,
-    /// Answers to the server's requests waiting for room in the queue, and
-    /// its questions being answered by this client's own handlers (see
-    /// `asked.rs`): each at most `MAX_ANSWERING` at once.
+    /// Answers to the server's requests waiting for room in the queue (see
+    /// `asked.rs`), at most `MAX_ANSWERING` at once.
     pub(super) answering: Arc<tokio::sync::Semaphore>,
+    /// The server's questions being answered by this client's own
+    /// handlers, at most `MAX_ANSWERING` at once.
     pub(super) handling: Arc<tokio::sync::Semaphore>,
     /// How many answers were dropped past the first bound.
     pub(super) answers_dropped: std::sync::atomic::AtomicU64,

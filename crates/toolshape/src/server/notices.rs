@@ -135,8 +135,8 @@ impl Listen {
     /// The stream `id` asks for with `params`: tool list changes always
     /// honoured; resource and prompt list changes when the server declares
     /// them; updates when the server has resources (at most
-    /// [`MAX_SUBSCRIPTIONS`] URIs, none longer than a resource URI may be). Tells the server's owner of each URI
-    /// subscribed to.
+    /// [`MAX_SUBSCRIPTIONS`] URIs, none longer than a resource URI may be).
+    /// Tells the server's owner of each URI subscribed to.
     pub(crate) fn new(shared: &Shared, id: &RequestId, params: &ListenParams) -> Listen {
         let asked = &params.notifications;
         let has_resources = !shared.resources.is_empty();

@@ -75,9 +75,9 @@ impl Session {
         )
     }
 
-    /// Subscribes the peer to `uri` (bounded in number and length); `events` is told
-    /// of a new subscription, and of its end (`unsubscribe`, or the
-    /// session's).
+    /// Subscribes the peer to `uri` (bounded in number and length);
+    /// `events` is told of a new subscription, and of its end
+    /// (`unsubscribe`, or the session's).
     pub(crate) fn subscribe(
         &self,
         uri: String,
