@@ -223,6 +223,44 @@ async fn a_message_over_the_size_limit_is_refused_and_the_next_is_answered() {
     assert!(!is_error(&result), "{result}");
 }
 
+/// A client's answer to the server's own request that is over the limit
+/// fails that request at once: the tool that asked ends with an error naming
+/// the limit (it waited for its ten-minute ask timeout before), and the
+/// answer is never answered (an error with the ask's id went to the client).
+#[tokio::test]
+async fn an_over_long_answer_fails_the_servers_question_and_gets_no_reply() {
+    let mut peer = Peer::test_server(["--max-message-bytes", &MAX_MESSAGE_BYTES.to_string()]);
+    peer.result(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"roots": {}},
+            "clientInfo": {"name": "toolshape-tests", "version": "0.0.0"},
+        }),
+    )
+    .await;
+    peer.notify("notifications/initialized", Value::Null).await;
+    let call = peer
+        .send_request("tools/call", json!({"name": "ask_roots", "arguments": {}}))
+        .await;
+    let asked = peer
+        .next_message(common::TIMEOUT)
+        .await
+        .expect("a question");
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    let filler = "r".repeat(2 * MAX_MESSAGE_BYTES);
+    peer.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+                      "result": {"roots": [{"uri": format!("file:///{filler}")}]}}))
+        .await;
+    let answered = peer.response(call).await;
+    let text = answered.to_string();
+    assert!(text.contains("larger than"), "{text}");
+    assert!(text.len() < 2000, "{text}");
+    peer.assert_no_response(asked["id"].clone(), std::time::Duration::from_millis(300))
+        .await;
+    assert_next_is_ping(&mut peer).await;
+}
+
 #[tokio::test]
 async fn deeply_nested_json_is_an_error_not_a_crash() {
     let mut peer = server().await;

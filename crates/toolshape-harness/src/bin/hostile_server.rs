@@ -39,7 +39,10 @@
 //! `$ref` points at `http://127.0.0.1:<canary-port>/`), `exponential`, `deep`
 //! (a 10,000-deep structuredContent), `huge` (one response line of `bytes`
 //! bytes, default 100 MB, id first; with `"unended": true` the line stops
-//! short of its end, which comes only before the server's next message),
+//! short of its end, which comes only before the server's next message;
+//! with `"as_request": true` the line is a request of the server's, with the
+//! call's own id, and the call is answered, with `{"value": "refused N"}`,
+//! once the client answers that request with error code N),
 //! `huge_id_last` (the same with the id
 //! last, as the TypeScript SDK orders members), `malformed_error` (an error
 //! response whose error object is malformed), `bad_result` (a result that is
@@ -102,6 +105,9 @@ struct Server {
     deaf: bool,
     /// Set by an unended `huge`: the line is ended before the next message.
     line_open: bool,
+    /// Set by a `huge` sent as a request: the id of the call answered once
+    /// the client answers that request.
+    refusal_awaited: Option<Value>,
     /// The progress token of the call being handled, if it asked for progress.
     progress_token: Option<Value>,
 }
@@ -188,6 +194,13 @@ impl Server {
         let (Some(method), Some(id)) = (method, id) else {
             if method.is_some() {
                 self.notifications.push(message);
+            } else if let Some(call) = self.refusal_awaited.take() {
+                if message.get("id") != Some(&call) {
+                    self.refusal_awaited = Some(call);
+                    return Ok(());
+                }
+                let code = &message["error"]["code"];
+                return self.structured(&call, json!({"value": format!("refused {code}")}));
             }
             return Ok(());
         };
@@ -410,7 +423,16 @@ impl Server {
                     .and_then(|b| usize::try_from(b).ok())
                     .unwrap_or(DEFAULT_HUGE_BYTES);
                 let id_first = name == "huge";
-                let (head, tail) = if id_first {
+                let as_request = arguments.get("as_request") == Some(&Value::Bool(true));
+                let (head, tail) = if as_request {
+                    self.refusal_awaited = Some(id.clone());
+                    (
+                        format!(
+                            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"sampling/createMessage\",\"params\":{{\"note\":\""
+                        ),
+                        "\"}}".to_owned(),
+                    )
+                } else if id_first {
                     (
                         format!(
                             "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\""
@@ -550,6 +572,7 @@ fn main() -> ExitCode {
         duplicate: None,
         deaf: false,
         line_open: false,
+        refusal_awaited: None,
         progress_token: None,
     };
     for line in io::stdin().lock().lines() {

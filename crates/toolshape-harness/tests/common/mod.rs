@@ -459,11 +459,12 @@ fn is_json_rpc(message: &Value) -> bool {
     if object.get("jsonrpc") != Some(&json!("2.0")) {
         return false;
     }
-    let notification =
-        object.get("method").is_some_and(Value::is_string) && !object.contains_key("id");
+    let answers = object.contains_key("result") || object.contains_key("error");
+    // A notification, or a request of the server's own (it asks its client).
+    let notification_or_request = object.get("method").is_some_and(Value::is_string) && !answers;
     let response = object.contains_key("id")
         && (object.contains_key("result") != object.contains_key("error"));
-    notification || response
+    notification_or_request || response
 }
 
 /// Whether a message is a response (has `result` or `error`).

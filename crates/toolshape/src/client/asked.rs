@@ -327,6 +327,11 @@ impl Peer {
         });
     }
 
+    /// Refuses the server's request `id` with `error`.
+    pub(super) fn refuse(&self, id: RequestId, error: ErrorObject) {
+        self.reply(id, Err(error));
+    }
+
     /// Answers the server's question `id` with this client's own handlers,
     /// on a task of its own, at most [`MAX_ANSWERING`] at once: past it the
     /// question is refused (a ping is never held up by them).

@@ -20,7 +20,7 @@ use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
 use crate::tool::{LogMessage, Progress, ToolContext};
-use crate::transport::lines::{Line, LineReader, leading_id};
+use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
 
 type Reply = Result<ResultJson, ClientError>;
 
@@ -447,6 +447,30 @@ impl Peer {
         }
     }
 
+    /// Handles a message from the server over the size limit, skipped
+    /// unread: a request of the server's is refused (this client's own
+    /// request with the same id goes on); an answer, or a message that may
+    /// be one, fails the request of ours it answers.
+    pub(crate) fn too_long(&self, leading: Leading, limit: usize) {
+        tracing::warn!(limit, kind = ?leading.kind, "the server sent a message over the size limit; skipped");
+        let Some(id) = leading.id else {
+            return;
+        };
+        match leading.kind {
+            LeadingKind::Request => {
+                let refusal =
+                    ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
+                self.refuse(id, refusal);
+            }
+            LeadingKind::Response | LeadingKind::Unknown => {
+                self.fail(
+                    &id,
+                    ClientError::invalid(format!("response larger than {limit} bytes")),
+                );
+            }
+        }
+    }
+
     /// A new session replaced one the server ended: what was subscribed on
     /// the old one must be again, and any list may have changed.
     #[cfg(feature = "client-http")]
@@ -530,20 +554,7 @@ pub(crate) async fn read_loop<R: AsyncBufRead + Unpin>(
             Ok(Line::Message(bytes)) => {
                 peer.receive(bytes, Channel::Shared);
             }
-            Ok(Line::TooLong(prefix)) => {
-                tracing::warn!(
-                    limit = max_message_bytes,
-                    "the server sent a message over the size limit; skipped"
-                );
-                if let Some(id) = leading_id(prefix) {
-                    peer.fail(
-                        &id,
-                        ClientError::invalid(format!(
-                            "response larger than {max_message_bytes} bytes"
-                        )),
-                    );
-                }
-            }
+            Ok(Line::TooLong(prefix)) => peer.too_long(leading(prefix), max_message_bytes),
             Ok(Line::Eof) => break,
             Err(error) => {
                 tracing::warn!(%error, "reading from the server failed");

@@ -20,7 +20,7 @@ use super::notices;
 use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
-use crate::transport::lines::{Line, LineReader, leading_id};
+use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
 use crate::transport::stall::StallGuard;
 
 struct Connection {
@@ -129,16 +129,7 @@ where
         };
         let open = match line {
             Ok(Line::Message(bytes)) => connection.handle(bytes).await,
-            Ok(Line::TooLong(prefix)) => {
-                let limit = connection.shared.options.max_message_bytes;
-                tracing::warn!(limit, "skipped a message over the size limit");
-                let error =
-                    ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
-                connection
-                    .outbox
-                    .error(leading_id(prefix).as_ref(), &error)
-                    .await
-            }
+            Ok(Line::TooLong(prefix)) => connection.too_long(leading(prefix)).await,
             Ok(Line::Eof) => break,
             Err(error) => {
                 tracing::warn!(%error, "reading the input failed; finishing");
@@ -283,6 +274,28 @@ impl Connection {
             }
             Incoming::Invalid { id, error } => self.outbox.error(id.as_ref(), &error).await,
         }
+    }
+
+    /// Handles a message over the size limit, skipped unread: an answer to
+    /// one of this server's requests fails that request (an answer is never
+    /// answered); anything else gets an error naming the limit, with the
+    /// message's id when it came early enough.
+    async fn too_long(&mut self, leading: Leading) -> bool {
+        let limit = self.shared.options.max_message_bytes;
+        tracing::warn!(limit, kind = ?leading.kind, "skipped a message over the size limit");
+        if leading.kind != LeadingKind::Request
+            && let Some(id) = &leading.id
+        {
+            let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
+            if self.session.requests.fail(id, error) {
+                return true;
+            }
+        }
+        let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
+        if leading.kind == LeadingKind::Response {
+            return true;
+        }
+        self.outbox.error(leading.id.as_ref(), &error).await
     }
 
     /// Tells the server's [`ConnectedClient`](super::ConnectedClient), if

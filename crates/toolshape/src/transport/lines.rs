@@ -108,27 +108,89 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 }
 
-/// The `id` of a JSON-RPC message from its first bytes, when it comes early
-/// enough: only a member of the top-level object counts, never an `"id"`
+/// What the first bytes of an over-long JSON-RPC message tell of it: only
+/// members of the top-level object count, never an `"id"` or `"method"`
 /// nested in `params` or `result` (answering with that one would match the
 /// wrong request).
-pub(crate) fn leading_id(prefix: &[u8]) -> Option<toolshape_protocol::RequestId> {
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Leading {
+    /// Its `id`, when it comes whole within the first bytes.
+    pub(crate) id: Option<toolshape_protocol::RequestId>,
+    /// Whether it is a request or a response, by the members seen.
+    pub(crate) kind: LeadingKind,
+}
+
+/// What an over-long message is, by its top-level members seen.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LeadingKind {
+    /// Neither `method` nor `result` or `error` came early enough (or
+    /// both did).
+    #[default]
+    Unknown,
+    /// It has a `method`: a request (with an id) or a notification.
+    Request,
+    /// It has a `result` or an `error`: an answer to the reader's request.
+    Response,
+}
+
+impl LeadingKind {
+    /// The kind a top-level member named `key` tells, if any.
+    fn told_by(key: &str) -> Option<LeadingKind> {
+        match key {
+            "method" => Some(LeadingKind::Request),
+            "result" | "error" => Some(LeadingKind::Response),
+            _ => None,
+        }
+    }
+}
+
+/// Reads what `prefix`, the first bytes of an over-long message, tells of it.
+pub(crate) fn leading(prefix: &[u8]) -> Leading {
     let text = match std::str::from_utf8(prefix) {
         Ok(text) => text,
-        Err(error) => std::str::from_utf8(&prefix[..error.valid_up_to()]).ok()?,
+        Err(error) => std::str::from_utf8(&prefix[..error.valid_up_to()]).unwrap_or_default(),
     };
-    let mut rest = text.trim_start().strip_prefix('{')?;
-    loop {
-        let (key, after) = next_value::<String>(rest)?;
-        let after = after.trim_start().strip_prefix(':')?;
-        if key == "id" {
-            let (id, after) = next_value::<toolshape_protocol::RequestId>(after)?;
-            // A value that runs to the end of the prefix may have been cut.
-            return (!after.trim_start().is_empty()).then_some(id);
+    let mut leading = Leading::default();
+    let mut seen_kind = LeadingKind::Unknown;
+    let mut conflicting = false;
+    let Some(mut rest) = text.trim_start().strip_prefix('{') else {
+        return leading;
+    };
+    while let Some((key, after)) = next_value::<String>(rest) {
+        // A member's name tells its kind even when its value is cut.
+        if let Some(told) = LeadingKind::told_by(&key) {
+            if seen_kind == LeadingKind::Unknown {
+                seen_kind = told;
+            }
+            conflicting |= told != seen_kind;
         }
-        let (_, after) = next_value::<serde::de::IgnoredAny>(after)?;
-        rest = after.trim_start().strip_prefix(',')?;
+        let Some(after) = after.trim_start().strip_prefix(':') else {
+            break;
+        };
+        let after = if key == "id" && leading.id.is_none() {
+            match next_value::<toolshape_protocol::RequestId>(after) {
+                // A value that runs to the end of the prefix may have been cut.
+                Some((id, after)) if !after.trim_start().is_empty() => {
+                    leading.id = Some(id);
+                    after
+                }
+                _ => break,
+            }
+        } else {
+            match next_value::<serde::de::IgnoredAny>(after) {
+                Some((_, after)) => after,
+                None => break,
+            }
+        };
+        match after.trim_start().strip_prefix(',') {
+            Some(next) => rest = next,
+            None => break,
+        }
     }
+    if !conflicting {
+        leading.kind = seen_kind;
+    }
+    leading
 }
 
 /// The JSON value at the start of `text`, and what follows it.
@@ -177,6 +239,10 @@ mod tests {
         assert_eq!(lines.next().await.ok(), Some(Line::Eof));
     }
 
+    fn leading_id(prefix: &[u8]) -> Option<toolshape_protocol::RequestId> {
+        leading(prefix).id
+    }
+
     #[test]
     fn finds_the_leading_id() {
         use toolshape_protocol::RequestId;
@@ -205,5 +271,40 @@ mod tests {
         );
         // A number that reaches the end of the prefix may be cut short.
         assert_eq!(leading_id(br#"{"id":12"#), None);
+    }
+    #[test]
+    fn tells_a_request_from_a_response() {
+        use toolshape_protocol::RequestId;
+        let request = leading(
+            br#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[{"#,
+        );
+        assert_eq!(request.id, Some(RequestId::Number(7)));
+        assert_eq!(request.kind, LeadingKind::Request);
+        // The member's name tells even when its value is cut.
+        let response = leading(br#"{"id":"toolshape-3","jsonrpc":"2.0","result":{"con"#);
+        assert_eq!(response.id, Some(RequestId::String("toolshape-3".into())));
+        assert_eq!(response.kind, LeadingKind::Response);
+        assert_eq!(
+            leading(br#"{"jsonrpc":"2.0","error":{"code":-1,"data":"xx"#).kind,
+            LeadingKind::Response
+        );
+        // A nested method tells nothing; nor do both kinds at once.
+        let nested = leading(br#"{"jsonrpc":"2.0","id":1,"result":{"method":"x","text":"#);
+        assert_eq!(nested.kind, LeadingKind::Response);
+        assert_eq!(
+            leading(br#"{"method":"x","id":2,"result":{"a"#).kind,
+            LeadingKind::Unknown
+        );
+        assert_eq!(
+            leading(br#"{"jsonrpc":"2.0","id":5,"x":"yyyy"#).kind,
+            LeadingKind::Unknown
+        );
+        assert_eq!(leading(b"not json at all").kind, LeadingKind::Unknown);
+        // The id may come after the member that tells the kind.
+        let late = leading(br#"{"jsonrpc":"2.0","method":"ping","id":9,"params":{"a"#);
+        assert_eq!(
+            (late.id, late.kind),
+            (Some(RequestId::Number(9)), LeadingKind::Request)
+        );
     }
 }

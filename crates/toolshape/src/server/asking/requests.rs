@@ -135,6 +135,18 @@ impl ServerRequests {
         }
     }
 
+    /// Fails our request `id` with `error` (its answer could not be read);
+    /// false when no request of ours waits on that id.
+    pub(crate) fn fail(&self, id: &RequestId, error: ErrorObject) -> bool {
+        match self.pending().remove(id) {
+            Some(waiter) => {
+                let _ = waiter.send(Err(error));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Hands a response from the peer to the request waiting for it; false
     /// when no request of ours waits for it.
     pub(crate) fn resolve(&self, response: Response) -> bool {

@@ -1,0 +1,144 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The client against messages over its size limit from
+//! `examples/hostile_server.rs` (its `huge` tools): each ends in a clear
+//! error at once, only for the request it answers, and the connection stays
+//! usable (each test makes a normal call afterwards).
+
+mod client_common;
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolshape::CallOptions;
+use toolshape::client::{
+    Client, ClientErrorKind, ClientOptions, Negotiation, ServerCommand, StderrMode,
+};
+
+use client_common::{connect, hostile_server_bin};
+
+/// A client of the hostile server taking messages of at most `limit` bytes.
+async fn hostile_within(limit: usize) -> Client {
+    let mut options = ClientOptions::default();
+    options.request_timeout = Duration::from_secs(20);
+    options.max_message_bytes = limit;
+    let command = ServerCommand::new(hostile_server_bin()).stderr(StderrMode::Capture);
+    connect(command, Negotiation::Auto, options).await
+}
+
+/// A normal call on the same connection still works.
+async fn assert_usable(client: &Client) {
+    let ok: serde_json::Value = client.call("ok", json!({})).await.unwrap();
+    assert_eq!(ok, json!({"value": "ok"}));
+}
+
+#[tokio::test]
+async fn a_100_mb_line_is_refused_and_the_connection_survives() {
+    // The default limit (64 MiB) against a 100 MB response.
+    assert_eq!(ClientOptions::default().max_message_bytes, 64 * 1024 * 1024);
+    let client = hostile_within(ClientOptions::default().max_message_bytes).await;
+    let started = Instant::now();
+    let error = client.call_tool("huge", None).await.unwrap_err();
+    let elapsed = started.elapsed();
+    let ClientErrorKind::InvalidResponse(message) = error.kind() else {
+        panic!("expected an oversized response, got {error:?}");
+    };
+    assert!(message.contains("larger than 67108864 bytes"), "{message}");
+    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
+    assert_usable(&client).await;
+
+    // A smaller limit: a 2 MB line over a 1 MiB limit, then a line just under it.
+    let client = hostile_within(1024 * 1024).await;
+    let error = client
+        .call_tool("huge", json!({"bytes": 2_000_000}).as_object().cloned())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::InvalidResponse(m) if m.contains("larger than 1048576 bytes")),
+        "{error:?}"
+    );
+    let fits = client
+        .call_tool("huge", json!({"bytes": 1_000_000}).as_object().cloned())
+        .await
+        .unwrap();
+    let text = fits.text();
+    assert!(text.len() > 999_000 && text.bytes().all(|b| b == b'x'));
+    assert_usable(&client).await;
+}
+
+/// An oversized response is refused once it passes the limit, not when its
+/// line ends: a server that stops mid-line (or never ends it) cannot hold
+/// the call until its timeout. The line's end, when it comes, resynchronises.
+#[tokio::test]
+async fn an_oversized_line_is_refused_before_it_ends() {
+    let client = hostile_within(1024 * 1024).await;
+    let started = Instant::now();
+    let error = client
+        .call_tool_with(
+            "huge",
+            json!({"bytes": 2_000_000, "unended": true})
+                .as_object()
+                .cloned(),
+            CallOptions::new().timeout(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::InvalidResponse(m) if m.contains("larger than 1048576 bytes")),
+        "{error:?}"
+    );
+    assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
+    // The server ends the line before its next answer.
+    assert_usable(&client).await;
+}
+
+/// An oversized response whose `id` comes last (as the TypeScript SDK orders
+/// its members) cannot be matched to its request from the line's first bytes:
+/// the call ends at its timeout instead of failing at once. The connection
+/// survives either way.
+#[tokio::test]
+async fn an_oversized_line_with_its_id_last_ends_the_call() {
+    let client = hostile_within(1024 * 1024).await;
+    let settings = CallOptions::new().timeout(Duration::from_secs(2));
+    let error = client
+        .call_tool_with(
+            "huge_id_last",
+            json!({"bytes": 2_000_000}).as_object().cloned(),
+            settings,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            ClientErrorKind::Timeout(_) | ClientErrorKind::InvalidResponse(_)
+        ),
+        "{error:?}"
+    );
+    assert_usable(&client).await;
+}
+
+/// An over-long request of the server's that carries the id of the
+/// client's own call in flight is refused (the server gets an error with
+/// its id), and the client's call goes on: the two directions' ids are
+/// apart (the call failed as "response larger than" before).
+#[tokio::test]
+async fn an_over_long_request_of_the_servers_fails_only_itself() {
+    let client = hostile_within(1024 * 1024).await;
+    let answered = client
+        .call_tool_with(
+            "huge",
+            json!({"bytes": 2_000_000, "as_request": true})
+                .as_object()
+                .cloned(),
+            CallOptions::new().timeout(Duration::from_secs(20)),
+        )
+        .await
+        .unwrap();
+    // The server answers the call once it has the client's refusal.
+    assert_eq!(
+        answered.structured,
+        Some(json!({"value": "refused -32600"}))
+    );
+    assert_usable(&client).await;
+}
