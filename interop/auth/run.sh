@@ -5,7 +5,7 @@
 #   typescript-oauth    the official TypeScript SDK client and its own OAuth (client.mjs): registration,
 #                       PKCE, resource, step-up on 403 insufficient_scope
 #   cli-credentials     `toolshape call --oauth-client-credentials` (secret from the environment),
-#                       stepping up to read_text's scope
+#                       stepping up to read_text's scope; with a fixed `--header` beside OAuth
 #   cli-browser         `toolshape tools` at a terminal (a pty from `script`): the authorization URL it
 #                       prints is opened by a stand-in browser (Node's fetch, following the redirect to
 #                       the loopback listener); then a second run reuses the token file without asking
@@ -118,6 +118,11 @@ check '[[ $rc -eq 0 ]]' "toolshape call exits 0 (got $rc)"
 check '[[ $out == *"hello from the workspace"* ]]' "read_text's text came back: $out"
 grants=$(( $(counter client_credentials_grants) - grants ))
 check '[[ $grants -eq 2 ]]' "one grant, then one step-up to files:read (got $grants)"
+# A header that is not Authorization goes beside OAuth (before, any --header turned OAuth off: a 401).
+out=$(TOOLSHAPE_OAUTH_CLIENT_SECRET=s3cret-value timeout 60 "$TOOLSHAPE_BIN" call file_info --args '{"path":"hello.txt"}' \
+  --url "$url" --header 'X-Tenant: interop' --oauth-client-id svc --oauth-client-credentials 2>>"$log")
+rc=$?
+check '[[ $rc -eq 0 && $out == *"hello.txt"* ]]' "a fixed X-Tenant header beside OAuth: exit $rc, $out"
 report cli-credentials "$passed" "$failed" "$log"
 
 # --- cli-browser ---------------------------------------------------------------------------------------------

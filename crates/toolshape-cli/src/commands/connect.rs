@@ -84,7 +84,8 @@ pub(crate) struct McpServerArgs {
     /// With --url: send this header with every request (`Name: value`,
     /// repeatable), e.g. `Authorization: Bearer ${TOKEN}` or an API key;
     /// `${NAME}` is replaced with that environment variable's value, so a
-    /// secret need not be on the command line. With a header, no OAuth.
+    /// secret need not be on the command line. With an `Authorization`
+    /// header, no OAuth; other headers go beside it.
     #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
     headers: Vec<FixedHeader>,
     /// Offer the server this folder (a path, or a file:// URI) as a root
@@ -138,11 +139,11 @@ impl McpServerArgs {
         }
         if let Some(url) = &self.url {
             if !self.headers.is_empty() {
+                builder = builder.http_headers(header_map(&self.headers));
+            }
+            if self.headers.iter().any(FixedHeader::is_authorization) {
                 // The headers carry the credentials: a 401 is the caller's.
-                return Ok((
-                    builder.http_headers(header_map(&self.headers)),
-                    UpstreamSpec::Url(url.clone()),
-                ));
+                return Ok((builder, UpstreamSpec::Url(url.clone())));
             }
             let oauth = self
                 .authorized

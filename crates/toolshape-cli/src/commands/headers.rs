@@ -20,6 +20,14 @@ impl std::fmt::Debug for FixedHeader {
     }
 }
 
+impl FixedHeader {
+    /// Whether it is an `Authorization` header: the credentials themselves
+    /// (no OAuth then).
+    pub(crate) fn is_authorization(&self) -> bool {
+        self.name == axum::http::header::AUTHORIZATION
+    }
+}
+
 /// The headers as one map (a name given twice is refused when connecting).
 pub(crate) fn header_map(headers: &[FixedHeader]) -> HeaderMap {
     let mut map = HeaderMap::new();
@@ -112,5 +120,14 @@ mod tests {
         // The value is never shown.
         let shown = format!("{:?}", parse_with("X: ${TOKEN}", env));
         assert!(!shown.contains("s3cret"), "{shown}");
+    }
+
+    #[test]
+    fn only_an_authorization_header_carries_the_credentials() {
+        let is_authorization = |text| parse_with(text, env).is_ok_and(|h| h.is_authorization());
+        assert!(is_authorization("authorization: Bearer ${TOKEN}"));
+        assert!(is_authorization("Authorization: Basic x"));
+        assert!(!is_authorization("X-Api-Key: k"));
+        assert!(!is_authorization("Proxy-Authorization: Basic x"));
     }
 }
