@@ -72,6 +72,8 @@ use serde_json::{Value, json};
 mod config;
 #[path = "hostile/defects.rs"]
 mod defects;
+#[path = "hostile/huge.rs"]
+mod huge;
 #[path = "hostile/storm.rs"]
 mod storm;
 #[path = "hostile/surface.rs"]
@@ -82,8 +84,6 @@ mod tools;
 use config::{Config, Unknown, parse_args};
 use tools::{TOOLS, object_schema, tool_definition};
 
-/// Size of the `huge` response unless its `bytes` argument says otherwise.
-const DEFAULT_HUGE_BYTES: usize = 100 * 1000 * 1000;
 /// Nesting of the `deep` structuredContent.
 const DEEP_NESTING: usize = 10_000;
 
@@ -416,51 +416,7 @@ impl Server {
                 line.push_str("}}");
                 self.write_line(&line)
             }
-            "huge" | "huge_id_last" => {
-                let bytes = arguments
-                    .get("bytes")
-                    .and_then(Value::as_u64)
-                    .and_then(|b| usize::try_from(b).ok())
-                    .unwrap_or(DEFAULT_HUGE_BYTES);
-                let id_first = name == "huge";
-                let as_request = arguments.get("as_request") == Some(&Value::Bool(true));
-                let (head, tail) = if as_request {
-                    self.refusal_awaited = Some(id.clone());
-                    (
-                        format!(
-                            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"sampling/createMessage\",\"params\":{{\"note\":\""
-                        ),
-                        "\"}}".to_owned(),
-                    )
-                } else if id_first {
-                    (
-                        format!(
-                            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\""
-                        ),
-                        "\"}]}}".to_owned(),
-                    )
-                } else {
-                    (
-                        "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"".to_owned(),
-                        format!("\"}}]}},\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
-                    )
-                };
-                self.out.write_all(head.as_bytes())?;
-                let chunk = vec![b'x'; 1 << 20];
-                let mut left = bytes.saturating_sub(head.len() + tail.len());
-                while left > 0 {
-                    let n = left.min(chunk.len());
-                    self.out.write_all(&chunk[..n])?;
-                    left -= n;
-                }
-                if arguments.get("unended") == Some(&Value::Bool(true)) {
-                    self.line_open = true;
-                    return self.out.flush();
-                }
-                self.out.write_all(tail.as_bytes())?;
-                self.out.write_all(b"\n")?;
-                self.out.flush()
-            }
+            "huge" | "huge_id_last" => self.huge(id, name == "huge", &arguments),
             "malformed_error" => {
                 let line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": "not a number"}})
                     .to_string();
