@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
-use toolshape::protocol::asks::{CreateMessageResult, ElicitResult};
+use toolshape::protocol::asks::{CreateMessageResult, ElicitResult, Root};
 
 const MODES: [Negotiation; 2] = [
     Negotiation::Pinned(ProtocolVersion::V2025_11_25),
@@ -329,6 +329,31 @@ async fn every_question_is_answered_over_http_sessions_and_stateless() {
         assert_eq!(asked.load(Ordering::SeqCst), 4, "{negotiation:?}");
         client.close(std::time::Duration::from_secs(2)).await;
     }
+}
+
+/// A client's answer over an HTTP session larger than the server's body
+/// limit (4 MiB by default) is refused with 413 and fails the server's
+/// question at once: the tool ends with an error naming the limit (before,
+/// the question waited for its ten-minute ask timeout, and the call for the
+/// client's).
+#[tokio::test]
+async fn an_answer_over_the_body_limit_fails_the_question_at_once() {
+    let url = serve_http().await;
+    let huge = format!("file:///{}", "r".repeat(5 * 1024 * 1024));
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .request_timeout(std::time::Duration::from_secs(30))
+        .roots(vec![Root::new(huge, None)])
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let result = client.call_tool("ask_roots", None).await.unwrap();
+    assert!(result.is_error, "{}", result.text());
+    assert!(result.text().contains("larger than"), "{}", result.text());
+    // The session goes on.
+    let error = client.call_tool("ask_roots", None).await.unwrap();
+    assert!(error.is_error, "{}", error.text());
+    client.close(std::time::Duration::from_secs(2)).await;
 }
 
 /// A client opens its session's standalone stream before `connect_http`

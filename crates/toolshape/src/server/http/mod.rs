@@ -5,6 +5,7 @@
 //! when the table is full), and shutdown is graceful.
 
 mod app;
+mod body;
 mod hardening;
 mod header_rules;
 mod legacy;
@@ -23,7 +24,6 @@ use std::io;
 use std::sync::{Arc, Weak};
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::routing::post;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
@@ -146,7 +146,6 @@ fn build_router(
             &app.options.path,
             post(routes::post).get(routes::get).delete(routes::delete),
         )
-        .layer(DefaultBodyLimit::max(app.options.max_body_bytes))
         .with_state(app)
 }
 

@@ -7,20 +7,22 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Extension;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use toolshape_protocol::http::names;
 use toolshape_protocol::meta::RequestMeta;
-use toolshape_protocol::{Incoming, Notification, ProtocolVersion, methods};
+use toolshape_protocol::{ErrorObject, Incoming, Notification, ProtocolVersion, methods};
 
 use super::super::request::ParsedRequest;
 use super::super::{dispatch, notices};
 use super::app::{App, header};
+use super::body::{ReadBody, read_limited};
 use super::streams::{StreamPlan, notification_stream};
 use super::{legacy, modern, response};
 use crate::tool::options::address_caller;
+use crate::transport::lines::{Leading, LeadingKind, leading};
 
 /// Whether the `MCP-Protocol-Version` header names a stateless revision.
 fn header_says_stateless(headers: &HeaderMap) -> bool {
@@ -33,11 +35,16 @@ pub(crate) async fn post(
     State(app): State<Arc<App>>,
     connection: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
+    let body = match read_limited(body, app.options.max_body_bytes).await {
+        ReadBody::Whole(body) => body,
+        ReadBody::TooLarge(prefix) => return too_large(&app, &headers, leading(&prefix)),
+        ReadBody::Failed => return StatusCode::BAD_REQUEST.into_response(),
+    };
     // Who calls: the client's address, when the server was told it.
     let caller = connection.map(|Extension(ConnectInfo(address))| address_caller(address));
     match toolshape_protocol::classify(&body) {
@@ -70,6 +77,29 @@ pub(crate) async fn post(
             }
         },
     }
+}
+
+/// A body over the size limit, unread past its first bytes: `413`. An
+/// answer to one of a session's questions fails that question at once (it
+/// would wait for its ask timeout); a request is refused with its id when
+/// that came early enough.
+fn too_large(app: &App, headers: &HeaderMap, leading: Leading) -> Response {
+    let limit = app.options.max_body_bytes;
+    tracing::warn!(limit, kind = ?leading.kind, "refused a body over the size limit");
+    if leading.kind != LeadingKind::Request
+        && let Some(id) = &leading.id
+        && app.options.sessions
+        && header(headers, names::SESSION_ID).is_some()
+        && let Ok(session) = legacy::session_of(app, headers)
+    {
+        let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
+        session.session.requests.fail(id, error);
+    }
+    let id = (leading.kind == LeadingKind::Request)
+        .then_some(leading.id)
+        .flatten();
+    let error = ErrorObject::invalid_request(format!("body larger than {limit} bytes"));
+    response::error(StatusCode::PAYLOAD_TOO_LARGE, id.as_ref(), &error)
 }
 
 /// A client's answer to a request of ours (elicitation, sampling, roots on a
