@@ -74,9 +74,14 @@ pub fn expected(input: &[u8], max: usize) -> Expectation {
 /// names `result` or `error` somewhere, or escapes something (a member's
 /// name may be written with escapes).
 fn may_be_an_answer(line: &[u8]) -> bool {
+    // The server reads no further than this.
+    let line = &line[..line.len().min(PREFIX_BYTES)];
     let names = |word: &[u8]| line.windows(word.len()).any(|window| window == word);
     names(b"result") || names(b"error") || line.contains(&b'\\')
 }
+
+/// How much of an over-long line the server reads (`transport/lines.rs`).
+const PREFIX_BYTES: usize = 512;
 
 /// Checks `answers` against `expectation`: every answer owed is given
 /// exactly once (a cancelled call's may be missing), and nothing else.

@@ -3,7 +3,8 @@
 //! over real loopback HTTP: listing and calling in both eras, the exit codes
 //! of `connect.rs` (0 success, 1 tool error, 2 usage, 3 validation failure,
 //! 4 protocol or transport failure), `--stateless`, `--allow-origin`, a
-//! graceful stop on SIGINT, and the session a pinned handshake leaves behind.
+//! graceful stop on SIGINT, the session a pinned handshake leaves behind, and
+//! an API key in a `--header` (no OAuth).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -308,40 +309,29 @@ fn output_that_breaks_its_schema_is_exit_3() {
 fn a_pinned_handshake_ends_its_session_before_exiting() {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let server = toolshape::Server::builder("one-session", "1")
-        .build()
-        .unwrap();
     let ended = std::sync::Arc::new(AtomicUsize::new(0));
     let counted = std::sync::Arc::clone(&ended);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = runtime.spawn(async move {
-        let router =
-            server
-                .router(toolshape::HttpOptions::default())
-                .layer(axum::middleware::from_fn(
-                    move |request: axum::extract::Request, next: axum::middleware::Next| {
-                        let counted = std::sync::Arc::clone(&counted);
-                        async move {
-                            let delete = request.method() == axum::http::Method::DELETE;
-                            let response = next.run(request).await;
-                            if delete && response.status().is_success() {
-                                counted.fetch_add(1, Ordering::SeqCst);
-                            }
-                            response
+    let served = Served::start(move || {
+        let server = toolshape::Server::builder("one-session", "1")
+            .build()
+            .unwrap();
+        server
+            .router(toolshape::HttpOptions::default())
+            .layer(axum::middleware::from_fn(
+                move |request: axum::extract::Request, next: axum::middleware::Next| {
+                    let counted = std::sync::Arc::clone(&counted);
+                    async move {
+                        let delete = request.method() == axum::http::Method::DELETE;
+                        let response = next.run(request).await;
+                        if delete && response.status().is_success() {
+                            counted.fetch_add(1, Ordering::SeqCst);
                         }
-                    },
-                ));
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
+                        response
+                    }
+                },
+            ))
     });
+    let url = served.url.clone();
     for run in 0..3 {
         let output = toolshape(&["tools", "--url", &url, "--protocol", "2025-11-25"]);
         assert_eq!(code(&output), 0, "run {run}: {}", describe(&output));
@@ -351,6 +341,79 @@ fn a_pinned_handshake_ends_its_session_before_exiting() {
             "run {run} ended its session"
         );
     }
-    let _ = stop.send(());
-    runtime.block_on(serving).unwrap().unwrap();
+    served.stop();
+}
+
+// A server that takes an API key in a header of its own (no OAuth): the
+// fixed header goes with the CLI's probe for OAuth too, so the key answers
+// it and no OAuth starts (the probe went without it, got the server's 401,
+// and tried OAuth discovery, which failed); a wrong key is the server's 401,
+// exit 4.
+#[test]
+fn an_api_key_header_answers_without_oauth() {
+    let served = Served::start(|| {
+        let server = toolshape::Server::builder("keyed", "1").build().unwrap();
+        server
+            .router(toolshape::HttpOptions::default())
+            .layer(axum::middleware::from_fn(
+                |request: axum::extract::Request, next: axum::middleware::Next| async move {
+                    let key = request.headers().get("x-api-key");
+                    if key.is_none_or(|key| key != "k-123") {
+                        return axum::response::IntoResponse::into_response(
+                            axum::http::StatusCode::UNAUTHORIZED,
+                        );
+                    }
+                    next.run(request).await
+                },
+            ))
+    });
+    let url = served.url.clone();
+    let tools = |key: &str| {
+        let header = format!("X-Api-Key: {key}");
+        toolshape(&["tools", "--url", &url, "--header", &header])
+    };
+    let output = tools("k-123");
+    assert_eq!(code(&output), 0, "{}", describe(&output));
+    let output = tools("wrong");
+    assert_eq!(code(&output), 4, "{}", describe(&output));
+    served.stop();
+}
+
+/// An axum app served on loopback from a runtime of its own, until stopped.
+struct Served {
+    runtime: tokio::runtime::Runtime,
+    url: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Served {
+    /// Serves the app `make` builds (within the runtime); `url` is its `/mcp`.
+    fn start(make: impl FnOnce() -> axum::Router + Send + 'static) -> Served {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = runtime.spawn(async move {
+            axum::serve(listener, make())
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Served {
+            runtime,
+            url,
+            stop,
+            serving,
+        }
+    }
+
+    /// Stops serving and waits for the server to finish.
+    fn stop(self) {
+        let _ = self.stop.send(());
+        self.runtime.block_on(self.serving).unwrap().unwrap();
+    }
 }

@@ -223,10 +223,25 @@ async fn a_message_over_the_size_limit_is_refused_and_the_next_is_answered() {
     assert!(!is_error(&result), "{result}");
 }
 
+/// Calls `ask_roots`: the call's id, and the server's question.
+async fn ask_roots(peer: &mut Peer) -> (i64, Value) {
+    let call = peer
+        .send_request("tools/call", json!({"name": "ask_roots", "arguments": {}}))
+        .await;
+    let asked = peer
+        .next_message(common::TIMEOUT)
+        .await
+        .expect("a question");
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    (call, asked)
+}
+
 /// A client's answer to the server's own request that is over the limit
 /// fails that request at once: the tool that asked ends with an error naming
 /// the limit (it waited for its ten-minute ask timeout before), and the
 /// answer is never answered (an error with the ask's id went to the client).
+/// An over-long request with the same id as the question is refused and
+/// leaves the question waiting: the two directions' ids are apart.
 #[tokio::test]
 async fn an_over_long_answer_fails_the_servers_question_and_gets_no_reply() {
     let mut peer = Peer::test_server(["--max-message-bytes", &MAX_MESSAGE_BYTES.to_string()]);
@@ -240,14 +255,26 @@ async fn an_over_long_answer_fails_the_servers_question_and_gets_no_reply() {
     )
     .await;
     peer.notify("notifications/initialized", Value::Null).await;
-    let call = peer
-        .send_request("tools/call", json!({"name": "ask_roots", "arguments": {}}))
+
+    // An over-long request that carries the question's id is refused with
+    // that id, and the question still waits for its answer.
+    let (call, asked) = ask_roots(&mut peer).await;
+    let filler = "q".repeat(2 * MAX_MESSAGE_BYTES);
+    peer.send(
+        &json!({"jsonrpc": "2.0", "id": asked["id"], "method": "ping",
+                      "params": {"filler": filler}}),
+    )
+    .await;
+    let refused = peer.response(asked["id"].clone()).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    peer.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+                      "result": {"roots": [{"uri": "file:///kept"}]}}))
         .await;
-    let asked = peer
-        .next_message(common::TIMEOUT)
-        .await
-        .expect("a question");
-    assert_eq!(asked["method"], "roots/list", "{asked}");
+    let answered = peer.response(call).await;
+    assert!(answered.to_string().contains("file:///kept"), "{answered}");
+
+    // An over-long answer fails the question at once.
+    let (call, asked) = ask_roots(&mut peer).await;
     let filler = "r".repeat(2 * MAX_MESSAGE_BYTES);
     peer.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
                       "result": {"roots": [{"uri": format!("file:///{filler}")}]}}))

@@ -99,6 +99,10 @@ async fn an_oversized_body_is_413_and_the_server_keeps_serving() {
     )
     .await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE, "{reply:?}");
+    // A JSON-RPC error with the request's id, read from the body's start.
+    let refusal = reply.json();
+    assert_eq!(refusal["id"], 1, "{refusal}");
+    assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
     assert_eq!(serving.probe.started(), 0);
 
     let reply = modern(

@@ -147,6 +147,13 @@ impl OAuthClient {
     /// Useful before connecting when consent is interactive (a browser),
     /// so that the wait for the user counts against no request timeout.
     pub async fn authorize(&self) -> Result<bool, AuthError> {
+        self.authorize_with(&http::HeaderMap::new()).await
+    }
+
+    /// [`authorize`](Self::authorize), the endpoint asked with `headers`
+    /// too: the fixed headers the connection will send (a tenant, or an API
+    /// key that makes the endpoint answer without OAuth).
+    pub async fn authorize_with(&self, headers: &http::HeaderMap) -> Result<bool, AuthError> {
         self.session().ensure_loaded().await?;
         if self.session().current().is_some() {
             return Ok(true);
@@ -156,6 +163,7 @@ impl OAuthClient {
             .fetch
             .client()
             .get(self.inner.server.clone())
+            .headers(headers.clone())
             .header(http::header::ACCEPT, "text/event-stream");
         let answer = match self.inner.fetch.send(&self.inner.server, request).await {
             Ok(answer) => answer,
@@ -168,6 +176,7 @@ impl OAuthClient {
         if answer.status != 401 {
             return Ok(false);
         }
+        // No credentials of ours went with the probe.
         let nothing = http::HeaderMap::new();
         let challenge = AuthChallenge {
             request: AuthRequest {

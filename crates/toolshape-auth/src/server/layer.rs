@@ -99,7 +99,16 @@ async fn admit(auth: &BearerAuth, request: Request<Body>) -> Result<Request<Body
         let bytes = match axum::body::to_bytes(body, shared.max_body_bytes).await {
             Ok(bytes) => bytes,
             Err(_) => {
-                return Err(StatusCode::PAYLOAD_TOO_LARGE.into_response());
+                // As the endpoint refuses a body over its own limit.
+                let body = json!({
+                    "jsonrpc": "2.0",
+                    "id": null,
+                    "error": {"code": -32600, "message": format!(
+                        "body larger than {} bytes (the authorization layer reads it for tool scopes)",
+                        shared.max_body_bytes
+                    )}
+                });
+                return Err((StatusCode::PAYLOAD_TOO_LARGE, axum::Json(body)).into_response());
             }
         };
         match tools_called(&bytes) {

@@ -147,7 +147,7 @@ impl McpServerArgs {
             }
             let oauth = self
                 .authorized
-                .get_or_try_init(|| authorize(&self.oauth, url))
+                .get_or_try_init(|| authorize(&self.oauth, url, header_map(&self.headers)))
                 .await?;
             let builder = match oauth {
                 Some(oauth) => builder.http_auth(Arc::new(oauth.clone())),
@@ -203,12 +203,18 @@ fn parse_root(text: &str) -> Result<Root, String> {
 
 /// The OAuth client for `url`, authorized before the first request if the
 /// server wants it: a user's consent then counts against no request timeout.
-async fn authorize(oauth: &OAuthArgs, url: &str) -> Result<Option<OAuthClient>, (u8, String)> {
+/// The OAuth client for `url`, authorized when the endpoint, asked with
+/// the fixed `headers` (an API key answers it without OAuth), wants it.
+async fn authorize(
+    oauth: &OAuthArgs,
+    url: &str,
+    headers: axum::http::HeaderMap,
+) -> Result<Option<OAuthClient>, (u8, String)> {
     let Some(client) = oauth.client(url)? else {
         return Ok(None);
     };
     client
-        .authorize()
+        .authorize_with(&headers)
         .await
         .map_err(|e| (exit::PROTOCOL, format!("authorization failed: {e}")))?;
     Ok(Some(client))

@@ -434,41 +434,37 @@ impl Peer {
         waiter.and_then(|waiter| waiter.log.clone())
     }
 
-    /// Fails a pending request whose response could not be read.
-    pub(crate) fn fail(&self, id: &RequestId, error: ClientError) {
+    /// Fails a pending request (or listen) whose response could not be
+    /// read; false when none of ours has that id.
+    pub(crate) fn fail(&self, id: &RequestId, error: ClientError) -> bool {
         let waiter = lock(&self.pending).remove(id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.reply.send(Err(error));
+                true
             }
-            None => {
-                self.end_listen(id, Err(error));
-            }
+            None => self.end_listen(id, Err(error)),
         }
     }
 
     /// Handles a message from the server over the size limit, skipped
-    /// unread: a request of the server's is refused (this client's own
-    /// request with the same id goes on); an answer, or a message that may
-    /// be one, fails the request of ours it answers.
+    /// unread: an answer, or a message that may be one, fails the request
+    /// of ours it answers; a request of the server's (or a message that
+    /// answers none of ours) is refused, and this client's own request with
+    /// the same id goes on.
     pub(crate) fn too_long(&self, leading: Leading, limit: usize) {
         tracing::warn!(limit, kind = ?leading.kind, "the server sent a message over the size limit; skipped");
         let Some(id) = leading.id else {
             return;
         };
-        match leading.kind {
-            LeadingKind::Request => {
-                let refusal =
-                    ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
-                self.refuse(id, refusal);
-            }
-            LeadingKind::Response | LeadingKind::Unknown => {
-                self.fail(
-                    &id,
-                    ClientError::invalid(format!("response larger than {limit} bytes")),
-                );
+        if leading.kind != LeadingKind::Request {
+            let error = ClientError::invalid(format!("response larger than {limit} bytes"));
+            if self.fail(&id, error) || leading.kind == LeadingKind::Response {
+                return;
             }
         }
+        let refusal = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
+        self.refuse(id, refusal);
     }
 
     /// A new session replaced one the server ended: what was subscribed on

@@ -291,10 +291,10 @@ impl Connection {
                 return true;
             }
         }
-        let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
         if leading.kind == LeadingKind::Response {
             return true;
         }
+        let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
         self.outbox.error(leading.id.as_ref(), &error).await
     }
 

@@ -364,7 +364,7 @@ impl Exchange {
 
     fn fail(&self, message: &Outgoing, error: impl Into<ClientError>) {
         if let Some(id) = &message.id {
-            self.peer.fail(id, error.into());
+            let _ = self.peer.fail(id, error.into());
         }
     }
 }

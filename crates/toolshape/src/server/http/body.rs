@@ -3,7 +3,7 @@
 //! server's own questions (which then fails that question at once) from an
 //! over-long request (refused with its id).
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use tokio_stream::StreamExt;
 
 /// How much of an over-long body is kept.
@@ -19,22 +19,26 @@ pub(crate) enum ReadBody {
     Failed,
 }
 
-/// Reads `body`, at most `limit` bytes of it.
+/// Reads `body`, at most `limit` bytes of it. A body that says at once it
+/// is longer (its `Content-Length`) is refused after its first chunk; one
+/// that a limit outside this server cut short counts as over the limit.
 pub(crate) async fn read_limited(body: Body, limit: usize) -> ReadBody {
+    let declared = HttpBody::size_hint(&body).lower();
+    let said_too_large = declared > u64::try_from(limit).unwrap_or(u64::MAX);
     let mut chunks = body.into_data_stream();
     let mut whole: Vec<u8> = Vec::new();
     let mut first: Option<Bytes> = None;
     while let Some(chunk) = chunks.next().await {
-        let Ok(chunk) = chunk else {
-            return ReadBody::Failed;
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(error) if cut_by_a_limit(&error) => {
+                return ReadBody::TooLarge(prefix(first.as_deref().unwrap_or(&whole), &[]));
+            }
+            Err(_) => return ReadBody::Failed,
         };
         let held = whole.len() + first.as_ref().map_or(0, Bytes::len);
-        if held + chunk.len() > limit {
-            let earlier: &[u8] = first.as_deref().unwrap_or(&whole);
-            let mut prefix = earlier[..earlier.len().min(PREFIX_BYTES)].to_vec();
-            let wanted = PREFIX_BYTES - prefix.len();
-            prefix.extend_from_slice(&chunk[..wanted.min(chunk.len())]);
-            return ReadBody::TooLarge(prefix);
+        if said_too_large || held + chunk.len() > limit {
+            return ReadBody::TooLarge(prefix(first.as_deref().unwrap_or(&whole), &chunk));
         }
         // A body in one chunk (the usual case) is kept without a copy.
         match first.take() {
@@ -51,6 +55,28 @@ pub(crate) async fn read_limited(body: Body, limit: usize) -> ReadBody {
         Some(only) => ReadBody::Whole(only),
         None => ReadBody::Whole(Bytes::from(whole)),
     }
+}
+
+/// The first [`PREFIX_BYTES`] of `earlier` then `next`.
+fn prefix(earlier: &[u8], next: &[u8]) -> Vec<u8> {
+    let mut prefix = earlier[..earlier.len().min(PREFIX_BYTES)].to_vec();
+    let wanted = PREFIX_BYTES - prefix.len();
+    prefix.extend_from_slice(&next[..wanted.min(next.len())]);
+    prefix
+}
+
+/// Whether a body's stream failed because a limit around this server (a
+/// `RequestBodyLimitLayer`, say) cut it: over the limit, as axum's own
+/// extractors took it.
+fn cut_by_a_limit(error: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if error.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 #[cfg(test)]
@@ -91,5 +117,22 @@ mod tests {
         };
         assert_eq!(prefix.len(), PREFIX_BYTES);
         assert_eq!(prefix[0], b'{');
+    }
+
+    #[tokio::test]
+    async fn a_body_cut_by_an_outer_limit_is_over_the_limit() {
+        let limited = Body::new(http_body_util::Limited::new(
+            chunked(&[b"{\"a\"", b":12345}"]),
+            6,
+        ));
+        let ReadBody::TooLarge(prefix) = read_limited(limited, 1000).await else {
+            panic!("not refused");
+        };
+        assert_eq!(prefix, b"{\"a\"");
+        let declared = Body::from(vec![b'x'; 2000]);
+        assert!(matches!(
+            read_limited(declared, 1000).await,
+            ReadBody::TooLarge(_)
+        ));
     }
 }

@@ -81,11 +81,12 @@ pub(crate) async fn post(
 
 /// A body over the size limit, unread past its first bytes: `413`. An
 /// answer to one of a session's questions fails that question at once (it
-/// would wait for its ask timeout); a request is refused with its id when
-/// that came early enough.
+/// would wait for its ask timeout); anything else is refused with its id
+/// when that came early enough, as over stdio.
 fn too_large(app: &App, headers: &HeaderMap, leading: Leading) -> Response {
     let limit = app.options.max_body_bytes;
     tracing::warn!(limit, kind = ?leading.kind, "refused a body over the size limit");
+    let mut answered_ours = false;
     if leading.kind != LeadingKind::Request
         && let Some(id) = &leading.id
         && app.options.sessions
@@ -93,11 +94,10 @@ fn too_large(app: &App, headers: &HeaderMap, leading: Leading) -> Response {
         && let Ok(session) = legacy::session_of(app, headers)
     {
         let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
-        session.session.requests.fail(id, error);
+        answered_ours = session.session.requests.fail(id, error);
     }
-    let id = (leading.kind == LeadingKind::Request)
-        .then_some(leading.id)
-        .flatten();
+    let answer = answered_ours || leading.kind == LeadingKind::Response;
+    let id = leading.id.filter(|_| !answer);
     let error = ErrorObject::invalid_request(format!("body larger than {limit} bytes"));
     response::error(StatusCode::PAYLOAD_TOO_LARGE, id.as_ref(), &error)
 }
