@@ -138,8 +138,9 @@ impl McpServerArgs {
             builder = builder.roots(self.roots.clone());
         }
         if let Some(url) = &self.url {
-            if !self.headers.is_empty() {
-                builder = builder.http_headers(header_map(&self.headers));
+            let headers = header_map(&self.headers);
+            if !headers.is_empty() {
+                builder = builder.http_headers(headers.clone());
             }
             if self.headers.iter().any(FixedHeader::is_authorization) {
                 // The headers carry the credentials: a 401 is the caller's.
@@ -147,7 +148,7 @@ impl McpServerArgs {
             }
             let oauth = self
                 .authorized
-                .get_or_try_init(|| authorize(&self.oauth, url, header_map(&self.headers)))
+                .get_or_try_init(|| authorize(&self.oauth, url, headers))
                 .await?;
             let builder = match oauth {
                 Some(oauth) => builder.http_auth(Arc::new(oauth.clone())),
@@ -202,9 +203,9 @@ fn parse_root(text: &str) -> Result<Root, String> {
 }
 
 /// The OAuth client for `url`, authorized before the first request if the
-/// server wants it: a user's consent then counts against no request timeout.
-/// The OAuth client for `url`, authorized when the endpoint, asked with
-/// the fixed `headers` (an API key answers it without OAuth), wants it.
+/// endpoint, asked with the fixed `headers` (an API key may answer it
+/// without OAuth), wants it: a user's consent then counts against no
+/// request timeout.
 async fn authorize(
     oauth: &OAuthArgs,
     url: &str,

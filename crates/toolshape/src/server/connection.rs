@@ -20,7 +20,7 @@ use super::notices;
 use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
-use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
+use crate::transport::lines::{Leading, Line, LineReader, leading};
 use crate::transport::stall::StallGuard;
 
 struct Connection {
@@ -283,15 +283,7 @@ impl Connection {
     async fn too_long(&mut self, leading: Leading) -> bool {
         let limit = self.shared.options.max_message_bytes;
         tracing::warn!(limit, kind = ?leading.kind, "skipped a message over the size limit");
-        if leading.kind != LeadingKind::Request
-            && let Some(id) = &leading.id
-        {
-            let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
-            if self.session.requests.fail(id, error) {
-                return true;
-            }
-        }
-        if leading.kind == LeadingKind::Response {
+        if super::asking::over_long_answer(Some(&self.session.requests), &leading, limit) {
             return true;
         }
         let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));

@@ -18,8 +18,8 @@ pub(crate) enum Line<'a> {
     Eof,
 }
 
-/// How much of an over-long line is kept.
-const PREFIX_BYTES: usize = 512;
+/// How much of an over-long message is kept: enough for [`leading`].
+pub(crate) const PREFIX_BYTES: usize = 512;
 
 /// Reads lines of at most `max` bytes from a buffered reader, reusing one buffer.
 pub(crate) struct LineReader<R> {

@@ -17,7 +17,7 @@ use toolshape_protocol::ClientCapabilities;
 use toolshape_protocol::asks::Ask;
 
 pub(crate) use plan::{AskPlan, RequestIdentity, Retry};
-pub(crate) use requests::ServerRequests;
+pub(crate) use requests::{ServerRequests, over_long_answer};
 pub(crate) use state::{RequestState, StateKey};
 
 use super::outbox::Outbox;

@@ -12,6 +12,7 @@ use toolshape_protocol::{ErrorObject, RequestId, Response};
 
 use super::super::outbox::Outbox;
 use crate::tool::{AskError, SentElicitations};
+use crate::transport::lines::{Leading, LeadingKind};
 
 type Answer = Result<Value, ErrorObject>;
 
@@ -137,7 +138,7 @@ impl ServerRequests {
 
     /// Fails our request `id` with `error` (its answer could not be read);
     /// false when no request of ours waits on that id.
-    pub(crate) fn fail(&self, id: &RequestId, error: ErrorObject) -> bool {
+    fn fail(&self, id: &RequestId, error: ErrorObject) -> bool {
         match self.pending().remove(id) {
             Some(waiter) => {
                 let _ = waiter.send(Err(error));
@@ -164,4 +165,27 @@ impl ServerRequests {
         let _ = waiter.send(answer);
         true
     }
+}
+
+/// A message from the peer over the size limit of `limit` bytes, skipped
+/// unread, as its first bytes tell of it: when it is (or may be) an answer
+/// to one of `requests` (the peer's session's, when known), that request
+/// fails at once. True when the message is an answer, ours or one by its
+/// members, which gets no reply; false when it is to be refused.
+pub(crate) fn over_long_answer(
+    requests: Option<&ServerRequests>,
+    leading: &Leading,
+    limit: usize,
+) -> bool {
+    if leading.kind == LeadingKind::Request {
+        return false;
+    }
+    let failed = match (requests, &leading.id) {
+        (Some(requests), Some(id)) => {
+            let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
+            requests.fail(id, error)
+        }
+        _ => false,
+    };
+    failed || leading.kind == LeadingKind::Response
 }

@@ -6,8 +6,7 @@
 use axum::body::{Body, Bytes, HttpBody};
 use tokio_stream::StreamExt;
 
-/// How much of an over-long body is kept.
-const PREFIX_BYTES: usize = 512;
+use crate::transport::lines::PREFIX_BYTES;
 
 /// What reading a body gave.
 pub(crate) enum ReadBody {

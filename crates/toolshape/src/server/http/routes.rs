@@ -15,6 +15,7 @@ use toolshape_protocol::http::names;
 use toolshape_protocol::meta::RequestMeta;
 use toolshape_protocol::{ErrorObject, Incoming, Notification, ProtocolVersion, methods};
 
+use super::super::asking::over_long_answer;
 use super::super::request::ParsedRequest;
 use super::super::{dispatch, notices};
 use super::app::{App, header};
@@ -22,7 +23,7 @@ use super::body::{ReadBody, read_limited};
 use super::streams::{StreamPlan, notification_stream};
 use super::{legacy, modern, response};
 use crate::tool::options::address_caller;
-use crate::transport::lines::{Leading, LeadingKind, leading};
+use crate::transport::lines::{Leading, leading};
 
 /// Whether the `MCP-Protocol-Version` header names a stateless revision.
 fn header_says_stateless(headers: &HeaderMap) -> bool {
@@ -86,17 +87,11 @@ pub(crate) async fn post(
 fn too_large(app: &App, headers: &HeaderMap, leading: Leading) -> Response {
     let limit = app.options.max_body_bytes;
     tracing::warn!(limit, kind = ?leading.kind, "refused a body over the size limit");
-    let mut answered_ours = false;
-    if leading.kind != LeadingKind::Request
-        && let Some(id) = &leading.id
-        && app.options.sessions
-        && header(headers, names::SESSION_ID).is_some()
-        && let Ok(session) = legacy::session_of(app, headers)
-    {
-        let error = ErrorObject::invalid_request(format!("answer larger than {limit} bytes"));
-        answered_ours = session.session.requests.fail(id, error);
-    }
-    let answer = answered_ours || leading.kind == LeadingKind::Response;
+    let session = (app.options.sessions && header(headers, names::SESSION_ID).is_some())
+        .then(|| legacy::session_of(app, headers).ok())
+        .flatten();
+    let requests = session.as_ref().map(|session| &*session.session.requests);
+    let answer = over_long_answer(requests, &leading, limit);
     let id = leading.id.filter(|_| !answer);
     let error = ErrorObject::invalid_request(format!("body larger than {limit} bytes"));
     response::error(StatusCode::PAYLOAD_TOO_LARGE, id.as_ref(), &error)
