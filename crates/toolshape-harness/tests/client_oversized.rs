@@ -1,11 +1,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The client against messages over its size limit from
-//! `examples/hostile_server.rs` (its `huge` tools): each ends in a clear
-//! error at once, only for the request it answers, and the connection stays
-//! usable (each test makes a normal call afterwards).
+//! The client against messages over its size limit, from
+//! `examples/hostile_server.rs` (its `huge` tools) over stdio and from a
+//! server on loopback over an HTTP session: each ends in a clear error at
+//! once, only for the request it answers (a question of the server's is
+//! refused), and the connection stays usable (each test makes a normal call
+//! afterwards).
 
 mod client_common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -141,4 +145,107 @@ async fn an_over_long_request_of_the_servers_fails_only_itself() {
         Some(json!({"value": "refused -32600"}))
     );
     assert_usable(&client).await;
+}
+
+/// A server on loopback whose `ask_long` tool asks the client a form with a
+/// question of 200,000 bytes, `ask_short` one of 10 (each saying how the
+/// client answered), and whose `ask_then_long` asks a short one and then
+/// returns 200,000 bytes of text: over an HTTP session the questions and
+/// the answers after them go on the call's event stream.
+async fn long_messages_over_http() -> String {
+    use toolshape::protocol::asks::ElicitParams;
+    use toolshape::{Tool, ToolContext};
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Empty {}
+
+    let ask = move |context: ToolContext, bytes: usize| async move {
+        let params = ElicitParams::form("q".repeat(bytes), json!({"type": "object"}));
+        match context.elicit_form(params).await {
+            Ok(answer) => format!("answered {:?}", answer.action),
+            Err(error) => format!("not answered: {error}"),
+        }
+    };
+    let server = toolshape::Server::builder("long", "1")
+        .tool(Tool::typed_with_context(
+            "ask_long",
+            move |context: ToolContext, _: Empty| async move {
+                Ok::<_, toolshape::ToolError>(ask(context, 200_000).await)
+            },
+        ))
+        .tool(Tool::typed_with_context(
+            "ask_short",
+            move |context: ToolContext, _: Empty| async move {
+                Ok::<_, toolshape::ToolError>(ask(context, 10).await)
+            },
+        ))
+        .tool(Tool::typed_with_context(
+            "ask_then_long",
+            move |context: ToolContext, _: Empty| async move {
+                let asked = ask(context, 10).await;
+                Ok::<_, toolshape::ToolError>(format!("{asked} {}", "a".repeat(200_000)))
+            },
+        ))
+        .build()
+        .unwrap();
+    client_common::serve_over_http(server).await
+}
+
+/// A client of `url` over an HTTP session taking messages of at most
+/// 64 KiB, that accepts every form (counting them in `asked`).
+async fn http_within_64_kib(url: &str, asked: Arc<AtomicUsize>) -> Client {
+    use toolshape::protocol::ProtocolVersion;
+    use toolshape::protocol::asks::ElicitResult;
+
+    let mut options = ClientOptions::default();
+    options.request_timeout = Duration::from_secs(20);
+    options.max_message_bytes = 64 * 1024;
+    Client::builder()
+        .options(options)
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .on_elicit(false, move |_| {
+            asked.fetch_add(1, Ordering::SeqCst);
+            async { Ok(ElicitResult::accept(serde_json::Map::new())) }
+        })
+        .connect_http(url)
+        .await
+        .unwrap()
+}
+
+/// Over an HTTP session, an over-long request of the server's on a call's
+/// event stream is refused (the server's question gets an error naming the
+/// limit) and the call goes on to its answer; an over-long answer on that
+/// stream fails its call at once. Before, any event over the limit failed
+/// the call as "event larger than", whichever way it went.
+#[tokio::test]
+async fn over_http_an_over_long_question_fails_only_itself() {
+    let url = long_messages_over_http().await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = http_within_64_kib(&url, Arc::clone(&asked)).await;
+
+    let said: String = client.call("ask_long", json!({})).await.unwrap();
+    assert!(
+        said.starts_with("not answered") && said.contains("larger than 65536 bytes"),
+        "{said}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+
+    let started = Instant::now();
+    let error = client
+        .call_tool("ask_then_long", None)
+        .await
+        .expect_err("an answer over the limit");
+    assert!(
+        matches!(error.kind(), ClientErrorKind::InvalidResponse(_))
+            && error.to_string().contains("larger than 65536 bytes"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+
+    // The session goes on: a question within the limit is answered.
+    let said: String = client.call("ask_short", json!({})).await.unwrap();
+    assert!(said.starts_with("answered"), "{said}");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    client.close(Duration::from_secs(2)).await;
 }

@@ -1,16 +1,30 @@
 //! Server-sent events: reading an event stream incrementally, and writing events.
 
 #[cfg(feature = "client-http")]
+use crate::transport::lines::PREFIX_BYTES;
+
+#[cfg(feature = "client-http")]
+/// How much of a line is read when it runs past the limit: its field's
+/// name and the first [`PREFIX_BYTES`] of its value.
+const LINE_HEAD_BYTES: usize = PREFIX_BYTES + 64;
+
+#[cfg(feature = "client-http")]
 /// One event: its `event` name (if any), its `id` (if any) and its data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Event {
     pub(crate) event: Option<String>,
     pub(crate) id: Option<String>,
     pub(crate) data: String,
+    /// Whether the event was over the reader's limit: `data` then holds only
+    /// its first [`PREFIX_BYTES`] (enough to tell what kind of message it
+    /// was), the rest skipped unread.
+    pub(crate) cut: bool,
 }
 
 #[cfg(feature = "client-http")]
-/// Splits an event stream into events as bytes arrive, with a size limit per event.
+/// Splits an event stream into events as bytes arrive, with a size limit
+/// per event: an event over it is cut to its first bytes and the stream
+/// goes on, holding no more than the limit at any time.
 #[derive(Debug)]
 pub(crate) struct EventReader {
     buffer: Vec<u8>,
@@ -19,15 +33,13 @@ pub(crate) struct EventReader {
     scanned: usize,
     current: Event,
     has_data: bool,
+    /// Whether the line being read ran past the limit: its head was read
+    /// as a line of its own, and the rest up to its end is skipped.
+    skipping_line: bool,
     max_event_bytes: usize,
     /// The last `retry:` field: how long to wait before reconnecting, in ms.
     retry: Option<u64>,
 }
-
-#[cfg(feature = "client-http")]
-/// An event larger than the limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct EventTooLarge;
 
 #[cfg(feature = "client-http")]
 impl EventReader {
@@ -37,6 +49,7 @@ impl EventReader {
             scanned: 0,
             current: Event::default(),
             has_data: false,
+            skipping_line: false,
             max_event_bytes,
             retry: None,
         }
@@ -47,30 +60,96 @@ impl EventReader {
         self.retry
     }
 
-    /// Feeds bytes; returns the events they complete.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Event>, EventTooLarge> {
+    /// Feeds bytes; returns the events they complete (an over-long one
+    /// [`cut`](Event::cut)).
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
         let mut start = 0;
         let mut from = self.scanned;
         while let Some(end) = memchr::memchr(b'\n', &self.buffer[from..]) {
-            let mut line = &self.buffer[start..from + end];
-            start = from + end + 1;
-            from = start;
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
+            let line_end = from + end;
+            // The end of a line whose head was read already.
+            let skipped = std::mem::replace(&mut self.skipping_line, false);
+            if !skipped {
+                let mut line = &self.buffer[start..line_end];
+                if line.last() == Some(&b'\r') {
+                    line = &line[..line.len() - 1];
+                }
+                let line = String::from_utf8_lossy(line).into_owned();
+                if let Some(event) = self.line(&line) {
+                    events.push(event);
+                }
             }
-            let line = String::from_utf8_lossy(line).into_owned();
-            if let Some(event) = self.line(&line) {
+            start = line_end + 1;
+            from = start;
+        }
+        self.buffer.drain(..start);
+        if self.skipping_line {
+            self.buffer.clear();
+        }
+        self.scanned = self.buffer.len();
+        // The line still coming: a `data` line that takes the event over
+        // the limit cuts it; a line longer than its head is worth, of a cut
+        // event or of another field, has its head read now and the rest
+        // skipped up to its end (what the whole line would have given).
+        let data_so_far = partial_data_bytes(&self.buffer);
+        if let Some(value) = data_so_far
+            && !self.current.cut
+            && self.current.data.len() + usize::from(self.has_data) + value > self.max_event_bytes
+        {
+            self.cut();
+        }
+        if self.buffer.len() > LINE_HEAD_BYTES && (self.current.cut || data_so_far.is_none()) {
+            let head = head_text(&self.buffer[..LINE_HEAD_BYTES]);
+            self.buffer.clear();
+            self.scanned = 0;
+            self.skipping_line = true;
+            if let Some(event) = self.line(&head) {
                 events.push(event);
             }
         }
-        self.buffer.drain(..start);
-        self.scanned = self.buffer.len();
-        if self.buffer.len() + self.current.data.len() > self.max_event_bytes {
-            return Err(EventTooLarge);
+        events
+    }
+
+    /// Marks the current event as over the limit, keeping its first bytes.
+    fn cut(&mut self) {
+        self.current.cut = true;
+        let data = &mut self.current.data;
+        let mut keep = PREFIX_BYTES.min(data.len());
+        while !data.is_char_boundary(keep) {
+            keep -= 1;
         }
-        Ok(events)
+        data.truncate(keep);
+    }
+
+    /// Adds a `data:` line's value to the current event, up to the limit.
+    fn push_data(&mut self, value: &str) {
+        let data = &mut self.current.data;
+        let separator = usize::from(self.has_data);
+        self.has_data = true;
+        if !self.current.cut {
+            if separator == 1 {
+                data.push('\n');
+            }
+            data.push_str(value);
+            if data.len() > self.max_event_bytes {
+                self.cut();
+            }
+            return;
+        }
+        let room = PREFIX_BYTES.saturating_sub(data.len() + separator);
+        if room == 0 {
+            return;
+        }
+        let mut take = room.min(value.len());
+        while !value.is_char_boundary(take) {
+            take -= 1;
+        }
+        if separator == 1 {
+            data.push('\n');
+        }
+        data.push_str(&value[..take]);
     }
 
     fn line(&mut self, line: &str) -> Option<Event> {
@@ -87,15 +166,11 @@ impl EventReader {
             None => (line, ""),
         };
         match field {
-            "data" => {
-                if self.has_data {
-                    self.current.data.push('\n');
-                }
-                self.current.data.push_str(value);
-                self.has_data = true;
-            }
-            "event" => self.current.event = Some(value.to_owned()),
-            "id" => self.current.id = Some(value.to_owned()),
+            "data" => self.push_data(value),
+            // Names and ids over the kept prefix are not kept (an id cut
+            // short would resume the wrong stream).
+            "event" if value.len() <= PREFIX_BYTES => self.current.event = Some(value.to_owned()),
+            "id" if value.len() <= PREFIX_BYTES => self.current.id = Some(value.to_owned()),
             "retry" => {
                 if let Ok(ms) = value.parse() {
                     self.retry = Some(ms);
@@ -105,6 +180,23 @@ impl EventReader {
         }
         None
     }
+}
+
+#[cfg(feature = "client-http")]
+/// The bytes of value a `data` line not yet ended holds so far, if it is one.
+fn partial_data_bytes(line: &[u8]) -> Option<usize> {
+    let value = line.strip_prefix(b"data:")?;
+    Some(value.strip_prefix(b" ").unwrap_or(value).len())
+}
+
+#[cfg(feature = "client-http")]
+/// The text of a line's first bytes, without a character cut at their end.
+fn head_text(bytes: &[u8]) -> String {
+    let whole = match std::str::from_utf8(bytes) {
+        Err(error) if error.error_len().is_none() => &bytes[..error.valid_up_to()],
+        _ => bytes,
+    };
+    String::from_utf8_lossy(whole).into_owned()
 }
 
 #[cfg(feature = "server-http")]
@@ -130,31 +222,138 @@ mod tests {
     #[test]
     fn reads_events_across_chunks() {
         let mut reader = EventReader::new(1024);
-        let mut events = reader
-            .feed(b": comment\nevent: message\nid: 1\ndata: {\"a\"")
-            .unwrap_or_default();
+        let mut events = reader.feed(b": comment\nevent: message\nid: 1\ndata: {\"a\"");
         assert!(events.is_empty());
-        events.extend(
-            reader
-                .feed(b":1}\r\n\r\ndata: x\ndata: y\n\nid: only-id\n\n")
-                .unwrap_or_default(),
-        );
+        events.extend(reader.feed(b":1}\r\n\r\ndata: x\ndata: y\n\nid: only-id\n\n"));
         assert_eq!(events.len(), 2);
         assert_eq!(events[0].data, "{\"a\":1}");
         assert_eq!(events[0].id.as_deref(), Some("1"));
         assert_eq!(events[1].data, "x\ny");
     }
 
+    /// Feeds `stream` in chunks of `chunk` bytes, checking that the reader
+    /// never holds much more than its limit.
+    fn feed_in_chunks(reader: &mut EventReader, stream: &[u8], chunk: usize) -> Vec<Event> {
+        let mut events = Vec::new();
+        for piece in stream.chunks(chunk) {
+            events.extend(reader.feed(piece));
+            let held = reader.buffer.len() + reader.current.data.len();
+            assert!(
+                held <= reader.max_event_bytes + LINE_HEAD_BYTES + chunk,
+                "{held}"
+            );
+        }
+        events
+    }
+
     #[test]
-    fn refuses_oversized_events() {
-        let mut reader = EventReader::new(8);
-        assert_eq!(reader.feed(b"data: 0123456789"), Err(EventTooLarge));
+    fn cuts_an_over_long_event_and_reads_on() {
+        let mut stream = br#"event: message
+id: 3
+data: {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":""#
+            .to_vec();
+        stream.extend(std::iter::repeat_n(b'a', 100_000));
+        stream.extend_from_slice(b"\"}}\r\n\r\ndata: {\"after\":1}\n\n");
+        for chunk in [1, 7, 100, 4096, stream.len()] {
+            let events = feed_in_chunks(&mut EventReader::new(1024), &stream, chunk);
+            assert_eq!(events.len(), 2, "chunks of {chunk}");
+            assert!(events[0].cut);
+            assert_eq!(events[0].id.as_deref(), Some("3"));
+            assert!(events[0].data.len() <= PREFIX_BYTES);
+            assert!(
+                events[0]
+                    .data
+                    .starts_with(r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create""#),
+                "{}",
+                events[0].data
+            );
+            assert!(!events[1].cut);
+            assert_eq!(events[1].data, r#"{"after":1}"#);
+        }
+    }
+
+    #[test]
+    fn an_event_over_the_limit_in_many_lines_is_cut_too() {
+        let line = format!("data: {}\n", "b".repeat(300));
+        let mut stream = line.repeat(10).into_bytes();
+        stream.extend_from_slice(b"\ndata: next\n\n");
+        let events = feed_in_chunks(&mut EventReader::new(1000), &stream, 64);
+        assert_eq!(events.len(), 2);
+        assert!(events[0].cut);
+        assert!(events[0].data.len() <= PREFIX_BYTES);
+        assert_eq!(events[1].data, "next");
+    }
+
+    #[test]
+    fn cuts_between_characters_not_inside_one() {
+        let mut stream = "data: ".as_bytes().to_vec();
+        stream.extend("é".repeat(5_000).as_bytes());
+        stream.extend_from_slice(b"\n\n");
+        for chunk in [3, 1000, stream.len()] {
+            let events = feed_in_chunks(&mut EventReader::new(100), &stream, chunk);
+            assert_eq!(events.len(), 1);
+            assert!(events[0].cut);
+            assert!(
+                events[0].data.chars().all(|c| c == 'é'),
+                "{}",
+                events[0].data
+            );
+        }
+    }
+
+    /// However the stream is cut into chunks, the same events come out.
+    #[test]
+    fn chunking_changes_nothing() {
+        let mut stream = Vec::new();
+        stream.extend_from_slice(b"retry: 700\nid: 1\ndata: {\"a\":1}\n\n");
+        stream.extend_from_slice(b"id: 2\ndata: {\"id\":9,\"result\":\"");
+        stream.extend(std::iter::repeat_n(b'r', 3_000));
+        stream.extend_from_slice(b"\"}\ndata: second line\n\n: ");
+        stream.extend(std::iter::repeat_n(b'c', 2_000));
+        stream.extend_from_slice(b"\nid: ");
+        stream.extend(std::iter::repeat_n(b'i', 600));
+        stream.extend_from_slice(b"\ndata: ");
+        stream.extend("é".repeat(400).as_bytes());
+        stream.extend_from_slice(b"\r\n\r\nevent: message\ndata: x\ndata: ");
+        stream.extend(std::iter::repeat_n(b'y', 1_100));
+        stream.extend_from_slice(b"\n\ndata: last\n\n");
+        let whole = EventReader::new(1024).feed(&stream);
+        assert_eq!(whole.len(), 5, "{whole:?}");
+        assert_eq!(
+            whole.iter().map(|event| event.cut).collect::<Vec<_>>(),
+            [false, true, false, true, false]
+        );
+        assert_eq!(whole[1].id.as_deref(), Some("2"));
+        assert!(whole[1].data.starts_with(r#"{"id":9,"result":"rrr"#));
+        assert_eq!(whole[1].data.len(), PREFIX_BYTES);
+        assert_eq!(whole[2].id, None, "an over-long id is not kept");
+        assert_eq!(whole[2].data.chars().count(), 400);
+        assert!(whole[3].data.starts_with("x\nyyy"));
+        for chunk in (1..=70).chain([100, 511, 512, 513, 577, 1000, 1025, 4096]) {
+            let mut reader = EventReader::new(1024);
+            assert_eq!(
+                feed_in_chunks(&mut reader, &stream, chunk),
+                whole,
+                "{chunk}"
+            );
+            assert_eq!(reader.retry(), Some(700));
+        }
+    }
+
+    #[test]
+    fn an_over_long_comment_is_skipped() {
+        let mut stream = b": ".to_vec();
+        stream.extend(std::iter::repeat_n(b'c', 10_000));
+        stream.extend_from_slice(b"\ndata: x\n\n");
+        let events = feed_in_chunks(&mut EventReader::new(100), &stream, 512);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "x");
     }
 
     #[test]
     fn writes_what_it_reads() {
         let written = message_event(Some("7"), b"{\"x\":1}");
-        let events = EventReader::new(100).feed(&written).unwrap_or_default();
+        let events = EventReader::new(100).feed(&written);
         assert_eq!(events[0].data, "{\"x\":1}");
         assert_eq!(events[0].id.as_deref(), Some("7"));
     }

@@ -11,6 +11,7 @@ use reqwest::header::CONTENT_TYPE;
 
 use super::super::peer::Channel;
 use super::{Exchange, lock};
+use crate::transport::lines::leading;
 use crate::transport::sse::EventReader;
 
 /// Most attempts in a row that open no stream before the client gives up.
@@ -148,18 +149,14 @@ impl Exchange {
                     return (last_id, events.retry());
                 }
             };
-            let Ok(batch) = events.feed(&chunk) else {
-                tracing::warn!(
-                    limit = self.max_message_bytes,
-                    "an event on the standalone stream was too large; closing it"
-                );
-                return (last_id, events.retry());
-            };
-            for event in batch {
+            for event in events.feed(&chunk) {
                 if event.id.is_some() {
                     last_id = event.id.clone();
                 }
-                if !event.data.trim().is_empty() {
+                if event.cut {
+                    let leading = leading(event.data.as_bytes());
+                    self.peer.too_long(leading, self.max_message_bytes);
+                } else if !event.data.trim().is_empty() {
                     self.peer
                         .receive(event.data.as_bytes(), Channel::Standalone);
                 }

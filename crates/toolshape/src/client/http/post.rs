@@ -10,6 +10,7 @@ use super::super::outgoing::Outgoing;
 use super::super::peer::Received;
 use super::Exchange;
 use super::listen::{MAX_RETRY_MS, MIN_RETRY_MS};
+use crate::transport::lines::leading;
 use crate::transport::sse::EventReader;
 
 /// Most times one request's event stream is resumed.
@@ -160,17 +161,16 @@ impl Exchange {
                     return stream;
                 }
             };
-            let Ok(batch) = events.feed(&chunk) else {
-                let limit = self.max_message_bytes;
-                self.fail(
-                    message,
-                    ClientError::invalid(format!("event larger than {limit} bytes")),
-                );
-                return stream;
-            };
-            for event in batch {
+            for event in events.feed(&chunk) {
                 if event.id.is_some() {
                     stream.last_id = event.id.clone();
+                }
+                if event.cut {
+                    // Over the limit: told apart by its first bytes, as over stdio.
+                    let leading = leading(event.data.as_bytes());
+                    let failed = self.peer.too_long(leading, self.max_message_bytes);
+                    stream.answered |= failed.is_some() && failed == message.id;
+                    continue;
                 }
                 // A priming event (an id, no data) carries no message.
                 if event.data.trim().is_empty() {
