@@ -10,7 +10,9 @@
 #
 # Environment: FUZZ_SANITIZER (none, the default, or address: the code under
 # test has no unsafe code of its own; address also checks its dependencies'),
-# FUZZ_TARGET_DIR (default fuzz/target), FUZZ_RSS_LIMIT_MB (default 4096).
+# FUZZ_TARGET_DIR (default fuzz/target), FUZZ_RSS_LIMIT_MB (default 4096),
+# FUZZ_OPT_LEVEL (default 3; the test command's short run uses 1, which
+# builds the targets in about two thirds of the time and runs them slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +33,8 @@ if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 sanitizer="${FUZZ_SANITIZER:-none}"
 target_dir="${FUZZ_TARGET_DIR:-$PWD/fuzz/target}"
 rss_limit="${FUZZ_RSS_LIMIT_MB:-4096}"
+# The fuzz workspace's release profile, for the build and every run alike.
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="${FUZZ_OPT_LEVEL:-3}"
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
   echo "fuzz.sh: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
@@ -48,7 +52,7 @@ echo "== seed corpora from testdata/"
 cargo run --locked --release -q --manifest-path fuzz/Cargo.toml --target-dir "$target_dir" \
   -p toolshape-fuzz-seeds -- . fuzz/corpus
 
-echo "== building the targets (sanitizer: $sanitizer)"
+echo "== building the targets (sanitizer: $sanitizer, opt-level $CARGO_PROFILE_RELEASE_OPT_LEVEL)"
 (cd fuzz && cargo +nightly fuzz build -s "$sanitizer" --target-dir "$target_dir")
 
 logs="$(mktemp -d)"

@@ -39,7 +39,8 @@ step "soak, shortened: stdio and HTTP calls and abandoned sessions, every call a
 bash scripts/soak.sh quick
 
 step "fuzzing: every target for 20 s (cargo-fuzz on nightly; scripts/fuzz.sh SECONDS for longer runs)"
-bash scripts/fuzz.sh 20
+# opt-level 1: the nightly build of the targets is most of this step.
+FUZZ_OPT_LEVEL=1 bash scripts/fuzz.sh 20
 
 step "JSON-Schema-Test-Suite, one line per dialect"
 cargo test --locked -q -p toolshape-schema --test json_schema_test_suite -- --nocapture --test-threads=1 2>&1 \
