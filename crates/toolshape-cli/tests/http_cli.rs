@@ -374,8 +374,15 @@ fn an_api_key_header_answers_without_oauth() {
     };
     let output = tools("k-123");
     assert_eq!(code(&output), 0, "{}", describe(&output));
+    // A wrong key: the server's 401 looks like OAuth wanted; the error says
+    // the header may be the cause.
     let output = tools("wrong");
     assert_eq!(code(&output), 4, "{}", describe(&output));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("--header values") && said.contains("--no-oauth"),
+        "{said}"
+    );
     served.stop();
 }
 

@@ -214,10 +214,19 @@ async fn authorize(
     let Some(client) = oauth.client(url)? else {
         return Ok(None);
     };
-    client
-        .authorize_with(&headers)
-        .await
-        .map_err(|e| (exit::PROTOCOL, format!("authorization failed: {e}")))?;
+    client.authorize_with(&headers).await.map_err(|e| {
+        // A key in a fixed header that the server refused looks like a
+        // server wanting OAuth: say which it may be.
+        let hint =
+            match headers.is_empty() || matches!(e, toolshape_auth::client::AuthError::Store(_)) {
+                true => "",
+                false => {
+                    "; the server answered 401 with the --header values too: check them, \
+                 or add --no-oauth for the server's own answer"
+                }
+            };
+        (exit::PROTOCOL, format!("authorization failed: {e}{hint}"))
+    })?;
     Ok(Some(client))
 }
 
