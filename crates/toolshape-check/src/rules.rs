@@ -156,6 +156,9 @@ rules! {
     /// Bare `items: false` (without `prefixItems`): several validators mishandle it.
     SchemaItemsFalse = "schema-items-false", Warning,
         "use `maxItems: 0`";
+    /// More portability warnings in one schema than are listed (256 at most).
+    SchemaLintCut = "schema-lint-cut", Info,
+        "fix the listed warnings and check again to see the rest";
     /// `additionalProperties: false` on an output schema makes its legacy wrapping `{"result": ...}` invalid.
     SchemaWrapClosed = "schema-wrap-closed", Error,
         "declare `result` in the wrapped schema's properties, or drop `additionalProperties: false` at its root";

@@ -73,7 +73,9 @@ pub(crate) fn check(
         }
     };
     let mut remote_linted = false;
-    for warning in lint::lint(schema) {
+    let warnings = lint::lint(schema);
+    let cut = warnings.len() >= lint::MAX_WARNINGS;
+    for warning in warnings {
         let rule = match &warning.kind {
             LintKind::NonStandardFormat(_) => Rule::SchemaFormatNonstandard,
             LintKind::BareItemsFalse => Rule::SchemaItemsFalse,
@@ -90,6 +92,16 @@ pub(crate) fn check(
             .map_or(message.as_str(), |(_, text)| text)
             .to_owned();
         findings.push(Finding::new(rule, at(&warning.at), message));
+    }
+    if cut {
+        findings.push(Finding::new(
+            Rule::SchemaLintCut,
+            at(""),
+            format!(
+                "{} portability warnings listed for this schema, the most listed: there may be more",
+                lint::MAX_WARNINGS
+            ),
+        ));
     }
     let asserting = match engines.asserting.compile(schema) {
         Ok(compiled) => compiled,
@@ -276,6 +288,39 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// A schema with more hazards than the lint lists says so once; one
+    /// with as many as it lists less one does not.
+    #[test]
+    fn a_cut_lint_list_is_marked() {
+        let hazards = |count: usize| {
+            let properties: serde_json::Map<String, Value> = (0..count)
+                .map(|i| {
+                    (
+                        format!("p{i}"),
+                        json!({"type": "integer", "format": "int64"}),
+                    )
+                })
+                .collect();
+            json!({"type": "object", "properties": properties})
+        };
+        let count = |found: &[(Rule, String)], rule: Rule| {
+            found.iter().filter(|(each, _)| *each == rule).count()
+        };
+        let many = rules(&hazards(lint::MAX_WARNINGS + 10));
+        assert_eq!(
+            count(&many, Rule::SchemaFormatNonstandard),
+            lint::MAX_WARNINGS
+        );
+        assert_eq!(count(&many, Rule::SchemaLintCut), 1);
+        assert!(many.contains(&(Rule::SchemaLintCut, "/inputSchema".to_owned())));
+        let fewer = rules(&hazards(lint::MAX_WARNINGS - 1));
+        assert_eq!(
+            count(&fewer, Rule::SchemaFormatNonstandard),
+            lint::MAX_WARNINGS - 1
+        );
+        assert_eq!(count(&fewer, Rule::SchemaLintCut), 0);
     }
 
     #[test]

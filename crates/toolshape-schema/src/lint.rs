@@ -77,8 +77,9 @@ impl fmt::Display for LintWarning {
     }
 }
 
-/// Most warnings [`lint`] lists for one schema.
-const MAX_LINT_WARNINGS: usize = 256;
+/// Most warnings [`lint`] lists for one schema: a list this long may have
+/// been cut.
+pub const MAX_WARNINGS: usize = 256;
 /// Longest pointer or quoted value in a warning, in characters (longer:
 /// cut, ending in `…`).
 const MAX_WARNING_CHARS: usize = 1024;
@@ -106,11 +107,11 @@ fn visit(
     let Value::Object(map) = schema else {
         return;
     };
-    if depth > MAX_LINT_DEPTH || warnings.len() >= MAX_LINT_WARNINGS {
+    if depth > MAX_LINT_DEPTH || warnings.len() >= MAX_WARNINGS {
         return;
     }
     let mut warn = |kind| {
-        if warnings.len() < MAX_LINT_WARNINGS {
+        if warnings.len() < MAX_WARNINGS {
             warnings.push(LintWarning {
                 at: crate::report::excerpt(pointer, MAX_WARNING_CHARS),
                 kind,
@@ -162,7 +163,7 @@ mod tests {
             .collect();
         let schema = json!({"properties": {long_name: {"properties": properties}}});
         let warnings = lint(&schema);
-        assert_eq!(warnings.len(), MAX_LINT_WARNINGS);
+        assert_eq!(warnings.len(), MAX_WARNINGS);
         for warning in &warnings {
             assert!(
                 warning.at.chars().count() <= MAX_WARNING_CHARS + 1,
