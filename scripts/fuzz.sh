@@ -98,7 +98,7 @@ echo "|---|---:|---:|---:|---:|---|"
 printf '%s\n' "${rows[@]}"
 if [ "${#findings[@]}" -gt 0 ]; then
   echo
-  echo "Findings (reproduce: base64 -d > input; cd fuzz && cargo +nightly fuzz run TARGET input):"
+  echo "Findings (reproduce: base64 -d > input; cd fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL=$CARGO_PROFILE_RELEASE_OPT_LEVEL cargo +nightly fuzz run TARGET input):"
   printf '%s\n' "${findings[@]}"
 fi
 exit "$failed"

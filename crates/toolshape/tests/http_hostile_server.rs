@@ -7,6 +7,9 @@
 //!   once, however many chunks it comes in (before, each chunk searched the
 //!   whole event so far for its end: a 32 MiB event in 16 KiB chunks took
 //!   37 s of CPU in a release build).
+//! - An answer over the client's limit that never ends, its `id` last (as
+//!   the TypeScript SDK writes it): the call fails as soon as the limit is
+//!   passed (before, it waited for its time limit).
 //! - An event stream that never answers nor ends, in a session: the call
 //!   ends at its time limit and the client closes the stream (before, it
 //!   kept reading it for good, a connection and a task per such call), and
@@ -115,6 +118,64 @@ async fn a_large_event_in_small_chunks_is_read_in_one_pass() {
     let text = result.text();
     assert_eq!(text.len(), TEXT_BYTES);
     assert!(text.bytes().all(|b| b == b'x'));
+}
+
+/// Answers a `tools/call` of `shout` with an event whose `id` comes after
+/// its result, which never ends; passes everything else on.
+async fn unended_answer(request: Request, next: Next) -> Response {
+    let (message, request) = read_message(request).await;
+    if !calls_shout(&message) {
+        return next.run(request).await;
+    }
+    let head = Bytes::from_static(
+        b"event: message\ndata: {\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"",
+    );
+    let chunk = Bytes::from(vec![b'x'; CHUNK_BYTES]);
+    let body = tokio_stream::iter([Ok::<_, std::io::Error>(head)])
+        .chain(tokio_stream::iter(std::iter::repeat(chunk).map(Ok)))
+        .throttle(Duration::from_millis(1));
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(body))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_unended_answer_over_the_limit_fails_its_call_at_once() {
+    let url = serve_behind(unended_answer).await;
+    let mut options = toolshape::client::ClientOptions::default();
+    options.max_message_bytes = 1 << 20;
+    let client = Client::builder()
+        .options(options)
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let error = client
+        .call_tool_with(
+            "shout",
+            json!({"text": "hi"}).as_object().cloned(),
+            CallOptions::new().timeout(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("larger than 1048576 bytes"),
+        "{error}"
+    );
+    // 1 MiB at 16 KiB a millisecond or so: well under the time limit.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    // The session goes on.
+    let added = client
+        .call_tool("add", json!({"a": 2, "b": 3}).as_object().cloned())
+        .await
+        .unwrap();
+    assert_eq!(added.structured, Some(json!(5)));
 }
 
 /// Counts the streams open: one more while it lives.

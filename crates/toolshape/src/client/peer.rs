@@ -451,22 +451,20 @@ impl Peer {
     /// unread: an answer, or a message that may be one, fails the request
     /// of ours it answers; a request of the server's (or a message that
     /// answers none of ours) is refused, and this client's own request with
-    /// the same id goes on. Returns the id of the request of ours it failed.
-    pub(crate) fn too_long(&self, leading: Leading, limit: usize) -> Option<RequestId> {
+    /// the same id goes on.
+    pub(crate) fn too_long(&self, leading: Leading, limit: usize) {
         tracing::warn!(limit, kind = ?leading.kind, "the server sent a message over the size limit; skipped");
-        let id = leading.id?;
+        let Some(id) = leading.id else {
+            return;
+        };
         if leading.kind != LeadingKind::Request {
             let error = ClientError::invalid(format!("response larger than {limit} bytes"));
-            if self.fail(&id, error) {
-                return Some(id);
-            }
-            if leading.kind == LeadingKind::Response {
-                return None;
+            if self.fail(&id, error) || leading.kind == LeadingKind::Response {
+                return;
             }
         }
         let refusal = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
         self.refuse(id, refusal);
-        None
     }
 
     /// A new session replaced one the server ended: what was subscribed on
@@ -552,9 +550,7 @@ pub(crate) async fn read_loop<R: AsyncBufRead + Unpin>(
             Ok(Line::Message(bytes)) => {
                 peer.receive(bytes, Channel::Shared);
             }
-            Ok(Line::TooLong(prefix)) => {
-                peer.too_long(leading(prefix), max_message_bytes);
-            }
+            Ok(Line::TooLong(prefix)) => peer.too_long(leading(prefix), max_message_bytes),
             Ok(Line::Eof) => break,
             Err(error) => {
                 tracing::warn!(%error, "reading from the server failed");

@@ -15,16 +15,33 @@ pub(crate) struct Event {
     pub(crate) event: Option<String>,
     pub(crate) id: Option<String>,
     pub(crate) data: String,
-    /// Whether the event was over the reader's limit: `data` then holds only
+    /// Whether the event is over the reader's limit: `data` then holds only
     /// its first [`PREFIX_BYTES`] (enough to tell what kind of message it
-    /// was), the rest skipped unread.
+    /// is), and the event is handed out as soon as they are known, whether
+    /// or not it ever ends; the rest is skipped unread.
     pub(crate) cut: bool,
+}
+
+#[cfg(feature = "client-http")]
+/// How the event being read stands against the limit.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+enum Over {
+    /// Within it.
+    #[default]
+    No,
+    /// Over it: `data` holds the event's first bytes, and is `full` when it
+    /// can take no more of them.
+    Cut { full: bool },
+    /// Over it and handed out, with the id it had then: only a later id
+    /// is handed out still (an event of that id and no data).
+    Reported { id: Option<String> },
 }
 
 #[cfg(feature = "client-http")]
 /// Splits an event stream into events as bytes arrive, with a size limit
 /// per event: an event over it is cut to its first bytes and the stream
-/// goes on, holding no more than the limit at any time.
+/// goes on, holding no more than the limit and about a chunk at any time.
+/// However the stream is cut into chunks, the same events come out.
 #[derive(Debug)]
 pub(crate) struct EventReader {
     buffer: Vec<u8>,
@@ -33,6 +50,7 @@ pub(crate) struct EventReader {
     scanned: usize,
     current: Event,
     has_data: bool,
+    over: Over,
     /// Whether the line being read ran past the limit: its head was read
     /// as a line of its own, and the rest up to its end is skipped.
     skipping_line: bool,
@@ -49,6 +67,7 @@ impl EventReader {
             scanned: 0,
             current: Event::default(),
             has_data: false,
+            over: Over::No,
             skipping_line: false,
             max_event_bytes,
             retry: None,
@@ -60,8 +79,8 @@ impl EventReader {
         self.retry
     }
 
-    /// Feeds bytes; returns the events they complete (an over-long one
-    /// [`cut`](Event::cut)).
+    /// Feeds bytes; returns the events they complete, and an over-long
+    /// event ([`cut`](Event::cut)) as soon as its first bytes are known.
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
@@ -77,9 +96,7 @@ impl EventReader {
                     line = &line[..line.len() - 1];
                 }
                 let line = String::from_utf8_lossy(line).into_owned();
-                if let Some(event) = self.line(&line) {
-                    events.push(event);
-                }
+                self.line(&line, &mut events);
             }
             start = line_end + 1;
             from = start;
@@ -95,19 +112,19 @@ impl EventReader {
         // skipped up to its end (what the whole line would have given).
         let data_so_far = partial_data_bytes(&self.buffer);
         if let Some(value) = data_so_far
-            && !self.current.cut
+            && self.over == Over::No
             && self.current.data.len() + usize::from(self.has_data) + value > self.max_event_bytes
         {
             self.cut();
+            self.report(&mut events, false);
         }
-        if self.buffer.len() > LINE_HEAD_BYTES && (self.current.cut || data_so_far.is_none()) {
+        if self.buffer.len() > LINE_HEAD_BYTES && (self.over != Over::No || data_so_far.is_none()) {
             let head = head_text(&self.buffer[..LINE_HEAD_BYTES]);
-            self.buffer.clear();
+            // Not `clear`: the buffer may have grown to the limit.
+            self.buffer = Vec::new();
             self.scanned = 0;
             self.skipping_line = true;
-            if let Some(event) = self.line(&head) {
-                events.push(event);
-            }
+            self.line(&head, &mut events);
         }
         events
     }
@@ -116,77 +133,125 @@ impl EventReader {
     fn cut(&mut self) {
         self.current.cut = true;
         let data = &mut self.current.data;
+        let full = data.len() > PREFIX_BYTES;
         let mut keep = PREFIX_BYTES.min(data.len());
         while !data.is_char_boundary(keep) {
             keep -= 1;
         }
         data.truncate(keep);
+        data.shrink_to_fit();
+        self.over = Over::Cut { full };
+    }
+
+    /// Hands out the cut event once its first bytes are all known: when
+    /// they are `full`, or `line_done` (the line that cut it was read).
+    fn report(&mut self, events: &mut Vec<Event>, line_done: bool) {
+        if let Over::Cut { full } = self.over
+            && (full || line_done)
+        {
+            let id = self.current.id.clone();
+            events.push(Event {
+                event: self.current.event.clone(),
+                id: id.clone(),
+                data: std::mem::take(&mut self.current.data),
+                cut: true,
+            });
+            self.over = Over::Reported { id };
+        }
     }
 
     /// Adds a `data:` line's value to the current event, up to the limit.
     fn push_data(&mut self, value: &str) {
+        let had_data = std::mem::replace(&mut self.has_data, true);
         let data = &mut self.current.data;
-        let separator = usize::from(self.has_data);
-        self.has_data = true;
-        if !self.current.cut {
-            if separator == 1 {
-                data.push('\n');
+        match self.over {
+            Over::No => {
+                if had_data {
+                    data.push('\n');
+                }
+                data.push_str(value);
+                if data.len() > self.max_event_bytes {
+                    self.cut();
+                }
             }
-            data.push_str(value);
-            if data.len() > self.max_event_bytes {
-                self.cut();
+            Over::Cut { full: false } => {
+                let mut room = PREFIX_BYTES.saturating_sub(data.len());
+                let mut fits = true;
+                if had_data {
+                    match room {
+                        0 => fits = false,
+                        _ => {
+                            data.push('\n');
+                            room -= 1;
+                        }
+                    }
+                }
+                if fits {
+                    let mut take = room.min(value.len());
+                    while !value.is_char_boundary(take) {
+                        take -= 1;
+                    }
+                    data.push_str(&value[..take]);
+                    fits = take == value.len();
+                }
+                if !fits {
+                    self.over = Over::Cut { full: true };
+                }
             }
-            return;
+            Over::Cut { full: true } | Over::Reported { .. } => {}
         }
-        let room = PREFIX_BYTES.saturating_sub(data.len() + separator);
-        if room == 0 {
-            return;
-        }
-        let mut take = room.min(value.len());
-        while !value.is_char_boundary(take) {
-            take -= 1;
-        }
-        if separator == 1 {
-            data.push('\n');
-        }
-        data.push_str(&value[..take]);
     }
 
-    fn line(&mut self, line: &str) -> Option<Event> {
+    fn line(&mut self, line: &str, events: &mut Vec<Event>) {
         if line.is_empty() {
             let event = std::mem::take(&mut self.current);
             let had_data = std::mem::replace(&mut self.has_data, false);
-            return had_data.then_some(event);
+            match std::mem::take(&mut self.over) {
+                // Handed out already: only an id that came later.
+                Over::Reported { id } if event.id != id => events.push(Event {
+                    id: event.id,
+                    ..Event::default()
+                }),
+                Over::Reported { .. } => {}
+                Over::No | Over::Cut { .. } if had_data => events.push(event),
+                Over::No | Over::Cut { .. } => {}
+            }
+            return;
         }
         if line.starts_with(':') {
-            return None;
+            return;
         }
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
+        // Values over the kept prefix are not kept but data (an id cut
+        // short would resume the wrong stream).
+        let kept = value.len() <= PREFIX_BYTES;
         match field {
-            "data" => self.push_data(value),
-            // Names and ids over the kept prefix are not kept (an id cut
-            // short would resume the wrong stream).
-            "event" if value.len() <= PREFIX_BYTES => self.current.event = Some(value.to_owned()),
-            "id" if value.len() <= PREFIX_BYTES => self.current.id = Some(value.to_owned()),
-            "retry" => {
+            "data" => {
+                self.push_data(value);
+                self.report(events, true);
+            }
+            "event" if kept => self.current.event = Some(value.to_owned()),
+            "id" if kept => self.current.id = Some(value.to_owned()),
+            "retry" if kept => {
                 if let Ok(ms) = value.parse() {
                     self.retry = Some(ms);
                 }
             }
             _ => {}
         }
-        None
     }
 }
 
 #[cfg(feature = "client-http")]
-/// The bytes of value a `data` line not yet ended holds so far, if it is one.
+/// The bytes of value a `data` line not yet ended holds so far, if it is
+/// one (a `\r` at its end may be the start of the line's end).
 fn partial_data_bytes(line: &[u8]) -> Option<usize> {
     let value = line.strip_prefix(b"data:")?;
-    Some(value.strip_prefix(b" ").unwrap_or(value).len())
+    let value = value.strip_prefix(b" ").unwrap_or(value);
+    Some(value.strip_suffix(b"\r").unwrap_or(value).len())
 }
 
 #[cfg(feature = "client-http")]
@@ -317,11 +382,24 @@ data: {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":
         stream.extend_from_slice(b"\r\n\r\nevent: message\ndata: x\ndata: ");
         stream.extend(std::iter::repeat_n(b'y', 1_100));
         stream.extend_from_slice(b"\n\ndata: last\n\n");
+        // At the limit exactly, with `\r\n`: not cut, wherever the `\r` falls.
+        stream.extend_from_slice(b"data: ");
+        stream.extend(std::iter::repeat_n(b'z', 1024));
+        stream.extend_from_slice(b"\r\n\r\n");
+        // Cut, then a later id: handed out on its own.
+        stream.extend_from_slice(b"data: ");
+        stream.extend(std::iter::repeat_n(b'w', 2_000));
+        stream.extend_from_slice(b"\nid: 7\ndata: more\n\n");
         let whole = EventReader::new(1024).feed(&stream);
-        assert_eq!(whole.len(), 5, "{whole:?}");
+        assert_eq!(whole.len(), 8, "{whole:?}");
         assert_eq!(
             whole.iter().map(|event| event.cut).collect::<Vec<_>>(),
-            [false, true, false, true, false]
+            [false, true, false, true, false, false, true, false]
+        );
+        assert_eq!(whole[5].data.len(), 1024);
+        assert_eq!(
+            (whole[7].id.as_deref(), whole[7].data.as_str()),
+            (Some("7"), "")
         );
         assert_eq!(whole[1].id.as_deref(), Some("2"));
         assert!(whole[1].data.starts_with(r#"{"id":9,"result":"rrr"#));
@@ -338,6 +416,48 @@ data: {"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":
             );
             assert_eq!(reader.retry(), Some(700));
         }
+        // Chunks of uneven sizes, from a fixed seed.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for round in 0..300 {
+            let mut reader = EventReader::new(1024);
+            let mut events = Vec::new();
+            let mut rest = stream.as_slice();
+            while !rest.is_empty() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let size = usize::try_from(seed % 700)
+                    .unwrap_or(1)
+                    .clamp(1, rest.len());
+                let (piece, after) = rest.split_at(size);
+                events.extend(reader.feed(piece));
+                rest = after;
+            }
+            assert_eq!(events, whole, "round {round}");
+        }
+    }
+
+    /// An over-long event that never ends is handed out once the limit is
+    /// passed, and only once; the stream goes on after it.
+    #[test]
+    fn an_unended_over_long_event_is_handed_out_at_the_limit() {
+        let mut reader = EventReader::new(1024);
+        let mut events = reader.feed(br#"data: {"result":{"text":""#);
+        let mut fed = 0;
+        while events.is_empty() && fed < 2_000 {
+            events.extend(reader.feed(&[b'x'; 100]));
+            fed += 100;
+        }
+        assert!(fed <= 1_100, "{fed}");
+        assert_eq!(events.len(), 1);
+        assert!(events[0].cut);
+        assert!(events[0].data.starts_with(r#"{"result":{"text":"xxx"#));
+        for _ in 0..100 {
+            assert!(reader.feed(&[b'x'; 10_000]).is_empty());
+        }
+        assert!(reader.feed(b"\"}}\n\n").is_empty());
+        let next = reader.feed(b"data: next\n\n");
+        assert_eq!((next.len(), next[0].data.as_str()), (1, "next"));
     }
 
     #[test]

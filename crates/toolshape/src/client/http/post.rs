@@ -10,7 +10,7 @@ use super::super::outgoing::Outgoing;
 use super::super::peer::Received;
 use super::Exchange;
 use super::listen::{MAX_RETRY_MS, MIN_RETRY_MS};
-use crate::transport::lines::leading;
+use crate::transport::lines::{LeadingKind, leading};
 use crate::transport::sse::EventReader;
 
 /// Most times one request's event stream is resumed.
@@ -166,10 +166,7 @@ impl Exchange {
                     stream.last_id = event.id.clone();
                 }
                 if event.cut {
-                    // Over the limit: told apart by its first bytes, as over stdio.
-                    let leading = leading(event.data.as_bytes());
-                    let failed = self.peer.too_long(leading, self.max_message_bytes);
-                    stream.answered |= failed.is_some() && failed == message.id;
+                    stream.answered |= self.too_long(message, &event.data);
                     continue;
                 }
                 // A priming event (an id, no data) carries no message.
@@ -179,6 +176,32 @@ impl Exchange {
                 stream.answered |= self.deliver(message, event.data.as_bytes());
             }
         }
+    }
+
+    /// Handles a message over the size limit on `message`'s stream, told
+    /// apart by its first bytes as over stdio; whether it was the answer to
+    /// `message` (then failed). On its own request's stream an answer whose
+    /// id comes later than its first bytes is taken as that request's.
+    fn too_long(&self, message: &Outgoing, prefix: &str) -> bool {
+        let leading = leading(prefix.as_bytes());
+        let limit = self.max_message_bytes;
+        let ours = match &leading.id {
+            Some(id) => leading.kind != LeadingKind::Request && message.id.as_ref() == Some(id),
+            None => leading.kind == LeadingKind::Response,
+        };
+        if ours && leading.id.is_none() {
+            tracing::warn!(
+                limit,
+                "the server sent an answer over the size limit; skipped"
+            );
+            self.fail(
+                message,
+                ClientError::invalid(format!("response larger than {limit} bytes")),
+            );
+        } else {
+            self.peer.too_long(leading, limit);
+        }
+        ours
     }
 
     async fn read_body(
