@@ -67,6 +67,17 @@ async fn read_message(request: Request) -> (Value, Request) {
     (message, Request::from_parts(parts, Body::from(bytes)))
 }
 
+/// A response carrying `body` as an event stream.
+fn event_stream<S>(body: S) -> Response
+where
+    S: tokio_stream::Stream<Item = Result<Bytes, std::io::Error>> + Send + 'static,
+{
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(body))
+        .unwrap()
+}
+
 fn calls_shout(message: &Value) -> bool {
     message["method"] == "tools/call" && message["params"]["name"] == "shout"
 }
@@ -91,10 +102,7 @@ async fn large_answer(request: Request, next: Next) -> Response {
     chunks.extend(std::iter::repeat_n(chunk, TEXT_BYTES / CHUNK_BYTES));
     chunks.push(Bytes::from_static(b"\"}]}}\n\n"));
     let stream = tokio_stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
-    Response::builder()
-        .header("content-type", "text/event-stream")
-        .body(Body::from_stream(stream))
-        .unwrap()
+    event_stream(stream)
 }
 
 #[tokio::test]
@@ -134,10 +142,7 @@ async fn unended_answer(request: Request, next: Next) -> Response {
     let body = tokio_stream::iter([Ok::<_, std::io::Error>(head)])
         .chain(tokio_stream::iter(std::iter::repeat(chunk).map(Ok)))
         .throttle(Duration::from_millis(1));
-    Response::builder()
-        .header("content-type", "text/event-stream")
-        .body(Body::from_stream(body))
-        .unwrap()
+    event_stream(body)
 }
 
 #[tokio::test]
@@ -218,10 +223,7 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
                 let _held = &guard;
                 chunk
             });
-            Response::builder()
-                .header("content-type", "text/event-stream")
-                .body(Body::from_stream(never))
-                .unwrap()
+            event_stream(never)
         }
     })
     .await;
