@@ -185,3 +185,58 @@ async fn the_operators_roots_answer_the_upstream_whatever_the_client_offers() {
         drop(proxy);
     }
 }
+
+/// What the client declared about its roots in the handshake.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct DeclaredRoots {
+    /// Whether the roots capability was declared.
+    roots: bool,
+    /// Its `listChanged`, when declared.
+    list_changed: Option<bool>,
+}
+
+/// A proxy for many clients (no sole client: the HTTP fronts) declares its
+/// roots to a handshake upstream without `listChanged`, since it never
+/// tells of a change (each call's roots are its caller's); the questions
+/// themselves still reach the caller. It declared `listChanged: true`
+/// before.
+#[tokio::test]
+async fn a_proxy_for_many_clients_declares_no_roots_changes() {
+    use toolshape::{Tool, ToolContext, ToolError};
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Empty {}
+
+    let upstream = toolshape::Server::builder("declaring", "1")
+        .tool(Tool::typed_with_context(
+            "declared_roots",
+            |context: ToolContext, _: Empty| async move {
+                let roots = context.client_capabilities().and_then(|c| c.roots.clone());
+                Ok::<_, ToolError>(DeclaredRoots {
+                    roots: roots.is_some(),
+                    list_changed: roots.and_then(|roots| roots.list_changed),
+                })
+            },
+        ))
+        .build()
+        .unwrap();
+    let upstream_url = client_common::serve_over_http(upstream).await;
+    let proxy = Proxy::start(
+        toolshape_proxy::UpstreamSpec::Url(upstream_url),
+        Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25)),
+        ProxyOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = client_common::serve_over_http(
+        proxy
+            .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let client = client_common::connect_http(&url, ERAS[0]).await;
+    let declared: Value = client.call("declared_roots", json!({})).await.unwrap();
+    assert_eq!(declared, json!({"roots": true, "list_changed": null}));
+    client.close(Duration::from_secs(2)).await;
+}

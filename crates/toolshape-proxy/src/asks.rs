@@ -32,7 +32,7 @@ pub(crate) fn declared(builder: ClientBuilder, options: &ProxyOptions) -> Client
                 options.sole_client.clone(),
                 options.sole_client.clone(),
             );
-            builder
+            let builder = builder
                 .on_elicit(true, move |params| {
                     outside_calls(
                         user.clone(),
@@ -51,7 +51,14 @@ pub(crate) fn declared(builder: ClientBuilder, options: &ProxyOptions) -> Client
                     outside_calls(roots.clone(), "roots/list", |client| async move {
                         client.roots().await
                     })
-                })
+                });
+            // Only a sole client's roots changes are passed on: with many
+            // clients, each call's roots are its caller's, and no change is
+            // ever told.
+            match options.sole_client {
+                Some(_) => builder,
+                None => builder.unannounced_roots_changes(),
+            }
         }
         false => builder,
     };

@@ -29,6 +29,9 @@ pub(crate) struct Handlers {
     /// Whether the roots come from a handler, and so may change (fixed
     /// ones, `ClientBuilder::roots`, do not).
     roots_may_change: bool,
+    /// Whether changes of a handler's roots go untold
+    /// (`ClientBuilder::unannounced_roots_changes`).
+    roots_changes_untold: bool,
     /// Whether `roots` answers also about calls whose questions are relayed
     /// (`ClientBuilder::keep_roots`).
     keep_roots: bool,
@@ -85,6 +88,10 @@ impl Handlers {
         self.keep_roots = true;
     }
 
+    pub(crate) fn tell_no_roots_changes(&mut self) {
+        self.roots_changes_untold = true;
+    }
+
     /// Whether these handlers answer `ask` even about a call whose
     /// questions are relayed: the roots, once kept.
     pub(crate) fn answer_relayed(&self, ask: &Ask) -> bool {
@@ -119,7 +126,7 @@ impl Handlers {
 
     /// Whether the handshake declares roots that may change (`listChanged`).
     pub(crate) fn announces_roots_changes(&self) -> bool {
-        self.roots.is_some() && self.roots_may_change
+        self.roots.is_some() && self.roots_may_change && !self.roots_changes_untold
     }
 
     /// The capabilities declared in a handshake (`initialize`): these, with

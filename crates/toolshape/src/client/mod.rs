@@ -414,6 +414,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the roots of a handler ([`on_roots`](Self::on_roots)) without
+    /// `listChanged`: for a client that never tells the server of a change
+    /// ([`Client::notify_roots_changed`] then sends nothing), such as a
+    /// gateway whose roots are each caller's.
+    #[must_use]
+    pub fn unannounced_roots_changes(mut self) -> Self {
+        self.handlers.tell_no_roots_changes();
+        self
+    }
+
     /// Asks `confirm` before every call; a `false` declines the call.
     #[must_use]
     pub fn before_call<F, Fut>(mut self, confirm: F) -> Self
