@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use tokio_stream::StreamExt;
 use toolshape::CallOptions;
 use toolshape::HttpOptions;
-use toolshape::client::{Client, Negotiation};
+use toolshape::client::{Client, ClientError, Negotiation, ToolResult};
 use toolshape::protocol::ProtocolVersion;
 
 use http_support::{Probe, server};
@@ -78,6 +78,17 @@ where
         .unwrap()
 }
 
+/// Calls `shout` with a time limit of `wait` seconds.
+async fn shout(client: &Client, wait: u64) -> Result<ToolResult, ClientError> {
+    client
+        .call_tool_with(
+            "shout",
+            json!({"text": "hi"}).as_object().cloned(),
+            CallOptions::new().timeout(Duration::from_secs(wait)),
+        )
+        .await
+}
+
 fn calls_shout(message: &Value) -> bool {
     message["method"] == "tools/call" && message["params"]["name"] == "shout"
 }
@@ -115,14 +126,7 @@ async fn a_large_event_in_small_chunks_is_read_in_one_pass() {
         .unwrap();
     // Read in one pass this takes well under a second of CPU; searched
     // again with every chunk, minutes in a debug build.
-    let result = client
-        .call_tool_with(
-            "shout",
-            json!({"text": "hi"}).as_object().cloned(),
-            CallOptions::new().timeout(Duration::from_secs(60)),
-        )
-        .await
-        .unwrap();
+    let result = shout(&client, 60).await.unwrap();
     let text = result.text();
     assert_eq!(text.len(), TEXT_BYTES);
     assert!(text.bytes().all(|b| b == b'x'));
@@ -157,14 +161,7 @@ async fn an_unended_answer_over_the_limit_fails_its_call_at_once() {
         .await
         .unwrap();
     let started = std::time::Instant::now();
-    let error = client
-        .call_tool_with(
-            "shout",
-            json!({"text": "hi"}).as_object().cloned(),
-            CallOptions::new().timeout(Duration::from_secs(60)),
-        )
-        .await
-        .unwrap_err();
+    let error = shout(&client, 60).await.unwrap_err();
     assert!(
         error.to_string().contains("larger than 1048576 bytes"),
         "{error}"
@@ -227,22 +224,13 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
         }
     })
     .await;
-    let shout = |client: Client, wait: u64| async move {
-        client
-            .call_tool_with(
-                "shout",
-                json!({"text": "hi"}).as_object().cloned(),
-                CallOptions::new().timeout(Duration::from_secs(wait)),
-            )
-            .await
-    };
 
     let client = Client::builder()
         .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
         .connect_http(&url)
         .await
         .unwrap();
-    let error = shout(client.clone(), 1).await.unwrap_err();
+    let error = shout(&client, 1).await.unwrap_err();
     assert!(error.to_string().contains("no answer within"), "{error}");
     assert!(
         open_comes_to(&open, 0).await,
@@ -256,7 +244,10 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
     assert_eq!(added.structured, Some(json!(5)));
 
     // A call still waiting when the client closes: its stream is closed too.
-    let waiting = tokio::spawn(shout(client.clone(), 60));
+    let waiting = tokio::spawn({
+        let client = client.clone();
+        async move { shout(&client, 60).await }
+    });
     assert!(
         open_comes_to(&open, 1).await,
         "the second call never opened its stream"

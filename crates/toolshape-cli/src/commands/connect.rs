@@ -217,14 +217,13 @@ async fn authorize(
     client.authorize_with(&headers).await.map_err(|e| {
         // A key in a fixed header that the server refused looks like a
         // server wanting OAuth: say which it may be.
-        let hint =
-            match headers.is_empty() || matches!(e, toolshape_auth::client::AuthError::Store(_)) {
-                true => "",
-                false => {
-                    "; the server answered 401 with the --header values too: check them, \
-                 or add --no-oauth for the server's own answer"
-                }
-            };
+        let stored = matches!(e, toolshape_auth::client::AuthError::Store(_));
+        let hint = if headers.is_empty() || stored {
+            ""
+        } else {
+            "; the server answered 401 with the --header values too: check them, \
+             or add --no-oauth for the server's own answer"
+        };
         (exit::PROTOCOL, format!("authorization failed: {e}{hint}"))
     })?;
     Ok(Some(client))

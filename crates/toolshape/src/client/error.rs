@@ -206,6 +206,11 @@ impl ClientError {
         ))
         .into()
     }
+
+    /// A response over the client's size limit of `limit` bytes.
+    pub(crate) fn too_large(limit: usize) -> Self {
+        Self::invalid(format!("response larger than {limit} bytes"))
+    }
 }
 
 impl std::fmt::Display for ClientError {

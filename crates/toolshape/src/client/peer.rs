@@ -458,7 +458,7 @@ impl Peer {
             return;
         };
         if leading.kind != LeadingKind::Request {
-            let error = ClientError::invalid(format!("response larger than {limit} bytes"));
+            let error = ClientError::too_large(limit);
             if self.fail(&id, error) || leading.kind == LeadingKind::Response {
                 return;
             }

@@ -194,10 +194,7 @@ impl Exchange {
                 limit,
                 "the server sent an answer over the size limit; skipped"
             );
-            self.fail(
-                message,
-                ClientError::invalid(format!("response larger than {limit} bytes")),
-            );
+            self.fail(message, ClientError::too_large(limit));
         } else {
             self.peer.too_long(leading, limit);
         }
@@ -218,10 +215,7 @@ impl Exchange {
                 }
                 Ok(Some(_)) => {
                     let limit = self.max_message_bytes;
-                    return self.fail(
-                        message,
-                        ClientError::invalid(format!("response larger than {limit} bytes")),
-                    );
+                    return self.fail(message, ClientError::too_large(limit));
                 }
                 Ok(None) => break,
                 Err(error) => return self.fail(message, TransportError::Http(error)),
