@@ -104,6 +104,10 @@ pub struct Options {
     pub request_timeout: Duration,
     /// How long the whole check may take; past it, what is left is skipped.
     pub max_time: Duration,
+    /// The compile time all the schemas the check compiles may take
+    /// together; past it, the rest are not checked
+    /// (`list-compile-over-budget`).
+    pub compile_budget: Duration,
     /// Most calls with valid arguments per tool and revision.
     pub max_valid_calls: usize,
     /// Most calls with invalid arguments per tool and revision.
@@ -126,6 +130,7 @@ impl std::fmt::Debug for Options {
             .field("arguments", &self.arguments)
             .field("request_timeout", &self.request_timeout)
             .field("max_time", &self.max_time)
+            .field("compile_budget", &self.compile_budget)
             .field("max_valid_calls", &self.max_valid_calls)
             .field("max_invalid_calls", &self.max_invalid_calls)
             .field("max_message_bytes", &self.max_message_bytes)
@@ -144,6 +149,7 @@ impl Default for Options {
             arguments: HashMap::new(),
             request_timeout: Duration::from_secs(30),
             max_time: Duration::from_secs(300),
+            compile_budget: toolshape_schema::Limits::default().listing_budget,
             max_valid_calls: 3,
             max_invalid_calls: 2,
             max_message_bytes: 16 * 1024 * 1024,

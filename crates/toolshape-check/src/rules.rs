@@ -115,6 +115,10 @@ rules! {
     /// Two listings of the same server differ (order or definitions).
     ListUnstable = "list-unstable", Warning,
         "list the same tools in the same order on every connection (deterministic order)";
+    /// The listing's schemas took longer to compile together than the check's
+    /// compile budget: the rest were not checked (toolshape's proxy leaves such tools out).
+    ListCompileOverBudget = "list-compile-over-budget", Warning,
+        "fewer or simpler schemas: fewer patterns and references to meta-schemas, shared `$defs`";
     /// Two tools share a name.
     ToolDuplicateName = "tool-duplicate-name", Warning,
         "give every tool its own name";

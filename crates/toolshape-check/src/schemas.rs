@@ -3,36 +3,70 @@
 //! toolshape's client holds, and the portability lint.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use serde_json::Value;
 use toolshape_schema::lint::{self, LintKind};
 use toolshape_schema::{
-    CompiledSchema, Dialect, FormatMode, SchemaEngine, SchemaErrorKind, meta_schema_violations,
+    CompileBudget, CompiledSchema, Dialect, FormatMode, Limits, SchemaEngine, SchemaErrorKind,
+    meta_schema_violations,
 };
 
 use crate::finding::{Document, Finding, Location};
 use crate::rules::Rule;
 
 /// The engines tool schemas are compiled with: untrusted, with the default
-/// limits (what toolshape's client accepts), nothing fetched.
+/// limits (what toolshape's client accepts), nothing fetched, the compiles
+/// of one check drawing on one [`CompileBudget`].
 #[derive(Debug, Clone)]
 pub(crate) struct Engines {
     /// `format` asserted, as toolshape's client does by default.
     pub(crate) asserting: SchemaEngine,
     /// `format` as each dialect says (2020-12: an annotation).
     pub(crate) dialect_default: SchemaEngine,
+    /// Schemas left unchecked since [`Engines::take_over_budget`] was last
+    /// asked, the budget being spent.
+    over_budget: Arc<AtomicUsize>,
 }
 
 impl Default for Engines {
     fn default() -> Self {
+        Engines::new(Limits::default().listing_budget)
+    }
+}
+
+impl Engines {
+    /// Engines whose compiles take `budget` together at most.
+    pub(crate) fn new(budget: Duration) -> Engines {
+        let budget = CompileBudget::new(budget);
         Engines {
             asserting: SchemaEngine::builder()
                 .format_mode(FormatMode::Assert)
-                .build(),
+                .build()
+                .with_budget(budget.clone()),
             dialect_default: SchemaEngine::builder()
                 .format_mode(FormatMode::DialectDefault)
-                .build(),
+                .build()
+                .with_budget(budget),
+            over_budget: Arc::default(),
         }
+    }
+
+    /// The finding for the schemas left unchecked since the last time this
+    /// was asked (the budget being spent), if any: at `location`.
+    pub(crate) fn take_over_budget(&self, location: Location) -> Option<Finding> {
+        let skipped = self.over_budget.swap(0, Ordering::AcqRel);
+        (skipped > 0).then(|| {
+            Finding::new(
+                Rule::ListCompileOverBudget,
+                location,
+                format!(
+                    "{skipped} schemas not checked: the listing's schemas took more than {} s to compile together",
+                    self.asserting.limits().listing_budget.as_secs_f64()
+                ),
+            )
+        })
     }
 }
 
@@ -105,6 +139,10 @@ pub(crate) fn check(
     }
     let asserting = match engines.asserting.compile(schema) {
         Ok(compiled) => compiled,
+        Err(error) if matches!(error.kind(), SchemaErrorKind::ListingTooCostly { .. }) => {
+            engines.over_budget.fetch_add(1, Ordering::AcqRel);
+            return (findings, None);
+        }
         Err(error) => {
             findings.extend(refusal(
                 engines,
@@ -117,14 +155,18 @@ pub(crate) fn check(
             return (findings, None);
         }
     };
-    let usable = engines
-        .dialect_default
-        .compile(schema)
-        .ok()
-        .map(|dialect_default| Usable {
+    let usable = match engines.dialect_default.compile(schema) {
+        Ok(dialect_default) => Some(Usable {
             asserting,
             dialect_default,
-        });
+        }),
+        Err(error) => {
+            if matches!(error.kind(), SchemaErrorKind::ListingTooCostly { .. }) {
+                engines.over_budget.fetch_add(1, Ordering::AcqRel);
+            }
+            None
+        }
+    };
     (findings, usable)
 }
 

@@ -12,13 +12,12 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use axum::Json;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use serde_json::{Value, json};
 use toolshape::schema::SchemaEngine;
+
+mod legacy_http;
 
 const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
 
@@ -197,43 +196,29 @@ async fn serve_over_http_is_clean() {
     );
 }
 
-/// A legacy Streamable HTTP server (JSON answers, no sessions) with one
-/// read-only tool whose output breaks its outputSchema, and a `format` no
-/// standard defines in that schema.
-async fn defective(Json(message): Json<Value>) -> Response {
-    let Some(id) = message.get("id").cloned() else {
-        return StatusCode::ACCEPTED.into_response();
-    };
-    let result = match message["method"].as_str().unwrap_or_default() {
-        "initialize" => json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "defective", "version": "1.0.0"}
-        }),
-        "tools/list" => json!({"tools": [{
+/// A legacy Streamable HTTP server with one read-only tool whose output
+/// breaks its outputSchema, and a `format` no standard defines in that
+/// schema.
+async fn defective() -> String {
+    let answers: legacy_http::Answers = std::sync::Arc::new(|method| match method {
+        "tools/list" => Some(json!({"tools": [{
             "name": "count",
             "inputSchema": {"type": "object"},
             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer", "format": "int32"}}, "required": ["n"]},
             "annotations": {"readOnlyHint": true}
-        }]}),
-        "tools/call" => json!({
+        }]})),
+        "tools/call" => Some(json!({
             "content": [{"type": "text", "text": "{\"n\":\"three\"}"}],
             "structuredContent": {"n": "three"}
-        }),
-        _ => {
-            let error = json!({"code": -32601, "message": "Method not found"});
-            return Json(json!({"jsonrpc": "2.0", "id": id, "error": error})).into_response();
-        }
-    };
-    Json(json!({"jsonrpc": "2.0", "id": id, "result": result})).into_response()
+        })),
+        _ => None,
+    });
+    legacy_http::serve("defective", answers).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exit_codes() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let app = axum::Router::new().route("/mcp", axum::routing::post(defective));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = defective().await;
 
     let run = |args: &[&str]| toolshape(strings(args));
     let code = |output: &Output| output.status.code();
@@ -277,6 +262,50 @@ async fn exit_codes() {
         code(&run(&["check", "--url", &url, "--", "true"]).await),
         Some(2)
     );
+}
+
+/// Tools in the costly listing: about 0.1 s of compiling each in a debug
+/// build, far more than the 1 s budget together.
+const COSTLY_TOOLS: usize = 100;
+
+/// `--compile-budget`: a listing whose schemas take longer to compile
+/// together is checked up to the budget, and the report says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_over_the_compile_budget_is_reported() {
+    let url = legacy_http::costly_listing(COSTLY_TOOLS).await;
+    let output = toolshape(strings(&[
+        "check",
+        "--call",
+        "none",
+        "--compile-budget",
+        "1",
+        "--json",
+        "--url",
+        &url,
+    ]))
+    .await;
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    SchemaEngine::default()
+        .compile(&report_schema())
+        .unwrap()
+        .validate(&report)
+        .unwrap();
+    let over: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["rule"] == "list-compile-over-budget")
+        .collect();
+    assert_eq!(over.len(), 1, "{report:#}");
+    let message = over[0]["message"].as_str().unwrap();
+    let skipped: usize = message
+        .split_once(" schemas not checked")
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(skipped > 0 && skipped <= 2 * COSTLY_TOOLS, "{message}");
+    // A warning: exit 0, or 3 with --strict.
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
 }
 
 /// On a terminal (a pseudo-terminal here) the same report is in colour.

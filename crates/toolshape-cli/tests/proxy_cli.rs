@@ -7,6 +7,7 @@
 #[path = "../../toolshape-harness/tests/client_common/mod.rs"]
 mod client_common;
 mod http_serve;
+mod legacy_http;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -444,6 +445,51 @@ async fn an_http_upstream_is_proxied_too() {
             .unwrap();
         assert!(refused.is_error, "{version}");
     }
+}
+
+/// `--compile-budget`: an upstream whose listing takes longer to compile
+/// than the budget (each schema within the bounds on one schema) gets its
+/// tools compiled up to the budget; the rest are unusable, hidden or (with
+/// `--broken-tools list`) listed with the problem, and the proxy serves.
+#[tokio::test]
+async fn an_upstream_listing_over_the_compile_budget_is_served_up_to_it() {
+    // About 0.1 s of compiling each in a debug build: far more than 1 s.
+    const TOOLS: usize = 100;
+    let url = legacy_http::costly_listing(TOOLS).await;
+    let proxy = |flags: &[&str]| {
+        ServerCommand::new(toolshape_bin())
+            .args(["proxy", "--compile-budget", "1", "--url", url.as_str()])
+            .args(flags)
+            .stderr(StderrMode::Capture)
+    };
+    let negotiation = Negotiation::Pinned(ProtocolVersion::V2025_11_25);
+    let hidden = connect(proxy(&[]), negotiation, options()).await;
+    let shown = hidden.list_tools().await.unwrap().len();
+    assert!(shown < TOOLS, "all {shown} tools compiled within 1 s");
+
+    let listed = connect(proxy(&["--broken-tools", "list"]), negotiation, options()).await;
+    let tools = listed.list_tools().await.unwrap();
+    assert_eq!(tools.len(), TOOLS);
+    let unavailable: Vec<_> = tools
+        .iter()
+        .filter(|tool| {
+            tool.description
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("[unavailable: ")
+        })
+        .collect();
+    assert!(!unavailable.is_empty());
+    let description = unavailable[0].description.as_deref().unwrap_or_default();
+    assert!(
+        description.contains("the listing's schemas took more than 1000 ms to compile together"),
+        "{description}"
+    );
+    let refused = listed
+        .call_tool(&unavailable[0].name, arguments(json!({})))
+        .await
+        .unwrap();
+    assert!(refused.is_error);
 }
 
 /// Names of a process's threads that tokio started (its workers and its

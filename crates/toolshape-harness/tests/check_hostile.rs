@@ -253,6 +253,56 @@ const BASE_STATIC: [(&str, &[&str]); 2] = [
     ("exponential", &["schema-over-bounds"]),
 ];
 
+/// A check whose compile budget is spent checks no further schema, and
+/// says so once for the listing, in a report its schema accepts.
+#[tokio::test]
+async fn a_spent_compile_budget_leaves_the_schemas_unchecked_and_says_so() {
+    let mut spent = options(ProtocolChoice::Auto, CallPolicy::None);
+    spent.compile_budget = Duration::ZERO;
+    let report = toolshape_check::check(&target(&[]), &spent).await;
+    let over: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::ListCompileOverBudget)
+        .collect();
+    assert_eq!(over.len(), 1, "{}", report.to_json());
+    let skipped: usize = over[0]
+        .message
+        .split_once(" schemas not checked")
+        .and_then(|(count, _)| count.parse().ok())
+        .unwrap_or_else(|| panic!("{}", over[0].message));
+    // Every tool's inputSchema at least.
+    assert!(skipped >= report.tools.len(), "{}", over[0].message);
+    // What takes a compiled schema was not found: `exponential` is over
+    // the bounds only to the compiler; the lint's findings remain.
+    let found = found(&report);
+    assert!(!found.contains_key("exponential"), "{found:?}");
+    assert_eq!(
+        found.get("remote_ref"),
+        Some(&["schema-remote-ref"].into()),
+        "{found:?}"
+    );
+    let schema: serde_json::Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+    let compiled = SchemaEngine::default().compile(&schema).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    compiled.validate(&json).unwrap();
+
+    // With the default budget, nothing is left unchecked.
+    let report = toolshape_check::check(
+        &target(&[]),
+        &options(ProtocolChoice::Auto, CallPolicy::None),
+    )
+    .await;
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.rule != Rule::ListCompileOverBudget),
+        "{}",
+        report.to_json()
+    );
+}
+
 /// The listing's own defects, one server flag each, no calls.
 #[tokio::test]
 async fn listing_defects_are_found() {

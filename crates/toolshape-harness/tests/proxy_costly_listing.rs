@@ -83,3 +83,83 @@ async fn a_costly_listing_is_registered_off_the_runtime_thread() {
         "the runtime was held up: {ticked} turns of 1 ms in {millis} ms"
     );
 }
+
+/// Tools whose schemas each stay within the bounds on one schema, but whose
+/// patterns take a while to compile (about 0.1 to 0.3 s each in a debug
+/// build; each distinct, so none is cached), listed after a few cheap ones.
+const PATTERNED_TOOLS: usize = 16;
+const CHEAP_TOOLS: usize = 3;
+
+fn patterned_tool(index: usize) -> Tool {
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "pattern": format!("^(\\p{{L}}|\\p{{N}}){{{}}}$", 10 + index)}
+        }
+    });
+    Tool::dynamic(
+        format!("patterned_{index}"),
+        json!({"type": "object"}),
+        Some(output),
+        |_context: ToolContext, _arguments: Value| async move {
+            Ok::<_, ToolError>(ToolOutput::structured(json!({"code": "a1"})))
+        },
+    )
+}
+
+fn cheap_tool(index: usize) -> Tool {
+    Tool::dynamic(
+        format!("cheap_{index}"),
+        json!({"type": "object", "x-index": index}),
+        Some(json!({"type": "object", "x-index": index})),
+        |_context: ToolContext, _arguments: Value| async move {
+            Ok::<_, ToolError>(ToolOutput::structured(json!({})))
+        },
+    )
+}
+
+#[tokio::test]
+async fn a_listing_costlier_than_its_compile_budget_leaves_the_rest_out_and_the_proxy_serves() {
+    let server = toolshape::Server::builder("patterned", "1")
+        .tools((0..CHEAP_TOOLS).map(cheap_tool))
+        .tools((0..PATTERNED_TOOLS).map(patterned_tool))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let mut options = ProxyOptions::default();
+    // Far less than the patterns take to compile together (seconds in a
+    // debug build), far more than the cheap schemas take (milliseconds).
+    options.compile_budget = Duration::from_millis(300);
+    let proxy = Proxy::start(UpstreamSpec::Url(url), Client::builder(), options)
+        .await
+        .expect("the proxy starts");
+
+    let broken = proxy.broken_tools();
+    let registered = proxy.registry().names();
+    assert_eq!(
+        broken.len() + registered.len(),
+        CHEAP_TOOLS + PATTERNED_TOOLS
+    );
+    for index in 0..CHEAP_TOOLS {
+        let name = format!("cheap_{index}");
+        assert!(registered.contains(&name), "{name} left out: {broken:?}");
+    }
+    assert!(!broken.is_empty(), "the budget left no tool out");
+    for (name, problem) in broken {
+        assert!(
+            problem.contains("the listing's schemas took more than 300 ms to compile together"),
+            "{name}: {problem}"
+        );
+    }
+    // Served: the client lists what was registered, and calls it.
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1"))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(listed.len(), registered.len());
+    let value: Value = client.call("cheap_0", json!({})).await.unwrap();
+    assert_eq!(value, json!({}));
+}

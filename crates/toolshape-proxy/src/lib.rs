@@ -53,7 +53,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use toolshape::client::{ClientBuilder, ClientError};
 use toolshape::resource::{ResourceEvents, ResourceLister, ResourceTemplateRegistry};
-use toolshape::schema::SchemaEngine;
+use toolshape::schema::{Limits, SchemaEngine};
 use toolshape::tool::UrlElicitations;
 use toolshape::{PromptRegistry, ServerBuilder, ToolRegistry};
 
@@ -153,8 +153,11 @@ impl Proxy {
             audit,
             identity,
         });
-        // The upstream's schemas are not ours: compiled as untrusted.
-        let registry = ToolRegistry::with_engine(SchemaEngine::default());
+        // The upstream's schemas are not ours: compiled as untrusted, each
+        // listing's within the compile budget.
+        let mut limits = Limits::default();
+        limits.listing_budget = forwarder.options.compile_budget;
+        let registry = ToolRegistry::with_engine(SchemaEngine::builder().limits(limits).build());
         let client = forwarder
             .upstream
             .primary()

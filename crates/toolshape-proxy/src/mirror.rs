@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use toolshape::ToolRegistry;
 use toolshape::client::{Client, ClientError};
 use toolshape::protocol::ToolDefinition;
+use toolshape::schema::SchemaErrorKind;
+use toolshape::tool::RegistrationError;
 
 use crate::forward::Forwarder;
 use crate::options::BrokenTools;
@@ -53,6 +55,22 @@ fn register(
     admitted: &[ToolDefinition],
 ) -> Vec<(String, String)> {
     let failures = registry.replace_all(admitted.iter().map(|d| forwarder.tool(d)));
+    let mut over_budget = 0;
+    for (name, error) in &failures {
+        if over_the_compile_budget(error) {
+            over_budget += 1;
+        } else {
+            tracing::warn!(tool = %name, problem = %error, "an upstream tool's schema cannot be used");
+        }
+    }
+    if over_budget > 0 {
+        // One line for them all: a hostile listing may hold 10,000.
+        tracing::warn!(
+            tools = over_budget,
+            budget_s = forwarder.options.compile_budget.as_secs_f64(),
+            "the upstream's schemas took longer to compile than the listing's budget: these tools are unusable until the next listing"
+        );
+    }
     let broken: Vec<(String, String)> = failures
         .into_iter()
         .map(|(name, error)| (name, error.to_string()))
@@ -68,7 +86,6 @@ fn register(
         }
     }
     for (name, problem) in &broken {
-        tracing::warn!(tool = %name, %problem, "an upstream tool's schema cannot be used");
         if forwarder.options.broken_tools == BrokenTools::List
             && let Some(definition) = by_name.get(name.as_str())
             && let Err(error) = registry.register(forwarder.broken_tool(definition, problem))
@@ -77,6 +94,16 @@ fn register(
         }
     }
     broken
+}
+
+/// Whether a tool was left out only because its listing's schemas had
+/// spent their compile budget.
+fn over_the_compile_budget(error: &RegistrationError) -> bool {
+    matches!(
+        error,
+        RegistrationError::Schema { source, .. }
+            if matches!(source.kind(), SchemaErrorKind::ListingTooCostly { .. })
+    )
 }
 
 /// Follows the upstream for good: each time its tool list changes, or its

@@ -85,6 +85,12 @@ pub struct ProxyOptions {
     pub call_timeout: Duration,
     /// Per-tool limits on one upstream call.
     pub tool_timeouts: HashMap<String, Duration>,
+    /// The compile time the schemas of one listing of the upstream's tools
+    /// may take together (default 30 s): past it, the tools whose schemas
+    /// are not compiled yet are unusable (hidden or listed, as
+    /// `broken_tools` says) until the next listing. Each schema is bounded
+    /// on its own too (`toolshape_schema::Limits`).
+    pub compile_budget: Duration,
     /// Most upstream calls running at once, over all clients (`None`: no limit
     /// besides each connection's own).
     pub max_concurrent: Option<usize>,
@@ -139,6 +145,7 @@ impl Default for ProxyOptions {
             filter: ToolFilter::default(),
             call_timeout: Duration::from_secs(60),
             tool_timeouts: HashMap::new(),
+            compile_budget: toolshape::schema::Limits::default().listing_budget,
             max_concurrent: None,
             rate_limit: None,
             upstreams: 1,

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use jsonschema::{PatternOptions, Validator};
 use referencing::Registry;
@@ -13,6 +14,7 @@ use crate::compiled::CompiledSchema;
 use crate::error::{SchemaError, SchemaErrorKind};
 use crate::format::FormatMode;
 use crate::limits::Limits;
+use crate::listing::CompileBudget;
 use crate::meta::CustomValidators;
 use crate::metaschema::MetaSchemas;
 #[cfg(feature = "network")]
@@ -49,6 +51,8 @@ pub enum Trust {
 #[derive(Clone)]
 pub struct SchemaEngine {
     inner: Arc<Inner>,
+    /// What this handle's untrusted compiles draw on, if anything.
+    budget: Option<CompileBudget>,
 }
 
 struct Inner {
@@ -105,18 +109,64 @@ impl SchemaEngine {
         self.inner.cache.len()
     }
 
+    /// This engine (sharing its cache and settings) with its untrusted
+    /// compiles drawing on `budget`: for compiling one peer's listing
+    /// together (see [`CompileBudget`]). A trusted engine ignores it.
+    #[must_use]
+    pub fn with_budget(&self, budget: CompileBudget) -> SchemaEngine {
+        SchemaEngine {
+            inner: Arc::clone(&self.inner),
+            budget: Some(budget),
+        }
+    }
+
     /// Compiles `schema`, or returns the cached result of compiling an equal one.
     pub fn compile(&self, schema: &Value) -> Result<Arc<CompiledSchema>, SchemaError> {
         let footprint = precheck::footprint(schema, self.inner.limits.max_schema_bytes)?;
         if let Some(outcome) = self.inner.cache.get(footprint.hash, schema) {
             return outcome;
         }
-        let schema = Arc::new(schema.clone());
-        let outcome = self.compile_on_large_stack(&schema).map(Arc::new);
-        // A refusal for time taken may be the machine's load: tried again.
-        let timed = outcome
+        let budget = self
+            .budget
             .as_ref()
-            .is_err_and(|error| matches!(error.kind(), SchemaErrorKind::PatternsTooCostly { .. }));
+            .filter(|_| self.inner.trust == Trust::Untrusted);
+        let remaining = budget.map(CompileBudget::remaining);
+        if let (Some(budget), Some(Duration::ZERO)) = (budget, remaining) {
+            return Err(SchemaErrorKind::ListingTooCostly {
+                budget_ms: budget.limit().as_millis(),
+            }
+            .into());
+        }
+        let schema = Arc::new(schema.clone());
+        let started = Instant::now();
+        let outcome = self
+            .compile_on_large_stack(&schema, remaining)
+            .map(Arc::new);
+        if let Some(budget) = budget {
+            budget.spend(started.elapsed());
+        }
+        // Patterns cut short by what was left of the budget: the budget's
+        // refusal, not the schema's.
+        let outcome = match (outcome, budget) {
+            (Err(error), Some(budget))
+                if matches!(error.kind(), SchemaErrorKind::PatternsTooCostly { .. })
+                    && remaining.is_some_and(|left| left < self.inner.limits.pattern_budget) =>
+            {
+                Err(SchemaErrorKind::ListingTooCostly {
+                    budget_ms: budget.limit().as_millis(),
+                }
+                .into())
+            }
+            (outcome, _) => outcome,
+        };
+        // A refusal for time taken may be the machine's load: tried again.
+        let timed = outcome.as_ref().is_err_and(|error| {
+            matches!(
+                error.kind(),
+                SchemaErrorKind::PatternsTooCostly { .. }
+                    | SchemaErrorKind::ListingTooCostly { .. }
+            )
+        });
         if !timed {
             self.inner
                 .cache
@@ -125,12 +175,18 @@ impl SchemaEngine {
         outcome
     }
 
-    fn compile_on_large_stack(&self, schema: &Arc<Value>) -> Result<CompiledSchema, SchemaError> {
+    /// Compiles on a thread of its own; `remaining`: what is left of the
+    /// budget, which the schema's patterns may take at most.
+    fn compile_on_large_stack(
+        &self,
+        schema: &Arc<Value>,
+        remaining: Option<Duration>,
+    ) -> Result<CompiledSchema, SchemaError> {
         std::thread::scope(|scope| {
             let compiler = std::thread::Builder::new()
                 .name("toolshape-compile".into())
                 .stack_size(COMPILE_STACK)
-                .spawn_scoped(scope, || self.compile_uncached(schema))
+                .spawn_scoped(scope, || self.compile_uncached(schema, remaining))
                 .map_err(|e| {
                     SchemaErrorKind::Compile(format!("cannot start the compiler thread: {e}"))
                 })?;
@@ -143,7 +199,11 @@ impl SchemaEngine {
         })
     }
 
-    fn compile_uncached(&self, schema: &Arc<Value>) -> Result<CompiledSchema, SchemaError> {
+    fn compile_uncached(
+        &self,
+        schema: &Arc<Value>,
+        remaining: Option<Duration>,
+    ) -> Result<CompiledSchema, SchemaError> {
         let inner = &*self.inner;
         let documents = inner.documents.as_ref().map_err(Clone::clone)?;
         let declared = inner.meta_schemas.declared(schema)?;
@@ -155,8 +215,10 @@ impl SchemaEngine {
         // Only a peer's schema is held to the pattern budget: an
         // application's own (a debug build compiles regexes slowly) is not.
         let pattern_budget = match inner.trust {
-            Trust::Untrusted => inner.limits.pattern_budget,
-            Trust::Trusted => std::time::Duration::MAX,
+            Trust::Untrusted => remaining.map_or(inner.limits.pattern_budget, |left| {
+                left.min(inner.limits.pattern_budget)
+            }),
+            Trust::Trusted => Duration::MAX,
         };
         precheck::check_structure(schema, &inner.limits, policy, pattern_budget)?;
         match declared.custom {
@@ -364,6 +426,7 @@ impl SchemaEngineBuilder {
                 cache: Cache::new(self.cache_capacity),
                 runaways: Arc::default(),
             }),
+            budget: None,
         }
     }
 }

@@ -102,6 +102,15 @@ pub enum SchemaErrorKind {
         /// JSON Pointer to the pattern that crossed it.
         at: String,
     },
+    /// Not compiled: the schemas compiled before it with the same
+    /// [`crate::CompileBudget`] (a peer's listing) had spent it.
+    #[error(
+        "the listing's schemas took more than {budget_ms} ms to compile together; this one is left for the next listing"
+    )]
+    ListingTooCostly {
+        /// The budget, in milliseconds.
+        budget_ms: u128,
+    },
     /// A pattern needs a backtracking regex engine (look-around, back-references).
     #[error(
         "pattern {pattern:?} at {at} needs backtracking (look-around or back-references); only linear-time patterns are accepted"

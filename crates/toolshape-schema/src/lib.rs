@@ -43,6 +43,7 @@ mod error;
 mod format;
 mod limits;
 pub mod lint;
+mod listing;
 pub mod mcp;
 mod meta;
 mod metaschema;
@@ -60,6 +61,7 @@ pub use engine::{SchemaEngine, SchemaEngineBuilder, Trust};
 pub use error::{SchemaError, SchemaErrorKind, ValidationError, ValidationErrorKind, Violation};
 pub use format::FormatMode;
 pub use limits::Limits;
+pub use listing::CompileBudget;
 pub use meta::meta_schema_violations;
 #[cfg(feature = "network")]
 pub use network::NetworkPolicy;

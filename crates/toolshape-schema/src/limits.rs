@@ -34,6 +34,12 @@ pub struct Limits {
     /// checked once before the schema is compiled: one may take a tenth of
     /// a second, and a schema may hold thousands.
     pub pattern_budget: Duration,
+    /// Compile time the untrusted schemas of one peer's listing may take
+    /// together: what a [`crate::CompileBudget`] is made with by those that
+    /// compile a listing at once (`ToolRegistry::replace_all`, the proxy,
+    /// `toolshape check`). Past it, schemas not already compiled are
+    /// refused ([`crate::SchemaErrorKind::ListingTooCostly`]).
+    pub listing_budget: Duration,
     /// Untrusted validations whose estimated work (schema expansion × instance nodes)
     /// stays under this run inline on the caller's thread; larger ones run on a
     /// budgeted worker thread.
@@ -58,6 +64,7 @@ impl Default for Limits {
             max_instance_depth: 128,
             validation_budget: Duration::from_millis(500),
             pattern_budget: Duration::from_millis(500),
+            listing_budget: Duration::from_secs(30),
             inline_work: 1_000_000,
             max_runaway_validations: 4,
             max_violations: 20,

@@ -67,7 +67,7 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
     let mut run = Run {
         target,
         options,
-        engines: Engines::default(),
+        engines: Engines::new(options.compile_budget),
         deadline: Instant::now() + options.max_time,
         findings: Vec::new(),
         counts: HashMap::new(),
@@ -242,6 +242,12 @@ impl Run<'_> {
             .iter()
             .map(|tool| self.schemas(version, tool))
             .collect();
+        if let Some(finding) = self
+            .engines
+            .take_over_budget(Location::new(Document::Listing, "/tools"))
+        {
+            self.findings.push(finding.revision(Some(version)));
+        }
 
         let mut connection = Connection {
             target: self.target,

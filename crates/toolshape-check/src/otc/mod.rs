@@ -117,8 +117,9 @@ pub(crate) async fn check(base: &str, options: &Options, report: &mut Report) {
             format!("GET /health failed: {detail}"),
         )),
     }
-    let engines = Engines::default();
+    let engines = Engines::new(options.compile_budget);
     let tools = listing(&listed, &engines, &mut findings);
+    findings.extend(engines.take_over_budget(Location::new(Document::Otc, "/items")));
     report.tools = tools
         .iter()
         .map(|tool| ToolSummary {

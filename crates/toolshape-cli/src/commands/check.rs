@@ -63,6 +63,10 @@ pub(crate) struct CheckArgs {
     /// Seconds the whole check may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     max_time: u64,
+    /// Seconds of compile time all the server's schemas may take together;
+    /// past it, the rest are not checked (`list-compile-over-budget`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    compile_budget: u64,
     /// Show the server's stderr (it is captured by default, and its end quoted when the server exits).
     #[arg(long)]
     server_stderr: bool,
@@ -122,6 +126,7 @@ impl CheckArgs {
         options.call_timeout = Duration::from_secs(self.timeout.max(1));
         options.request_timeout = Duration::from_secs(self.timeout.max(1));
         options.max_time = Duration::from_secs(self.max_time.max(1));
+        options.compile_budget = Duration::from_secs(self.compile_budget);
         options.max_call_time = options
             .max_time
             .min(Duration::from_secs(60))

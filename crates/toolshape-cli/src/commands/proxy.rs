@@ -47,6 +47,11 @@ pub(crate) struct ProxyArgs {
     /// Show only tools annotated readOnlyHint: true.
     #[arg(long)]
     read_only: bool,
+    /// The compile time the schemas of one listing of the upstream's tools
+    /// may take together; past it, the tools not compiled yet are unusable
+    /// (as --broken-tools says) until the next listing.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    compile_budget: u64,
     /// TOOL=SECONDS: the limit on one call of TOOL instead of --timeout (repeatable).
     #[arg(long, value_name = "TOOL=SECONDS")]
     tool_timeout: Vec<String>,
@@ -141,6 +146,7 @@ impl ProxyArgs {
                 .tool_timeouts
                 .insert(tool.to_owned(), Duration::from_secs(seconds.max(1)));
         }
+        options.compile_budget = Duration::from_secs(self.compile_budget);
         options.max_concurrent = self.max_concurrent.map(|n| n.max(1));
         options.upstreams = usize::from(self.upstreams);
         options.rate_limit = self.rate_limit.and_then(|rate| {

@@ -7,7 +7,7 @@ use toolshape::schema::SchemaEngine;
 use toolshape::tool::{ToolContext, ToolOutput};
 use toolshape::{Tool, ToolError, ToolRegistry};
 
-use super::{Bridged, register_each};
+use super::{Bridged, register_listing};
 
 /// How an MCP server's tools are named over OTC.
 #[derive(Debug, Clone, Default)]
@@ -121,6 +121,6 @@ pub async fn registry_from_mcp(
         .collect();
     // The server's schemas are not ours: compile them as untrusted.
     let registry = ToolRegistry::with_engine(SchemaEngine::default());
-    let skipped = register_each(&registry, tools);
+    let skipped = register_listing(&registry, tools);
     Ok(Bridged { registry, skipped })
 }

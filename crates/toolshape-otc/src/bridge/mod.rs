@@ -22,14 +22,17 @@ pub struct Bridged {
     pub skipped: Vec<RegistrationError>,
 }
 
-fn register_each(registry: &ToolRegistry, tools: Vec<toolshape::Tool>) -> Vec<RegistrationError> {
-    let mut skipped = Vec::new();
-    for tool in tools {
-        let name = tool.name().to_owned();
-        if let Err(error) = registry.register(tool) {
+fn register_listing(
+    registry: &ToolRegistry,
+    tools: Vec<toolshape::Tool>,
+) -> Vec<RegistrationError> {
+    // Together: a peer's schemas draw on one compile budget for the listing.
+    let failures = registry.replace_all(tools);
+    failures
+        .into_iter()
+        .map(|(name, error)| {
             tracing::warn!(tool = %name, %error, "left out a tool that cannot be bridged");
-            skipped.push(error);
-        }
-    }
-    skipped
+            error
+        })
+        .collect()
 }

@@ -11,7 +11,7 @@ use toolshape::schema::SchemaEngine;
 use toolshape::tool::{ToolContext, ToolOutput, meta_keys};
 use toolshape::{Tool, ToolError, ToolRegistry};
 
-use super::{Bridged, register_each};
+use super::{Bridged, register_listing};
 use crate::client::{OtcCallOptions, OtcClient, OtcError};
 use crate::wire::{CallContext, CallOutput, CallToolResponse, DeclaredOutput, ToolCallError};
 
@@ -112,6 +112,6 @@ pub async fn registry_from_otc(
         tools.push(tool);
     }
     let registry = ToolRegistry::with_engine(SchemaEngine::default());
-    let skipped = register_each(&registry, tools);
+    let skipped = register_listing(&registry, tools);
     Ok(Bridged { registry, skipped })
 }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use tokio::sync::watch;
-use toolshape_schema::{SchemaEngine, Trust};
+use toolshape_schema::{CompileBudget, SchemaEngine, Trust};
 
 use super::cursor::{self, InvalidCursor};
 use super::definition::Tool;
@@ -127,15 +127,18 @@ impl ToolRegistry {
     }
 
     /// Registers several tools at once: all of them, or (when any cannot be
-    /// registered) none, with the reason for each that could not.
+    /// registered) none, with the reason for each that could not. With an
+    /// untrusted engine, their schemas draw on one compile budget
+    /// (`Limits::listing_budget`, see [`CompileBudget`]).
     pub fn register_all(
         &self,
         tools: impl IntoIterator<Item = Tool>,
     ) -> Result<(), Vec<RegistrationError>> {
         let mut errors = Vec::new();
         let mut ready = Vec::new();
+        let engine = self.listing_engine();
         for tool in tools {
-            match RegisteredTool::new(tool, &self.inner.engine) {
+            match RegisteredTool::new(tool, &engine) {
                 Ok(registered) => ready.push(Arc::new(registered)),
                 Err(error) => errors.push(error),
             }
@@ -162,16 +165,22 @@ impl ToolRegistry {
     /// Makes `tools` the whole set, in one change that bumps the version
     /// once: every tool registered before and not among them is gone. A tool
     /// that cannot be registered is left out, with its name and the reason.
-    /// For mirroring another server's tools (`toolshape proxy`).
+    /// For mirroring another server's tools (`toolshape proxy`): with an
+    /// untrusted engine their schemas draw on one compile budget
+    /// (`Limits::listing_budget`, see [`CompileBudget`]); once it is spent,
+    /// the tools whose schemas are not compiled yet are left out
+    /// (`SchemaErrorKind::ListingTooCostly`), to be tried again at the
+    /// next call.
     pub fn replace_all(
         &self,
         tools: impl IntoIterator<Item = Tool>,
     ) -> Vec<(String, RegistrationError)> {
         let mut next = Catalog::default();
         let mut errors = Vec::new();
+        let engine = self.listing_engine();
         for tool in tools {
             let name = tool.name.clone();
-            let inserted = RegisteredTool::new(tool, &self.inner.engine)
+            let inserted = RegisteredTool::new(tool, &engine)
                 .and_then(|registered| next.insert(Arc::new(registered)));
             if let Err(error) = inserted {
                 errors.push((name, error));
@@ -182,6 +191,14 @@ impl ToolRegistry {
             Ok::<_, RegistrationError>(())
         });
         errors
+    }
+
+    /// The engine for registering a batch of tools: with an untrusted
+    /// engine (a peer's tools), their schemas draw on one
+    /// [`toolshape_schema::CompileBudget`] of `Limits::listing_budget`.
+    fn listing_engine(&self) -> SchemaEngine {
+        let engine = &self.inner.engine;
+        engine.with_budget(CompileBudget::new(engine.limits().listing_budget))
     }
 
     /// Removes the tool named `name`, every version of it; says whether there was one.
