@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Slow and malicious HTTP clients against the endpoint, over real sockets:
 //! a foreign `Host` (DNS rebinding), slowloris clients that send their
-//! headers a byte at a time, idle keep-alive connections, and more
+//! headers a byte at a time or their body slowly (or never), idle keep-alive
+//! connections, and more
 //! connections than the server holds. Legitimate requests must still get
 //! through, in a bounded time.
 
@@ -20,9 +21,13 @@ use http_support::{Serving, modern, modern_headers, modern_params, post_raw, req
 /// A short header timeout, so that the tests wait seconds, not minutes.
 const HEADER_TIMEOUT: Duration = Duration::from_millis(800);
 
+/// A short body timeout, for the same reason.
+const BODY_TIMEOUT: Duration = Duration::from_millis(800);
+
 fn options(max_connections: usize) -> HttpOptions {
     let mut options = HttpOptions::default();
     options.header_read_timeout = HEADER_TIMEOUT;
+    options.body_read_timeout = BODY_TIMEOUT;
     options.max_connections = max_connections;
     options
 }
@@ -74,28 +79,81 @@ async fn slowloris(address: std::net::SocketAddr) -> Option<Duration> {
     Some(started.elapsed())
 }
 
-#[tokio::test]
-async fn slowloris_clients_are_cut_off_and_cannot_lock_others_out() {
+/// Starts 16 `attack`s on a server holding 8 connections, then checks that
+/// a legitimate request is answered within 4 x `timeout` meanwhile; what
+/// each attack gave (`None`: the server held it for 20 s).
+async fn attacked_yet_serving<T, F, Fut>(attack: F, timeout: Duration) -> Vec<Option<T>>
+where
+    T: Send + 'static,
+    F: Fn(std::net::SocketAddr) -> Fut,
+    Fut: std::future::Future<Output = Option<T>> + Send + 'static,
+{
     let serving = Serving::start(options(8)).await;
-    let address = serving.address;
     // Twice as many slow clients as the server holds connections.
-    let attackers: Vec<_> = (0..16).map(|_| tokio::spawn(slowloris(address))).collect();
+    let attackers: Vec<_> = (0..16)
+        .map(|_| tokio::spawn(attack(serving.address)))
+        .collect();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     let reply = modern(&serving.url, 1, "tools/list", json!({})).await;
     result_of(&reply);
     let waited = started.elapsed();
     assert!(
-        waited < HEADER_TIMEOUT * 4,
+        waited < timeout * 4,
         "a legitimate request waited {waited:?} behind slow clients"
     );
+    let mut outcomes = Vec::new();
     for attacker in attackers {
-        let held = attacker
-            .await
-            .unwrap()
-            .expect("the server cut the slow client off");
+        outcomes.push(attacker.await.unwrap());
+    }
+    outcomes
+}
+
+#[tokio::test]
+async fn slowloris_clients_are_cut_off_and_cannot_lock_others_out() {
+    for held in attacked_yet_serving(slowloris, HEADER_TIMEOUT).await {
+        let held = held.expect("the server cut the slow client off");
         assert!(
             held < HEADER_TIMEOUT * 4 + Duration::from_secs(2),
+            "a slow client held a connection for {held:?}"
+        );
+    }
+}
+
+/// A client that sends a request's headers promising a body, then a few
+/// bytes of it, and no more: what the server answered, and how long the
+/// connection lasted (`None`: the server held it for 20 s).
+async fn slow_body(address: std::net::SocketAddr) -> Option<(String, Duration)> {
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(address).await.ok()?;
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: 100000\r\n\r\n{\"jsonrpc\":";
+    stream.write_all(head.as_bytes()).await.ok()?;
+    let mut seen = Vec::new();
+    let mut buffer = [0u8; 8192];
+    loop {
+        let read = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut buffer))
+            .await
+            .ok()?;
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buffer[..n]),
+        }
+    }
+    Some((
+        String::from_utf8_lossy(&seen).into_owned(),
+        started.elapsed(),
+    ))
+}
+
+#[tokio::test]
+async fn clients_that_never_finish_their_body_are_cut_off_and_cannot_lock_others_out() {
+    for attack in attacked_yet_serving(slow_body, BODY_TIMEOUT).await {
+        let (answer, held) = attack.expect("the server held a client's unfinished body for 20 s");
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(
+            held < BODY_TIMEOUT * 4 + Duration::from_secs(2),
             "a slow client held a connection for {held:?}"
         );
     }

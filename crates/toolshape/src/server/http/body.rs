@@ -16,6 +16,8 @@ pub(crate) enum ReadBody {
     TooLarge(Vec<u8>),
     /// The client's stream failed before the body ended.
     Failed,
+    /// The body did not arrive whole in time (`HttpOptions::body_read_timeout`).
+    TimedOut,
 }
 
 /// Reads `body`, at most `limit` bytes of it. A body that says at once it
@@ -33,6 +35,7 @@ pub(crate) async fn read_limited(body: Body, limit: usize) -> ReadBody {
             Err(error) if cut_by_a_limit(&error) => {
                 return ReadBody::TooLarge(prefix(first.as_deref().unwrap_or(&whole), &[]));
             }
+            Err(error) if super::deadline::timed_out(&error) => return ReadBody::TimedOut,
             Err(_) => return ReadBody::Failed,
         };
         let held = whole.len() + first.as_ref().map_or(0, Bytes::len);

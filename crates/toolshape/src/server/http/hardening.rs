@@ -15,7 +15,8 @@ use super::{listen, origin};
 /// Serves `router` on `listener` as [`Server::serve_http`](crate::Server::serve_http)
 /// serves the MCP endpoint: at most [`HttpOptions::max_connections`]
 /// connections, each sending its headers within
-/// [`HttpOptions::header_read_timeout`]; once `shutdown` resolves no
+/// [`HttpOptions::header_read_timeout`] and a request's body within
+/// [`HttpOptions::body_read_timeout`]; once `shutdown` resolves no
 /// connection is accepted and the requests in flight finish. Body size,
 /// concurrency and `Host`/`Origin` checks belong to the router (see
 /// [`check_host_and_origin`]).
@@ -28,15 +29,13 @@ pub async fn serve_router<F>(
 where
     F: Future<Output = ()> + Send + 'static,
 {
-    listen::serve(
-        listener,
-        router,
-        options.max_connections,
-        options.header_read_timeout,
-        crate::ServerOptions::default().write_stall_timeout,
-        shutdown,
-    )
-    .await
+    let limits = listen::ConnectionLimits {
+        max_connections: options.max_connections,
+        header_read_timeout: options.header_read_timeout,
+        body_read_timeout: options.body_read_timeout,
+        write_stall_timeout: crate::ServerOptions::default().write_stall_timeout,
+    };
+    listen::serve(listener, router, limits, shutdown).await
 }
 
 /// Which header a request was refused for.

@@ -2,7 +2,8 @@
 //! limit), each with a time limit on reading a request's headers (a slowloris
 //! client that sends a byte a second is cut off; an idle keep-alive
 //! connection is closed when its next request does not start in time), a
-//! time limit on writes that make no progress (a client that stops reading
+//! time limit on a request's body arriving whole (the same client sending
+//! its body slowly, or never, gets `408`), a time limit on writes that make no progress (a client that stops reading
 //! its responses or its event stream is dropped: its calls are cancelled,
 //! its slot freed), and a graceful end: past the shutdown signal no connection is accepted and
 //! the requests in flight finish.
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -22,6 +24,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use super::deadline::DeadlineBody;
 use crate::transport::stall::StallGuard;
 
 /// Descriptors kept free for everything but connections (files, pipes, the listener).
@@ -38,18 +41,35 @@ pub(crate) fn connection_limit(wanted: usize) -> usize {
     wanted.clamp(1, allowed)
 }
 
+/// The limits each connection is held to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnectionLimits {
+    /// Most connections at once.
+    pub(crate) max_connections: usize,
+    /// Time to send a request's headers (and to start the next one).
+    pub(crate) header_read_timeout: Duration,
+    /// Time for a request's body to arrive whole, from its headers on.
+    pub(crate) body_read_timeout: Duration,
+    /// Time a write may make no progress.
+    pub(crate) write_stall_timeout: Option<Duration>,
+}
+
 /// Serves `router` on `listener` until `shutdown` resolves.
 pub(crate) async fn serve<F>(
     listener: TcpListener,
     router: Router,
-    max_connections: usize,
-    header_read_timeout: Duration,
-    write_stall_timeout: Option<Duration>,
+    limits: ConnectionLimits,
     shutdown: F,
 ) -> io::Result<()>
 where
     F: Future<Output = ()> + Send + 'static,
 {
+    let ConnectionLimits {
+        max_connections,
+        header_read_timeout,
+        body_read_timeout,
+        write_stall_timeout,
+    } = limits;
     let permits = Arc::new(Semaphore::new(connection_limit(max_connections)));
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
@@ -84,7 +104,7 @@ where
         let service = router.clone().map_request(
             move |mut request: hyper::Request<hyper::body::Incoming>| {
                 request.extensions_mut().insert(ConnectInfo(address));
-                request
+                request.map(|body| Body::new(DeadlineBody::new(body, body_read_timeout)))
             },
         );
         let service = TowerToHyperService::new(service);

@@ -6,6 +6,7 @@
 
 mod app;
 mod body;
+mod deadline;
 mod hardening;
 mod header_rules;
 mod legacy;
@@ -99,9 +100,12 @@ impl Server {
         {
             options.allowed_hosts.push(address.to_string());
         }
-        let (max_connections, header_read_timeout) =
-            (options.max_connections, options.header_read_timeout);
-        let write_stall_timeout = self.shared.options.write_stall_timeout;
+        let limits = listen::ConnectionLimits {
+            max_connections: options.max_connections,
+            header_read_timeout: options.header_read_timeout,
+            body_read_timeout: options.body_read_timeout,
+            write_stall_timeout: self.shared.options.write_stall_timeout,
+        };
         let (close, closing) = watch::channel(false);
         let router = wrap(build_router(self, options, closing, close.clone()));
         // Past the signal, the long-lived streams end (they would otherwise
@@ -110,15 +114,7 @@ impl Server {
             shutdown.await;
             let _ = close.send(true);
         };
-        listen::serve(
-            listener,
-            router,
-            max_connections,
-            header_read_timeout,
-            write_stall_timeout,
-            shutdown,
-        )
-        .await
+        listen::serve(listener, router, limits, shutdown).await
     }
 }
 

@@ -32,6 +32,11 @@ pub struct HttpOptions {
     /// idle keep-alive connection to start its next request
     /// ([`Server::serve_http`](crate::Server::serve_http)).
     pub header_read_timeout: Duration,
+    /// How long a request's body may take to arrive whole, from its
+    /// headers on: past it the request is refused (`408`; a client that
+    /// sends its body slowly, or never, holds a connection only that long)
+    /// ([`Server::serve_http`](crate::Server::serve_http)).
+    pub body_read_timeout: Duration,
     /// Whether handshake sessions are offered at all; without them the
     /// endpoint is purely stateless 2026-07-28.
     pub sessions: bool,
@@ -49,6 +54,7 @@ impl Default for HttpOptions {
             max_concurrent_requests: 256,
             max_connections: 1024,
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
             sessions: true,
         }
     }

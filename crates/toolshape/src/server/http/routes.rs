@@ -45,6 +45,7 @@ pub(crate) async fn post(
         ReadBody::Whole(body) => body,
         ReadBody::TooLarge(prefix) => return too_large(&app, &headers, leading(&prefix)),
         ReadBody::Failed => return StatusCode::BAD_REQUEST.into_response(),
+        ReadBody::TimedOut => return StatusCode::REQUEST_TIMEOUT.into_response(),
     };
     // Who calls: the client's address, when the server was told it.
     let caller = connection.map(|Extension(ConnectInfo(address))| address_caller(address));
