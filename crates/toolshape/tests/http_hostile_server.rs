@@ -189,6 +189,28 @@ impl Drop for Open {
     }
 }
 
+/// An event stream that sends `opening`, then nothing, for good; counted
+/// in `counter` while it is open.
+fn held_open(counter: Arc<AtomicUsize>, opening: &'static [u8]) -> Response {
+    counter.fetch_add(1, Ordering::SeqCst);
+    let guard = Open(counter);
+    let opening = tokio_stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(opening))]);
+    let never = opening.chain(tokio_stream::pending()).map(move |chunk| {
+        let _held = &guard;
+        chunk
+    });
+    event_stream(never)
+}
+
+/// A session (2025-11-25) with the server at `url`.
+async fn session(url: &str) -> Client {
+    Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .connect_http(url)
+        .await
+        .unwrap()
+}
+
 /// Waits up to 10 s for `open` to be `want`; whether it came to that.
 async fn open_comes_to(open: &AtomicUsize, want: usize) -> bool {
     for _ in 0..200 {
@@ -211,25 +233,12 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
             if !calls_shout(&message) {
                 return next.run(request).await;
             }
-            counter.fetch_add(1, Ordering::SeqCst);
-            let guard = Open(counter);
-            let opening = tokio_stream::iter([Ok::<_, std::io::Error>(Bytes::from_static(
-                b": the answer is coming\n\n",
-            ))]);
-            let never = opening.chain(tokio_stream::pending()).map(move |chunk| {
-                let _held = &guard;
-                chunk
-            });
-            event_stream(never)
+            held_open(counter, b": the answer is coming\n\n")
         }
     })
     .await;
 
-    let client = Client::builder()
-        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
-        .connect_http(&url)
-        .await
-        .unwrap();
+    let client = session(&url).await;
     let error = shout(&client, 1).await.unwrap_err();
     assert!(error.to_string().contains("no answer within"), "{error}");
     assert!(
@@ -263,4 +272,50 @@ async fn a_stream_that_never_answers_is_closed_when_the_call_ends() {
         ended.is_ok_and(|call| call.unwrap().is_err()),
         "the call outlived the client"
     );
+}
+
+/// How many pings the server sends on one call's stream.
+const PINGS: usize = 200;
+
+#[tokio::test]
+async fn answers_the_server_holds_open_are_bounded_in_number() {
+    let open = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let (counter, highest) = (Arc::clone(&open), Arc::clone(&most));
+    let url = serve_behind(move |request: Request, next: Next| {
+        let (counter, highest) = (Arc::clone(&counter), Arc::clone(&highest));
+        async move {
+            let (message, request) = read_message(request).await;
+            // The client's answer to a ping: held open for good.
+            if message["id"].as_str().is_some_and(|id| id.starts_with("ping-")) {
+                let held = held_open(Arc::clone(&counter), b": held\n\n");
+                highest.fetch_max(counter.load(Ordering::SeqCst), Ordering::SeqCst);
+                return held;
+            }
+            if !calls_shout(&message) {
+                return next.run(request).await;
+            }
+            // The call's stream: pings, and never the answer.
+            let pings = (0..PINGS).map(|n| {
+                Ok::<_, std::io::Error>(Bytes::from(format!(
+                    "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":\"ping-{n}\",\"method\":\"ping\"}}\n\n"
+                )))
+            });
+            event_stream(tokio_stream::iter(pings).chain(tokio_stream::pending()))
+        }
+    })
+    .await;
+
+    let client = session(&url).await;
+    assert!(shout(&client, 3).await.is_err());
+    // The client answered the pings, but held at most 64 of those answers
+    // open at once (a connection each); the rest were dropped.
+    let held = most.load(Ordering::SeqCst);
+    assert!((1..=64).contains(&held), "{held} answers held open at once");
+    // The session goes on.
+    let added = client
+        .call_tool("add", json!({"a": 2, "b": 3}).as_object().cloned())
+        .await
+        .unwrap();
+    assert_eq!(added.structured, Some(json!(5)));
 }

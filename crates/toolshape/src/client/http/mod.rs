@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::AbortHandle;
 use toolshape_protocol::RequestId;
 use toolshape_protocol::http::{encode_value, names};
@@ -68,10 +69,18 @@ pub(crate) fn connect(
         exchanges: Arc::default(),
         auth,
         listener: Arc::default(),
+        untracked: Arc::new(Semaphore::new(MAX_UNTRACKED_POSTS)),
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
 }
+
+/// Most messages without an id (notifications, answers to the server)
+/// being posted at once; past it, further ones are dropped.
+const MAX_UNTRACKED_POSTS: usize = 64;
+/// The longest a message without an id is being posted (a server answers
+/// one at once with `202`).
+const UNTRACKED_POST_TIME: Duration = Duration::from_secs(30);
 
 /// Most redirects followed for one request (as the HTTP client's default).
 const MAX_REDIRECTS: usize = 10;
@@ -155,6 +164,8 @@ struct Exchange {
     auth: Option<Arc<dyn HttpAuth>>,
     /// The standalone event stream's task, while it runs.
     listener: Arc<Mutex<Option<AbortHandle>>>,
+    /// Room for messages without an id being posted at once.
+    untracked: Arc<Semaphore>,
 }
 
 impl Exchange {
@@ -178,8 +189,28 @@ impl Exchange {
             // The end of the handshake: posted in line, then the session's
             // standalone stream opened, before anything else is sent.
             if message.method == toolshape_protocol::methods::INITIALIZED {
-                self.clone().post(message).await;
+                self.clone().post_untracked(message).await;
                 self.start_listening().await;
+                continue;
+            }
+            // A notification or an answer to the server: no request can
+            // cancel its exchange, so it is bounded here, in time and in
+            // number (a server answering each with a stream that never
+            // ends, and pinging without pause, would otherwise hold a
+            // connection per ping for good).
+            if message.id.is_none() {
+                let Ok(permit) = Arc::clone(&self.untracked).try_acquire_owned() else {
+                    tracing::warn!(
+                        method = message.method,
+                        "a message to the server was dropped: {MAX_UNTRACKED_POSTS} others are still being posted"
+                    );
+                    continue;
+                };
+                let exchange = self.clone();
+                tokio::spawn(async move {
+                    exchange.post_untracked(message).await;
+                    drop(permit);
+                });
                 continue;
             }
             // A request's exchange is remembered until it ends, so that
@@ -205,6 +236,20 @@ impl Exchange {
         // nothing more can be answered.
         self.abort_exchanges();
         self.peer.close();
+    }
+
+    /// Posts a message without an id, for [`UNTRACKED_POST_TIME`] at most.
+    async fn post_untracked(self, message: Outgoing) {
+        let method = message.method;
+        if tokio::time::timeout(UNTRACKED_POST_TIME, self.post(message))
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                method,
+                "the server did not finish answering a message without an id in {UNTRACKED_POST_TIME:?}: its exchange was closed"
+            );
+        }
     }
 
     /// Closes every request's exchange still open: the client is closing,
