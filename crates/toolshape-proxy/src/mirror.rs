@@ -85,11 +85,13 @@ fn register(
                 .or_insert(definition);
         }
     }
-    for (name, problem) in &broken {
-        if forwarder.options.broken_tools == BrokenTools::List
-            && let Some(definition) = by_name.get(name.as_str())
-            && let Err(error) = registry.register(forwarder.broken_tool(definition, problem))
-        {
+    if forwarder.options.broken_tools == BrokenTools::List {
+        // In one change: one copy of the catalog, not one per tool.
+        let listed = broken.iter().filter_map(|(name, problem)| {
+            let definition = by_name.get(name.as_str())?;
+            Some(forwarder.broken_tool(definition, problem))
+        });
+        for (name, error) in registry.register_each(listed) {
             tracing::warn!(tool = %name, %error, "cannot list the unusable tool either");
         }
     }

@@ -16,9 +16,14 @@ use toolshape_protocol::ProtocolVersion;
 
 use crate::options::{Options, Target};
 
-/// Most bytes of messages kept between two takes; past it, messages are
-/// counted but not kept.
+/// Most bytes of messages kept between two takes (each counted with
+/// [`KEPT_OVERHEAD`]), and most messages; past either, messages are
+/// counted but not kept (64 MiB of two-byte lines would otherwise be 32
+/// million kept messages, and as many findings).
 const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+const MAX_KEPT_MESSAGES: usize = 100_000;
+/// What keeping one message costs besides its bytes, about.
+const KEPT_OVERHEAD: usize = 64;
 
 #[derive(Debug, Default)]
 struct Kept {
@@ -36,11 +41,12 @@ pub(crate) struct Inbox {
 impl Inbox {
     fn push(&self, bytes: &[u8]) {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.bytes + bytes.len() > MAX_KEPT_BYTES {
+        let cost = bytes.len() + KEPT_OVERHEAD;
+        if kept.bytes + cost > MAX_KEPT_BYTES || kept.messages.len() >= MAX_KEPT_MESSAGES {
             kept.dropped += 1;
             return;
         }
-        kept.bytes += bytes.len();
+        kept.bytes += cost;
         kept.messages.push(bytes.to_vec());
     }
 
@@ -153,5 +159,27 @@ impl Session {
         let start = tail.len().saturating_sub(5);
         let lines = tail.get(start..).unwrap_or_default().join(" | ");
         toolshape_protocol::text::excerpt(&lines, 400)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inbox_keeps_a_bounded_number_of_messages_and_counts_the_rest() {
+        let inbox = Inbox::default();
+        for _ in 0..MAX_KEPT_MESSAGES + 5 {
+            inbox.push(b"1\n");
+        }
+        let (kept, dropped) = inbox.take();
+        assert_eq!((kept.len(), dropped), (MAX_KEPT_MESSAGES, 5));
+        // Large ones by their bytes.
+        let large = vec![b'x'; MAX_KEPT_BYTES / 2];
+        for _ in 0..3 {
+            inbox.push(&large);
+        }
+        let (kept, dropped) = inbox.take();
+        assert_eq!((kept.len(), dropped), (1, 2));
     }
 }

@@ -57,6 +57,9 @@ impl ListedTool {
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
     pub(crate) tools: Vec<Arc<ListedTool>>,
+    /// The tools by their id as listed (the first of an id): an exact id
+    /// is found without a search (a bridge looks up each of 10,000).
+    by_id: HashMap<String, Arc<ListedTool>>,
 }
 
 impl Listing {
@@ -112,7 +115,13 @@ impl Listing {
                 output: OnceLock::new(),
             }));
         }
-        Ok(Listing { tools })
+        let mut by_id = HashMap::with_capacity(tools.len());
+        for tool in &tools {
+            by_id
+                .entry(tool.definition.id.clone())
+                .or_insert_with(|| Arc::clone(tool));
+        }
+        Ok(Listing { tools, by_id })
     }
 
     /// The tool `wanted` names: a full id; `Toolkit.Tool` or `Toolkit.Tool@x`;
@@ -121,7 +130,7 @@ impl Listing {
         let latest = |matching: &mut dyn Iterator<Item = &Arc<ListedTool>>| {
             matching.max_by_key(|tool| tool.version()).cloned()
         };
-        if let Some(exact) = self.tools.iter().find(|tool| tool.definition.id == wanted) {
+        if let Some(exact) = self.by_id.get(wanted) {
             return Ok(Arc::clone(exact));
         }
         if let Ok(id) = ToolId::parse(wanted) {

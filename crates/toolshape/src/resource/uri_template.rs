@@ -14,6 +14,9 @@ const MAX_TEMPLATE_BYTES: usize = 1024;
 pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
 /// Most expressions in one template.
 const MAX_EXPRESSIONS: usize = 16;
+/// Most variables in one template, over all its expressions (each is a
+/// capture group: hundreds would make matching slow and large).
+const MAX_VARIABLES: usize = 32;
 
 /// Why a template cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,6 +28,9 @@ pub enum UriTemplateError {
     /// More expressions than the bound.
     #[error("the URI template has more than {MAX_EXPRESSIONS} expressions")]
     TooManyExpressions,
+    /// More variables than the bound, over all expressions.
+    #[error("the URI template has more than {MAX_VARIABLES} variables")]
+    TooManyVariables,
     /// A `{` without its `}`, an empty expression, or a bad variable name.
     #[error("the URI template is malformed: {0}")]
     Malformed(String),
@@ -60,6 +66,7 @@ impl UriTemplate {
         }
         let mut pattern = String::from("^");
         let mut captures = Vec::new();
+        let (mut expressions, mut variables) = (0, 0);
         let mut rest = text;
         while let Some(open) = rest.find('{') {
             pattern.push_str(&regex::escape(&rest[..open]));
@@ -69,7 +76,8 @@ impl UriTemplate {
                 .ok_or_else(|| UriTemplateError::Malformed("a `{` is not closed".into()))?;
             let expression = &after[..close];
             rest = &after[close + 1..];
-            if captures.len() >= MAX_EXPRESSIONS {
+            expressions += 1;
+            if expressions > MAX_EXPRESSIONS {
                 return Err(UriTemplateError::TooManyExpressions);
             }
             let (operator, names) = match expression.chars().next() {
@@ -82,6 +90,10 @@ impl UriTemplate {
                 .split(',')
                 .map(|name| name.trim_end_matches('*').to_owned())
                 .collect();
+            variables += names.len();
+            if variables > MAX_VARIABLES {
+                return Err(UriTemplateError::TooManyVariables);
+            }
             if let Some(bad) = names.iter().find(|name| !valid_name(name)) {
                 return Err(UriTemplateError::Malformed(format!(
                     "bad variable name {:?}",
@@ -251,6 +263,21 @@ mod tests {
         assert!(UriTemplate::parse("x://}").is_err());
         assert!(UriTemplate::parse("x://{}").is_err());
         assert!(UriTemplate::parse(&"{a}".repeat(20)).is_err());
+        // Variables are bounded over all expressions, not only expressions.
+        let names = |n: usize| vec!["a"; n].join(",");
+        assert!(UriTemplate::parse(&format!("x{{+{}}}", names(32))).is_ok());
+        assert_eq!(
+            UriTemplate::parse(&format!("x{{+{}}}", names(33))).err(),
+            Some(UriTemplateError::TooManyVariables)
+        );
+        assert_eq!(
+            UriTemplate::parse(&format!("x{{+{}}}", names(500))).err(),
+            Some(UriTemplateError::TooManyVariables)
+        );
+        assert_eq!(
+            UriTemplate::parse(&format!("{{a,b,c}}{}", "{d,e}".repeat(15))).err(),
+            Some(UriTemplateError::TooManyVariables)
+        );
         assert!(UriTemplate::parse(&"a".repeat(2000)).is_err());
         let template = UriTemplate::parse("x://{+rest}");
         assert!(template.is_ok_and(|t| t.matches(&"a".repeat(MAX_URI_BYTES + 1)).is_none()));

@@ -162,6 +162,38 @@ impl ToolRegistry {
         })
     }
 
+    /// Registers every one of `tools` that can be, beside the tools already
+    /// registered, in one change that bumps the version once; the others
+    /// are left out, with their name and the reason. Their schemas draw on
+    /// one compile budget as with [`ToolRegistry::replace_all`].
+    pub fn register_each(
+        &self,
+        tools: impl IntoIterator<Item = Tool>,
+    ) -> Vec<(String, RegistrationError)> {
+        let engine = self.listing_engine();
+        let mut ready = Vec::new();
+        let mut errors = Vec::new();
+        for tool in tools {
+            let name = tool.name.clone();
+            match RegisteredTool::new(tool, &engine) {
+                Ok(registered) => ready.push((name, Arc::new(registered))),
+                Err(error) => errors.push((name, error)),
+            }
+        }
+        if ready.is_empty() {
+            return errors;
+        }
+        let _ = self.update(|current| {
+            for (name, tool) in ready {
+                if let Err(error) = current.insert(tool) {
+                    errors.push((name, error));
+                }
+            }
+            Ok::<_, RegistrationError>(())
+        });
+        errors
+    }
+
     /// Makes `tools` the whole set, in one change that bumps the version
     /// once: every tool registered before and not among them is gone. A tool
     /// that cannot be registered is left out, with its name and the reason.
@@ -356,5 +388,44 @@ impl ToolRegistry {
         drop(guard);
         self.inner.version.send_modify(|version| *version += 1);
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::{ToolContext, ToolError, ToolOutput};
+
+    fn tool(name: &str, input: Value) -> Tool {
+        Tool::dynamic(
+            name,
+            input,
+            None,
+            |_context: ToolContext, _arguments: Value| async move {
+                Ok::<_, ToolError>(ToolOutput::text("ok"))
+            },
+        )
+    }
+
+    #[test]
+    fn register_each_keeps_what_it_can_in_one_change() {
+        let registry = ToolRegistry::with_engine(SchemaEngine::default());
+        registry
+            .register(tool("first", json!({"type": "object"})))
+            .unwrap();
+        let changes = registry.watch_changes();
+        let before = *changes.borrow();
+        let failed = registry.register_each([
+            tool("second", json!({"type": "object"})),
+            tool("broken", json!({"type": "object", "pattern": "("})),
+            tool("first", json!({"type": "object"})),
+            tool("third", json!({"type": "object"})),
+        ]);
+        let failed: Vec<&str> = failed.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(failed, ["broken", "first"]);
+        assert_eq!(registry.names(), ["first", "second", "third"]);
+        assert_eq!(*changes.borrow(), before + 1, "one change");
     }
 }
