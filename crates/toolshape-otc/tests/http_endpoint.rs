@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::{TestResult, call, call_request, send, start, tools};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolshape_otc::OtcOptions;
 
 #[tokio::test]
@@ -255,7 +256,23 @@ async fn limits_origins_and_methods() -> TestResult {
     let (registry, _) = tools::registry();
     let mut options = OtcOptions::default();
     options.http.max_body_bytes = 1024;
+    options.http.body_read_timeout = std::time::Duration::from_millis(500);
     let running = start(&registry, options).await?;
+    // A body that never arrives whole: 408 once its time is up.
+    let mut slow = tokio::net::TcpStream::connect(running.address).await?;
+    slow.write_all(
+        b"POST /tools/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 1000\r\n\r\n{\"request\":",
+    )
+    .await?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        slow.read_to_end(&mut answer),
+    )
+    .await??;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     let big = format!(
         r#"{{"request":{{"tool_id":"Test.Shout","input":{{"to":"x","body":"{}"}}}}}}"#,
         "a".repeat(4096)

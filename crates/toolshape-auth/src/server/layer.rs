@@ -98,6 +98,14 @@ async fn admit(auth: &BearerAuth, request: Request<Body>) -> Result<Request<Body
         let (parts, body) = request.into_parts();
         let bytes = match axum::body::to_bytes(body, shared.max_body_bytes).await {
             Ok(bytes) => bytes,
+            Err(error) if timed_out(&error) => {
+                let body = json!({
+                    "jsonrpc": "2.0",
+                    "id": null,
+                    "error": {"code": -32600, "message": "the request body did not arrive in time"}
+                });
+                return Err((StatusCode::REQUEST_TIMEOUT, axum::Json(body)).into_response());
+            }
             Err(_) => {
                 // As the endpoint refuses a body over its own limit.
                 let body = json!({
@@ -232,4 +240,38 @@ fn join(scopes: &BTreeSet<String>) -> String {
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Whether reading a body failed because it did not arrive in time (an
+/// `io::Error` of kind `TimedOut` among the causes: what toolshape's
+/// servers give when a body misses its deadline).
+fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_that_timed_out_is_told_from_other_failures() {
+        let late = axum::Error::new(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the request body did not arrive in time",
+        ));
+        assert!(timed_out(&late));
+        let reset = axum::Error::new(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(!timed_out(&reset));
+        assert!(!timed_out(&axum::Error::new("over the limit")));
+    }
 }

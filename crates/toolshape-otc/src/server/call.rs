@@ -51,6 +51,12 @@ pub(crate) async fn post(
                 ),
             );
         }
+        Err(rejection) if toolshape::is_body_timeout(&rejection) => {
+            return reply::refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time",
+            );
+        }
         Err(rejection) => return reply::refuse(StatusCode::BAD_REQUEST, rejection.body_text()),
     };
     let Ok(_permit) = Arc::clone(&state.permits).acquire_owned().await else {

@@ -56,7 +56,13 @@ impl HttpBody for DeadlineBody {
             .deadline
             .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(until)));
         match deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Some(Err(BodyTimedOut(this.limit).into()))),
+            // An I/O time-out, which layers that know nothing of this type
+            // (an authorization layer reading the body first) can tell.
+            Poll::Ready(()) => Poll::Ready(Some(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                BodyTimedOut(this.limit),
+            )
+            .into()))),
             Poll::Pending => Poll::Pending,
         }
     }
@@ -74,7 +80,11 @@ impl HttpBody for DeadlineBody {
 pub(crate) fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut cause = Some(error);
     while let Some(error) = cause {
-        if error.is::<BodyTimedOut>() {
+        let deadline = error
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .is_some_and(|inner| inner.is::<BodyTimedOut>());
+        if deadline {
             return true;
         }
         cause = error.source();

@@ -38,6 +38,14 @@ where
     listen::serve(listener, router, limits, shutdown).await
 }
 
+/// Whether `error` (or one of its causes) is a request body that did not
+/// arrive whole within [`HttpOptions::body_read_timeout`]: for a binding
+/// that reads bodies itself, to answer `408` (an `io::Error` of kind
+/// `TimedOut` to those that do not depend on this crate).
+pub fn is_body_timeout(error: &(dyn std::error::Error + 'static)) -> bool {
+    super::deadline::timed_out(error)
+}
+
 /// Which header a request was refused for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -29,7 +29,7 @@ use axum::routing::post;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
-pub use hardening::{RefusedOrigin, check_host_and_origin, serve_router};
+pub use hardening::{RefusedOrigin, check_host_and_origin, is_body_timeout, serve_router};
 pub use options::HttpOptions;
 
 use super::Server;
