@@ -25,6 +25,8 @@ pub(crate) struct Engines {
     pub(crate) asserting: SchemaEngine,
     /// `format` as each dialect says (2020-12: an annotation).
     pub(crate) dialect_default: SchemaEngine,
+    /// What the compiles of one check draw on.
+    budget: CompileBudget,
     /// Schemas left unchecked since [`Engines::take_over_budget`] was last
     /// asked, the budget being spent.
     over_budget: Arc<AtomicUsize>,
@@ -48,9 +50,16 @@ impl Engines {
             dialect_default: SchemaEngine::builder()
                 .format_mode(FormatMode::DialectDefault)
                 .build()
-                .with_budget(budget),
+                .with_budget(budget.clone()),
+            budget,
             over_budget: Arc::default(),
         }
+    }
+
+    /// How many schemas were left unchecked since the last take, the budget
+    /// being spent.
+    pub(crate) fn skipped(&self) -> usize {
+        self.over_budget.load(Ordering::Acquire)
     }
 
     /// The finding for the schemas left unchecked since the last time this
@@ -63,7 +72,7 @@ impl Engines {
                 location,
                 format!(
                     "{skipped} schemas not checked: the listing's schemas took more than {} s to compile together",
-                    self.asserting.limits().listing_budget.as_secs_f64()
+                    self.budget.limit().as_secs_f64()
                 ),
             )
         })

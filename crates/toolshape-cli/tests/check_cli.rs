@@ -304,6 +304,10 @@ async fn a_listing_over_the_compile_budget_is_reported() {
         .and_then(|(count, _)| count.parse().ok())
         .unwrap_or_else(|| panic!("{message}"));
     assert!(skipped > 0 && skipped <= 2 * COSTLY_TOOLS, "{message}");
+    assert!(
+        message.ends_with("took more than 1 s to compile together"),
+        "{message}"
+    );
     // A warning: exit 0, or 3 with --strict.
     assert_eq!(output.status.code(), Some(0), "{report:#}");
 }

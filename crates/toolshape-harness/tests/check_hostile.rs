@@ -287,6 +287,26 @@ async fn a_spent_compile_budget_leaves_the_schemas_unchecked_and_says_so() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     compiled.validate(&json).unwrap();
 
+    // With calls: none is made, each skip says why.
+    let mut calling = spent.clone();
+    calling.calls = CallPolicy::All;
+    let report = toolshape_check::check(&target(&[]), &calling).await;
+    let skipped: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::CallSkipped)
+        .collect();
+    assert_eq!(skipped.len(), report.tools.len(), "{}", report.to_json());
+    for finding in skipped {
+        assert!(
+            finding
+                .message
+                .contains("the check's compile budget was spent"),
+            "{}",
+            finding.message
+        );
+    }
+
     // With the default budget, nothing is left unchecked.
     let report = toolshape_check::check(
         &target(&[]),

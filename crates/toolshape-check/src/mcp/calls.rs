@@ -71,6 +71,8 @@ pub(crate) struct Planned<'a> {
     pub(crate) input: Option<&'a Usable>,
     pub(crate) output: Option<&'a Usable>,
     pub(crate) declares_output: bool,
+    /// A schema of it was not compiled: the check's compile budget was spent.
+    pub(crate) over_budget: bool,
 }
 
 /// Everything the calls of one revision share.
@@ -121,7 +123,13 @@ impl<'a, 'c> Calls<'a, 'c> {
     /// Calls one tool with generated valid arguments, then invalid ones.
     pub(crate) async fn call_tool(&mut self, tool: &Planned<'_>, counts: &mut CallCounts) {
         let Some(input) = tool.input else {
-            self.skipped(tool.name, "not called: its inputSchema is unusable", counts);
+            let reason = match tool.over_budget {
+                true => {
+                    "not called: its schemas were not compiled (the check's compile budget was spent)"
+                }
+                false => "not called: its inputSchema is unusable",
+            };
+            self.skipped(tool.name, reason, counts);
             return;
         };
         let generator = Generator::new(tool.input_schema);
@@ -255,6 +263,7 @@ impl<'a, 'c> Calls<'a, 'c> {
             arguments,
             declares_output: tool.declares_output,
             output: tool.output,
+            over_budget: tool.over_budget,
         };
         match kind {
             Kind::Valid => counts.valid += 1,

@@ -33,6 +33,8 @@ use crate::schemas::{self, Engines, Usable};
 struct Compiled {
     input: Option<Usable>,
     output: Option<Usable>,
+    /// A schema was left uncompiled: the check's compile budget was spent.
+    over_budget: bool,
 }
 
 /// Whether a tool is annotated read-only.
@@ -345,6 +347,7 @@ impl Run<'_> {
                 .collect()
         };
         let definition = &tool.definition;
+        let skipped_before = self.engines.skipped();
         let input = definition.get("inputSchema").and_then(|schema| {
             let (found, usable) =
                 schemas::check(&self.engines, schema, Document::Tool, "/inputSchema");
@@ -379,7 +382,11 @@ impl Run<'_> {
             }
             usable
         });
-        Compiled { input, output }
+        Compiled {
+            input,
+            output,
+            over_budget: self.engines.skipped() != skipped_before,
+        }
     }
 
     /// Calls the tools the policy allows.
@@ -429,6 +436,7 @@ impl Run<'_> {
                     input: compiled.input.as_ref(),
                     output: compiled.output.as_ref(),
                     declares_output: definition.get("outputSchema").is_some(),
+                    over_budget: compiled.over_budget,
                 };
                 let entry = counts.entry(tool.name.clone()).or_default();
                 calls.call_tool(&plan, entry).await;

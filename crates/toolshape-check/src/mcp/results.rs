@@ -20,6 +20,8 @@ pub(crate) struct Call<'a> {
     pub(crate) declares_output: bool,
     /// ... and it is usable.
     pub(crate) output: Option<&'a Usable>,
+    /// A schema of the tool was not compiled: the check's compile budget was spent.
+    pub(crate) over_budget: bool,
 }
 
 /// How a call was answered.
@@ -180,7 +182,11 @@ impl Call<'_> {
                 Rule::OutputUnvalidated,
                 Document::Result,
                 "/structuredContent",
-                "not validated: the outputSchema is unusable".into(),
+                match self.over_budget {
+                    true => "not validated: the outputSchema was not compiled (the check's compile budget was spent)",
+                    false => "not validated: the outputSchema is unusable",
+                }
+                .into(),
             )),
             None => {}
         }
@@ -346,6 +352,7 @@ mod tests {
             arguments: &arguments,
             declares_output,
             output: None,
+            over_budget: false,
         };
         let mut findings = Vec::new();
         call.valid(&response, &mut findings);

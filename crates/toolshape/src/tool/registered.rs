@@ -223,6 +223,18 @@ impl RegisteredTool {
         tool: Tool,
         engine: &SchemaEngine,
     ) -> Result<RegisteredTool, RegistrationError> {
+        RegisteredTool::reusing(tool, engine, &[])
+    }
+
+    /// As [`RegisteredTool::new`], taking a schema's compiled form from
+    /// `earlier` (tools registered before) when one of them has the same
+    /// schema: registering a listing again compiles only what changed,
+    /// whatever the engine's cache still holds.
+    pub(crate) fn reusing(
+        tool: Tool,
+        engine: &SchemaEngine,
+        earlier: &[Arc<RegisteredTool>],
+    ) -> Result<RegisteredTool, RegistrationError> {
         let name = tool.name.clone();
         toolshape_protocol::tools::validate_tool_name(&name).map_err(|e| {
             RegistrationError::InvalidName {
@@ -268,12 +280,26 @@ impl RegisteredTool {
                     source,
                 }
             })?;
-        let input = compile(&tool.input_schema, "inputSchema")?;
-        let output = tool
-            .output_schema
-            .as_ref()
-            .map(|s| compile(s, "outputSchema"))
-            .transpose()?;
+        let input = match earlier
+            .iter()
+            .find(|known| known.definition.input_schema == tool.input_schema)
+        {
+            Some(known) => Arc::clone(&known.input),
+            None => compile(&tool.input_schema, "inputSchema")?,
+        };
+        // An earlier tool with the same output schema had its wrapped form
+        // checked too.
+        let known_output = earlier.iter().find_map(|known| {
+            let output = known.output.as_ref()?;
+            (known.definition.output_schema == tool.output_schema).then_some(output)
+        });
+        let output = match (&tool.output_schema, known_output) {
+            (Some(_), Some(known)) => Some(Arc::clone(known)),
+            (schema, _) => schema
+                .as_ref()
+                .map(|s| compile(s, "outputSchema"))
+                .transpose()?,
+        };
         let output_object_rooted = tool
             .output_schema
             .as_ref()
@@ -283,7 +309,9 @@ impl RegisteredTool {
         let wrapped_output = match &tool.output_schema {
             Some(schema) if !output_object_rooted => {
                 let wrapped = mcp::wrap_output_schema(schema);
-                compile(&wrapped, "the wrapped outputSchema for 2025 revisions")?;
+                if known_output.is_none() {
+                    compile(&wrapped, "the wrapped outputSchema for 2025 revisions")?;
+                }
                 Some(wrapped)
             }
             _ => None,

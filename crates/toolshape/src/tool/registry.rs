@@ -183,13 +183,19 @@ impl ToolRegistry {
         if ready.is_empty() {
             return errors;
         }
+        // Nothing inserted (all of them duplicates, say): no change to tell.
         let _ = self.update(|current| {
+            let mut inserted = 0;
             for (name, tool) in ready {
-                if let Err(error) = current.insert(tool) {
-                    errors.push((name, error));
+                match current.insert(tool) {
+                    Ok(()) => inserted += 1,
+                    Err(error) => errors.push((name, error)),
                 }
             }
-            Ok::<_, RegistrationError>(())
+            if inserted == 0 {
+                return Err(());
+            }
+            Ok(())
         });
         errors
     }
@@ -210,9 +216,16 @@ impl ToolRegistry {
         let mut next = Catalog::default();
         let mut errors = Vec::new();
         let engine = self.listing_engine();
+        // What is registered now: a schema unchanged since is not compiled
+        // again (nor drawn on the budget), however many there are.
+        let current = self.snapshot();
         for tool in tools {
             let name = tool.name.clone();
-            let inserted = RegisteredTool::new(tool, &engine)
+            let earlier = current
+                .by_name
+                .get(name.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let inserted = RegisteredTool::reusing(tool, &engine, earlier)
                 .and_then(|registered| next.insert(Arc::new(registered)));
             if let Err(error) = inserted {
                 errors.push((name, error));
@@ -427,5 +440,57 @@ mod tests {
         assert_eq!(failed, ["broken", "first"]);
         assert_eq!(registry.names(), ["first", "second", "third"]);
         assert_eq!(*changes.borrow(), before + 1, "one change");
+        // Nothing new: no change told.
+        let failed = registry.register_each([tool("second", json!({"type": "object"}))]);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(*changes.borrow(), before + 1, "a change told for nothing");
+    }
+
+    #[test]
+    fn replacing_compiles_only_the_schemas_that_changed() {
+        // No cache: what is not compiled again is the registered tool's.
+        let engine = SchemaEngine::builder().cache_capacity(0).build();
+        let registry = ToolRegistry::with_engine(engine);
+        let tools = |output: Value| {
+            (0..3).map(move |n| {
+                Tool::dynamic(
+                    format!("t{n}"),
+                    json!({"type": "object", "x-n": n}),
+                    Some(output.clone()),
+                    |_context: ToolContext, _arguments: Value| async move {
+                        Ok::<_, ToolError>(ToolOutput::structured(json!([])))
+                    },
+                )
+            })
+        };
+        assert!(
+            registry
+                .replace_all(tools(json!({"type": "array"})))
+                .is_empty()
+        );
+        let before = registry.latest("t1").unwrap();
+        assert!(
+            registry
+                .replace_all(tools(json!({"type": "array"})))
+                .is_empty()
+        );
+        let again = registry.latest("t1").unwrap();
+        assert!(Arc::ptr_eq(&before.input, &again.input));
+        assert!(Arc::ptr_eq(
+            before.output.as_ref().unwrap(),
+            again.output.as_ref().unwrap()
+        ));
+        // A changed output schema is compiled anew; the input kept.
+        assert!(
+            registry
+                .replace_all(tools(json!({"type": "integer"})))
+                .is_empty()
+        );
+        let changed = registry.latest("t1").unwrap();
+        assert!(Arc::ptr_eq(&before.input, &changed.input));
+        assert_eq!(
+            changed.output.as_ref().unwrap().schema(),
+            &json!({"type": "integer"})
+        );
     }
 }
