@@ -309,7 +309,7 @@ async fn answers_the_server_holds_open_are_bounded_in_number() {
     let client = session(&url).await;
     assert!(shout(&client, 3).await.is_err());
     // The client answered the pings, but held at most 64 of those answers
-    // open at once (a connection each); the rest were dropped.
+    // open at once (a connection each); the rest wait their turn.
     let held = most.load(Ordering::SeqCst);
     assert!((1..=64).contains(&held), "{held} answers held open at once");
     // The session goes on.

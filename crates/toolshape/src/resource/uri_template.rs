@@ -14,8 +14,10 @@ const MAX_TEMPLATE_BYTES: usize = 1024;
 pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
 /// Most expressions in one template.
 const MAX_EXPRESSIONS: usize = 16;
-/// Most variables in one template, over all its expressions (each is a
-/// capture group: hundreds would make matching slow and large).
+/// Most variable names in one template, over all its expressions (each,
+/// but a query expression's, is a capture group: hundreds would make
+/// matching slow and large; a query's names are counted too, each read
+/// from the query by name).
 const MAX_VARIABLES: usize = 32;
 
 /// Why a template cannot be used.

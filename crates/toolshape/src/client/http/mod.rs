@@ -70,16 +70,20 @@ pub(crate) fn connect(
         auth,
         listener: Arc::default(),
         untracked: Arc::new(Semaphore::new(MAX_UNTRACKED_POSTS)),
+        untracked_queued: Arc::new(Semaphore::new(MAX_UNTRACKED_QUEUED)),
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
 }
 
 /// Most messages without an id (notifications, answers to the server)
-/// being posted at once; past it, further ones are dropped.
+/// being posted at once (a connection each); more wait their turn.
 const MAX_UNTRACKED_POSTS: usize = 64;
-/// The longest a message without an id is being posted (a server answers
-/// one at once with `202`).
+/// Most such messages waiting or being posted; past it, further ones are
+/// dropped (only a server that holds their posts open meets it).
+const MAX_UNTRACKED_QUEUED: usize = 1024;
+/// The longest a message without an id waits and is being posted (a
+/// server answers one at once with `202`).
 const UNTRACKED_POST_TIME: Duration = Duration::from_secs(30);
 
 /// Most redirects followed for one request (as the HTTP client's default).
@@ -166,6 +170,8 @@ struct Exchange {
     listener: Arc<Mutex<Option<AbortHandle>>>,
     /// Room for messages without an id being posted at once.
     untracked: Arc<Semaphore>,
+    /// Room for messages without an id waiting to be posted, or being posted.
+    untracked_queued: Arc<Semaphore>,
 }
 
 impl Exchange {
@@ -199,17 +205,17 @@ impl Exchange {
             // ends, and pinging without pause, would otherwise hold a
             // connection per ping for good).
             if message.id.is_none() {
-                let Ok(permit) = Arc::clone(&self.untracked).try_acquire_owned() else {
+                let Ok(queued) = Arc::clone(&self.untracked_queued).try_acquire_owned() else {
                     tracing::warn!(
                         method = message.method,
-                        "a message to the server was dropped: {MAX_UNTRACKED_POSTS} others are still being posted"
+                        "a message to the server was dropped: {MAX_UNTRACKED_QUEUED} others are waiting to be posted"
                     );
                     continue;
                 };
                 let exchange = self.clone();
                 tokio::spawn(async move {
                     exchange.post_untracked(message).await;
-                    drop(permit);
+                    drop(queued);
                 });
                 continue;
             }
@@ -238,10 +244,17 @@ impl Exchange {
         self.peer.close();
     }
 
-    /// Posts a message without an id, for [`UNTRACKED_POST_TIME`] at most.
+    /// Posts a message without an id, once one of [`MAX_UNTRACKED_POSTS`]
+    /// is free, within [`UNTRACKED_POST_TIME`] (the wait included).
     async fn post_untracked(self, message: Outgoing) {
         let method = message.method;
-        if tokio::time::timeout(UNTRACKED_POST_TIME, self.post(message))
+        let room = Arc::clone(&self.untracked);
+        let posting = async move {
+            if let Ok(_room) = room.acquire_owned().await {
+                self.post(message).await;
+            }
+        };
+        if tokio::time::timeout(UNTRACKED_POST_TIME, posting)
             .await
             .is_err()
         {
