@@ -246,17 +246,11 @@ fn join(scopes: &BTreeSet<String>) -> String {
 /// `io::Error` of kind `TimedOut` among the causes: what toolshape's
 /// servers give when a body misses its deadline).
 fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        if error
+    std::iter::successors(Some(error), |error| error.source()).any(|error| {
+        error
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
-        {
-            return true;
-        }
-        cause = error.source();
-    }
-    false
+    })
 }
 
 #[cfg(test)]

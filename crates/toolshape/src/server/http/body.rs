@@ -71,14 +71,9 @@ fn prefix(earlier: &[u8], next: &[u8]) -> Vec<u8> {
 /// `RequestBodyLimitLayer`, say) cut it: over the limit, as axum's own
 /// extractors took it.
 fn cut_by_a_limit(error: &axum::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(error) = cause {
-        if error.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        cause = error.source();
-    }
-    false
+    let error: &(dyn std::error::Error + 'static) = error;
+    std::iter::successors(Some(error), |error| error.source())
+        .any(|error| error.is::<http_body_util::LengthLimitError>())
 }
 
 #[cfg(test)]

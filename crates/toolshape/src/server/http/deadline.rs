@@ -78,16 +78,10 @@ impl HttpBody for DeadlineBody {
 
 /// Whether `error` (or one of its causes) is a body's deadline passing.
 pub(crate) fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(error);
-    while let Some(error) = cause {
-        let deadline = error
+    std::iter::successors(Some(error), |error| error.source()).any(|error| {
+        error
             .downcast_ref::<std::io::Error>()
             .and_then(std::io::Error::get_ref)
-            .is_some_and(|inner| inner.is::<BodyTimedOut>());
-        if deadline {
-            return true;
-        }
-        cause = error.source();
-    }
-    false
+            .is_some_and(|inner| inner.is::<BodyTimedOut>())
+    })
 }
