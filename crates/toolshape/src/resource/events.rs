@@ -4,12 +4,22 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::broadcast;
 
 /// How many changes a slow connection may fall behind by before it misses
 /// some (it is then told nothing of those: each is a hint to read again).
 const CHANGES_QUEUED: usize = 256;
+
+/// Most bytes of subscribed URIs held over all the peers of the servers
+/// sharing one [`ResourceEvents`] (sessions and `subscriptions/listen`
+/// streams), each URI counted with [`SUBSCRIPTION_OVERHEAD`]: a session holds
+/// at most 1,024 URIs of 8 KiB, and there may be 1,024 sessions.
+pub(crate) const MAX_SUBSCRIBED_BYTES: usize = 64 * 1024 * 1024;
+
+/// What one subscription is counted as beyond its URI's bytes.
+const SUBSCRIPTION_OVERHEAD: usize = 64;
 
 /// A change to a server's resources.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +48,10 @@ pub struct ResourceEvents {
     changes: broadcast::Sender<ResourceEvent>,
     on_subscribe: Option<SubscribeHook>,
     on_unsubscribe: Option<SubscribeHook>,
+    /// The bytes of the subscriptions held now, over every peer.
+    held: Arc<AtomicUsize>,
+    /// Most of them ([`MAX_SUBSCRIBED_BYTES`]).
+    most_held: usize,
 }
 
 impl Default for ResourceEvents {
@@ -46,6 +60,8 @@ impl Default for ResourceEvents {
             changes: broadcast::channel(CHANGES_QUEUED).0,
             on_subscribe: None,
             on_unsubscribe: None,
+            held: Arc::default(),
+            most_held: MAX_SUBSCRIBED_BYTES,
         }
     }
 }
@@ -56,6 +72,7 @@ impl fmt::Debug for ResourceEvents {
             .field("connections", &self.changes.receiver_count())
             .field("on_subscribe", &self.on_subscribe.is_some())
             .field("on_unsubscribe", &self.on_unsubscribe.is_some())
+            .field("subscribed_bytes", &self.held.load(Ordering::Relaxed))
             .finish()
     }
 }
@@ -104,17 +121,44 @@ impl ResourceEvents {
         self.changes.subscribe()
     }
 
-    /// A peer subscribed to `uri`.
-    pub(crate) fn subscribed(&self, uri: &str) {
+    /// A peer subscribes to `uri`: taken from the budget of all peers'
+    /// subscriptions, and the owner's hook called, unless that budget is
+    /// spent (then `false`, nothing held, no hook called). Each `true` is
+    /// to be matched by one [`ResourceEvents::unsubscribed`].
+    pub(crate) fn subscribed(&self, uri: &str) -> bool {
+        let cost = uri.len().saturating_add(SUBSCRIPTION_OVERHEAD);
+        let taken = self
+            .held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                held.checked_add(cost)
+                    .filter(|after| *after <= self.most_held)
+            });
+        if taken.is_err() {
+            return false;
+        }
         if let Some(hook) = &self.on_subscribe {
+            hook(uri);
+        }
+        true
+    }
+
+    /// A peer's subscription to `uri` ended: its bytes given back.
+    pub(crate) fn unsubscribed(&self, uri: &str) {
+        let cost = uri.len().saturating_add(SUBSCRIPTION_OVERHEAD);
+        let _ = self
+            .held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                Some(held.saturating_sub(cost))
+            });
+        if let Some(hook) = &self.on_unsubscribe {
             hook(uri);
         }
     }
 
-    /// A peer's subscription to `uri` ended.
-    pub(crate) fn unsubscribed(&self, uri: &str) {
-        if let Some(hook) = &self.on_unsubscribe {
-            hook(uri);
-        }
+    /// The same place, with at most `bytes` of subscriptions held (tests).
+    #[cfg(test)]
+    pub(crate) fn with_subscription_budget(mut self, bytes: usize) -> Self {
+        self.most_held = bytes;
+        self
     }
 }

@@ -140,20 +140,19 @@ impl Listen {
     pub(crate) fn new(shared: &Shared, id: &RequestId, params: &ListenParams) -> Listen {
         let asked = &params.notifications;
         let has_resources = !shared.resources.is_empty();
-        let uris: BTreeSet<String> = if has_resources {
-            asked
-                .resource_subscriptions
-                .iter()
-                // No resource has a longer URI: not kept, not honoured.
-                .filter(|uri| uri.len() <= MAX_URI_BYTES)
-                .take(MAX_SUBSCRIPTIONS)
-                .cloned()
-                .collect()
-        } else {
-            BTreeSet::new()
-        };
-        for uri in &uris {
-            shared.resource_events.subscribed(uri);
+        let mut uris = BTreeSet::new();
+        if has_resources {
+            // No resource has a longer URI: not kept, not honoured; nor is
+            // one past the server's budget for all peers' subscriptions.
+            let wanted = asked.resource_subscriptions.iter();
+            for uri in wanted.filter(|uri| uri.len() <= MAX_URI_BYTES) {
+                if uris.len() >= MAX_SUBSCRIPTIONS {
+                    break;
+                }
+                if !uris.contains(uri) && shared.resource_events.subscribed(uri) {
+                    uris.insert(uri.clone());
+                }
+            }
         }
         let mut honoured = SubscriptionFilter::default();
         honoured.tools_list_changed = asked.tools_list_changed;

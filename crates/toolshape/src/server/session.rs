@@ -104,7 +104,12 @@ impl Session {
         // Told under the lock, so that the hooks of one session's subscribe
         // and unsubscribe of a URI come in the order they happened.
         let events = self.subscriptions.told.get_or_init(|| events.clone());
-        events.subscribed(&uri);
+        if !events.subscribed(&uri) {
+            return Err(ErrorObject::invalid_params(
+                "the server holds as many subscriptions as it keeps over all its peers; \
+                 unsubscribe from others, or try again later",
+            ));
+        }
         subscriptions.insert(uri);
         Ok(())
     }
@@ -219,5 +224,60 @@ impl Drop for Subscriptions {
                 events.unsubscribed(uri);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::Session;
+    use crate::resource::ResourceEvents;
+
+    #[test]
+    fn subscriptions_share_one_budget_over_all_sessions() {
+        let watched = Arc::new(AtomicUsize::new(0));
+        let (up, down) = (Arc::clone(&watched), Arc::clone(&watched));
+        // Room for three 10-byte URIs, each counted with its overhead.
+        let events = ResourceEvents::new()
+            .on_subscribe(move |_| {
+                up.fetch_add(1, Ordering::SeqCst);
+            })
+            .on_unsubscribe(move |_| {
+                down.fetch_sub(1, Ordering::SeqCst);
+            })
+            .with_subscription_budget(3 * (10 + 64));
+        let uri = |n: usize| format!("file:///{n:02}");
+        let first = Session::default();
+        let second = Session::default();
+        for n in 0..2 {
+            assert!(first.subscribe(uri(n), &events).is_ok());
+        }
+        assert!(second.subscribe(uri(2), &events).is_ok());
+        let refused = second.subscribe(uri(3), &events);
+        let message = refused.map_err(|error| error.message).err();
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("over all its peers")),
+            "{message:?}"
+        );
+        assert_eq!(
+            watched.load(Ordering::SeqCst),
+            3,
+            "a refused one is not told"
+        );
+        // Subscribing again to what one holds takes nothing more.
+        assert!(second.subscribe(uri(2), &events).is_ok());
+        // A session's end gives its subscriptions back; so does unsubscribing.
+        drop(first);
+        assert_eq!(watched.load(Ordering::SeqCst), 1);
+        assert!(second.subscribe(uri(3), &events).is_ok());
+        second.unsubscribe(&uri(2));
+        assert!(second.subscribe(uri(4), &events).is_ok());
+        assert!(second.subscribe(uri(5), &events).is_ok());
+        assert!(second.subscribe(uri(6), &events).is_err());
+        assert_eq!(watched.load(Ordering::SeqCst), 3);
     }
 }
