@@ -66,7 +66,7 @@ pub(crate) async fn mirror(forwarder: &Arc<Forwarder>, client: &Client) -> Surfa
         let (lists, reads) = (Arc::clone(forwarder), Arc::clone(forwarder));
         let last = Arc::clone(&surface.last_listing);
         let lister =
-            resource::lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
+            resource::shared_lister(move || list_resources(Arc::clone(&lists), Arc::clone(&last)))
                 .reads(move |context, uri| read_resource(Arc::clone(&reads), context, uri));
         surface.resources = Some(lister);
         let registry = ResourceTemplateRegistry::new();
@@ -243,12 +243,12 @@ fn take_templates(
 async fn list_resources(
     forwarder: Arc<Forwarder>,
     last: Arc<LastListing>,
-) -> Result<Vec<ResourceDefinition>, ToolError> {
+) -> Result<Arc<Vec<ResourceDefinition>>, ToolError> {
     let mut last = last.lock().await;
     if let Some((when, listed)) = last.as_ref()
         && when.elapsed() < LISTING_REUSE
     {
-        return Ok(listed.as_ref().clone());
+        return Ok(Arc::clone(listed));
     }
     let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
@@ -267,7 +267,7 @@ async fn list_resources(
     listed.truncate(MAX_RESOURCES);
     let listed = Arc::new(listed);
     *last = Some((Instant::now(), Arc::clone(&listed)));
-    Ok(listed.as_ref().clone())
+    Ok(listed)
 }
 
 /// Reads `uri` through the upstream, its questions asked of the client of `context`.

@@ -133,6 +133,17 @@ impl PromptRegistry {
             .collect()
     }
 
+    /// One page of the prompts in name order, and the cursor of the next.
+    pub(crate) fn page(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<(Vec<PromptDefinition>, Option<String>), toolshape_protocol::ErrorObject> {
+        let catalog = self.catalog();
+        let all = catalog.values().map(|prompt| &prompt.definition);
+        crate::server::pages::page(all, cursor, size)
+    }
+
     /// The prompt `name`.
     pub fn get(&self, name: &str) -> Option<Arc<Prompt>> {
         self.catalog().get(name).cloned()

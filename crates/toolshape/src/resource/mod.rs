@@ -58,7 +58,7 @@ pub(crate) type Reader =
 
 /// Lists resources found at listing time.
 pub(crate) type Lister =
-    Arc<dyn Fn() -> BoxFuture<Result<Vec<ResourceDefinition>, ToolError>> + Send + Sync>;
+    Arc<dyn Fn() -> BoxFuture<Result<Arc<Vec<ResourceDefinition>>, ToolError>> + Send + Sync>;
 
 /// A resource at a fixed URI.
 #[derive(Clone)]
@@ -263,10 +263,28 @@ impl ResourceTemplate {
 /// Resources found at listing time (for example the files of a folder),
 /// listed beside the fixed ones; a template or fixed resource reads them,
 /// or the lister's own reader ([`ResourceLister::reads`]).
+///
 pub fn lister<F, Fut>(list: F) -> ResourceLister
 where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Vec<ResourceDefinition>, ToolError>> + Send + 'static,
+{
+    ResourceLister {
+        list: Arc::new(move || {
+            let listed = list();
+            Box::pin(async move { listed.await.map(Arc::new) })
+        }),
+        read: None,
+    }
+}
+
+/// As [`lister`], for a listing kept and handed out again (a cache, a
+/// gateway's copy of another server's): `list` returns it shared, and a
+/// page of it copies only the page's definitions.
+pub fn shared_lister<F, Fut>(list: F) -> ResourceLister
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Arc<Vec<ResourceDefinition>>, ToolError>> + Send + 'static,
 {
     ResourceLister {
         list: Arc::new(move || Box::pin(list())),

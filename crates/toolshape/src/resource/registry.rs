@@ -2,7 +2,9 @@
 //! resolved once per read.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use toolshape_protocol::ErrorObject;
 use toolshape_protocol::resources::{
     Resource as ResourceDefinition, ResourceTemplate as TemplateDefinition,
 };
@@ -30,6 +32,27 @@ pub(crate) struct ResourceRegistry {
 pub(crate) struct Resolved {
     pub(crate) reader: Reader,
     pub(crate) variables: BTreeMap<String, String>,
+}
+
+/// The resources of one listing: the fixed ones, then what each lister
+/// returned (shared with it), at most [`MAX_LISTED`] in all.
+pub(crate) struct Listing<'r> {
+    fixed: &'r BTreeMap<String, Resource>,
+    listed: Vec<Arc<Vec<ResourceDefinition>>>,
+}
+
+impl Listing<'_> {
+    /// The fixed resources in URI order, then the listers' not at a fixed
+    /// resource's URI, in their order; at most [`MAX_LISTED`].
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &ResourceDefinition> + Clone {
+        let fixed = self.fixed;
+        let listed = self.listed.iter().flat_map(|listed| listed.iter());
+        fixed
+            .values()
+            .map(|resource| &resource.definition)
+            .chain(listed.filter(move |resource| !fixed.contains_key(&resource.uri)))
+            .take(MAX_LISTED)
+    }
 }
 
 /// Why a resource could not be registered.
@@ -96,36 +119,43 @@ impl ResourceRegistry {
             && self.listers.is_empty()
     }
 
-    /// Every resource: the fixed ones in URI order, then the listers' (bounded).
-    pub(crate) async fn list(&self) -> Result<Vec<ResourceDefinition>, ToolError> {
-        let mut all: Vec<ResourceDefinition> =
-            self.fixed.values().map(|r| r.definition.clone()).collect();
+    /// Every resource: the fixed ones in URI order, then the listers'
+    /// (bounded), as the listers return them (shared, not copied).
+    pub(crate) async fn list(&self) -> Result<Listing<'_>, ToolError> {
+        let mut listed = Vec::with_capacity(self.listers.len());
         for ResourceLister { list, .. } in &self.listers {
-            let listed: Lister = list.clone();
-            for resource in listed().await? {
-                if all.len() >= MAX_LISTED {
-                    return Ok(all);
-                }
-                if !self.fixed.contains_key(&resource.uri) {
-                    all.push(resource);
-                }
-            }
+            let list: Lister = list.clone();
+            listed.push(list().await?);
         }
-        Ok(all)
+        Ok(Listing {
+            fixed: &self.fixed,
+            listed,
+        })
     }
 
-    pub(crate) fn templates(&self) -> Vec<TemplateDefinition> {
-        let mut all: Vec<TemplateDefinition> = self
+    /// One page of the templates (the server's own, then the shared ones
+    /// not written as one of those), and the cursor of the next.
+    pub(crate) fn template_page(
+        &self,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<(Vec<TemplateDefinition>, Option<String>), ErrorObject> {
+        let shared = self.shared.as_ref().map(ResourceTemplateRegistry::snapshot);
+        let others = shared.iter().flat_map(|shared| shared.iter());
+        let all = self
             .templates
             .iter()
-            .map(|t| t.definition.clone())
-            .collect();
-        if let Some(shared) = &self.shared {
-            let shared = shared.snapshot();
-            let others = shared.iter().filter(|template| !self.is_own(template));
-            all.extend(others.map(|t| t.definition.clone()));
-        }
-        all
+            .chain(others.filter(|template| !self.is_own(template)))
+            .map(|template| &template.definition);
+        crate::server::pages::page(all, cursor, size)
+    }
+
+    /// Whether a template is written as `uri_template`.
+    pub(crate) fn offers_template(&self, uri_template: &str) -> bool {
+        self.find_template(|template| {
+            (template.definition.uri_template == uri_template).then_some(())
+        })
+        .is_some()
     }
 
     /// What reads `uri`: the fixed resource of that URI, else the first

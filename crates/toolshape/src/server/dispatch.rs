@@ -228,12 +228,7 @@ fn complete(
             .get(&argument)
             .cloned(),
         CompletionRef::Resource { uri } => {
-            let offered = shared
-                .resources
-                .templates()
-                .iter()
-                .any(|t| &t.uri_template == uri);
-            if !offered {
+            if !shared.resources.offers_template(uri) {
                 return Err(ErrorObject::invalid_params(format!(
                     "Unknown resource template: {}",
                     toolshape_protocol::text::excerpt(uri, 200)

@@ -112,9 +112,9 @@ pub(crate) fn list_templates(
     request: &ListToolsParams,
     id: &RequestId,
 ) -> Result<Vec<u8>, ErrorObject> {
-    let all = shared.resources.templates();
-    let (page, next) =
-        super::pages::page(&all, request.cursor.as_deref(), shared.options.page_size)?;
+    let (page, next) = shared
+        .resources
+        .template_page(request.cursor.as_deref(), shared.options.page_size)?;
     let mut result = ListResourceTemplatesResult::new(page).with_next_cursor(next);
     if version.is_stateless() {
         result = result.with_cache_hints(shared.options.list_ttl, shared.options.cache_scope);
@@ -129,9 +129,9 @@ pub(crate) fn list_prompts(
     request: &ListToolsParams,
     id: &RequestId,
 ) -> Result<Vec<u8>, ErrorObject> {
-    let all = shared.prompts.list();
-    let (page, next) =
-        super::pages::page(&all, request.cursor.as_deref(), shared.options.page_size)?;
+    let (page, next) = shared
+        .prompts
+        .page(request.cursor.as_deref(), shared.options.page_size)?;
     let mut result = ListPromptsResult::new(page).with_next_cursor(next);
     if version.is_stateless() {
         result = result.with_cache_hints(shared.options.list_ttl, shared.options.cache_scope);

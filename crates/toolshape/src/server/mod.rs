@@ -15,7 +15,7 @@ mod methods;
 mod notices;
 mod options;
 mod outbox;
-mod pages;
+pub(crate) mod pages;
 mod request;
 mod session;
 mod shape;

@@ -296,11 +296,14 @@ async fn list_resources(running: &Running<'_>, cursor: Option<String>) -> Answer
             );
         }
     };
-    let (page, next) =
-        match super::pages::page(&all, cursor.as_deref(), running.shared.options.page_size) {
-            Ok(paged) => paged,
-            Err(error) => return Answer::error(running.id, &error, running.version.is_stateless()),
-        };
+    let (page, next) = match super::pages::page(
+        all.iter(),
+        cursor.as_deref(),
+        running.shared.options.page_size,
+    ) {
+        Ok(paged) => paged,
+        Err(error) => return Answer::error(running.id, &error, running.version.is_stateless()),
+    };
     let mut result =
         toolshape_protocol::lists::ListResourcesResult::new(page).with_next_cursor(next);
     if running.version.is_stateless() {
