@@ -101,8 +101,10 @@ fn patterned_tool(index: usize) -> Tool {
         format!("patterned_{index}"),
         json!({"type": "object"}),
         Some(output),
-        |_context: ToolContext, _arguments: Value| async move {
-            Ok::<_, ToolError>(ToolOutput::structured(json!({"code": "a1"})))
+        move |_context: ToolContext, _arguments: Value| async move {
+            // What the pattern asks for: 10 + index letters or digits.
+            let code = "a".repeat(10 + index);
+            Ok::<_, ToolError>(ToolOutput::structured(json!({"code": code})))
         },
     )
 }
@@ -162,4 +164,48 @@ async fn a_listing_costlier_than_its_compile_budget_leaves_the_rest_out_and_the_
     assert_eq!(listed.len(), registered.len());
     let value: Value = client.call("cheap_0", json!({})).await.unwrap();
     assert_eq!(value, json!({}));
+}
+
+#[tokio::test]
+async fn the_tools_a_compile_budget_left_out_are_compiled_by_later_listings() {
+    const TOOLS: usize = 8;
+    let server = toolshape::Server::builder("patterned", "1")
+        .tools((0..TOOLS).map(patterned_tool))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let mut options = ProxyOptions::default();
+    // Each listing compiles what 300 ms allow (a few of the patterns in a
+    // debug build); the next, a pause later, the next few.
+    options.compile_budget = Duration::from_millis(300);
+    let proxy = Proxy::start(UpstreamSpec::Url(url), Client::builder(), options)
+        .await
+        .expect("the proxy starts");
+    let at_start = proxy.registry().names().len();
+    assert!(
+        !proxy.broken_tools().is_empty(),
+        "the budget left no tool out"
+    );
+
+    // A client of the proxy is told as the others become usable.
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1"))
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(server).await;
+    let client = Client::builder().connect_http(&url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while proxy.registry().names().len() < TOOLS {
+        assert!(
+            Instant::now() < deadline,
+            "still {} of {TOOLS} tools registered ({at_start} at start)",
+            proxy.registry().names().len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(listed.len(), TOOLS);
+    let last = format!("patterned_{}", TOOLS - 1);
+    let value: Value = client.call(&last, json!({})).await.unwrap();
+    assert_eq!(value, json!({"code": "a".repeat(TOOLS + 9)}));
 }

@@ -166,15 +166,17 @@ impl Proxy {
         // Subscribed before the first listing: a change announced while it
         // runs leads to another.
         let changes = client.tool_list_changes();
-        let broken = mirror::sync(&forwarder, &registry, &client)
+        let mut synced = mirror::sync(&forwarder, &registry, &client)
             .await
             .map_err(ProxyError::Listing)?;
+        let broken = std::mem::take(&mut synced.broken);
         let surface = surface::mirror(&forwarder, &client).await;
         let follower = tokio::spawn(mirror::follow(
             Arc::clone(&forwarder),
             registry.clone(),
             client,
             changes,
+            synced,
         ));
         let wanted = Arc::new(notices::Wanted::default());
         let (subscribed, unsubscribed) = (Arc::clone(&wanted), Arc::clone(&wanted));

@@ -21,13 +21,24 @@ const RETRY_LISTING: Duration = Duration::from_secs(1);
 /// The least time between the starts of two listings of the upstream's tools.
 pub(crate) const RELISTING_GAP: Duration = Duration::from_secs(1);
 
+/// What one listing of the upstream's tools made of them.
+#[derive(Debug, Default)]
+pub(crate) struct Synced {
+    /// The tools left out as unusable, by name, with the problem.
+    pub(crate) broken: Vec<(String, String)>,
+    /// How many of them only because the compile budget was spent.
+    cut: usize,
+    /// How long registering them took.
+    took: Duration,
+}
+
 /// Lists the upstream's tools through `client` and makes the registry
-/// exactly the admitted ones. Returns the tools left out as unusable, by name.
+/// exactly the admitted ones.
 pub(crate) async fn sync(
     forwarder: &Arc<Forwarder>,
     registry: &ToolRegistry,
     client: &Client,
-) -> Result<Vec<(String, String)>, ClientError> {
+) -> Result<Synced, ClientError> {
     let definitions = client.list_tools().await?;
     let admitted: Vec<ToolDefinition> = definitions
         .into_iter()
@@ -37,23 +48,26 @@ pub(crate) async fn sync(
     // one can make costly: on a blocking thread, the runtime serving the
     // proxy's clients goes on meanwhile.
     let (forwarder, registry) = (Arc::clone(forwarder), registry.clone());
-    let broken = tokio::task::spawn_blocking(move || register(&forwarder, &registry, &admitted))
-        .await
-        .unwrap_or_else(|join| {
-            // The registry is as it was: the proxy goes on with its tools.
-            tracing::warn!(error = %join, "registering the upstream's tools failed");
-            Vec::new()
-        });
-    Ok(broken)
+    let started = Instant::now();
+    let mut synced =
+        tokio::task::spawn_blocking(move || register(&forwarder, &registry, &admitted))
+            .await
+            .unwrap_or_else(|join| {
+                // The registry is as it was: the proxy goes on with its tools.
+                tracing::warn!(error = %join, "registering the upstream's tools failed");
+                Synced::default()
+            });
+    synced.took = started.elapsed();
+    Ok(synced)
 }
 
 /// Makes the registry exactly `admitted`, and lists the unusable ones as
-/// the options say. Returns them, by name, with the problem.
+/// the options say.
 fn register(
     forwarder: &Arc<Forwarder>,
     registry: &ToolRegistry,
     admitted: &[ToolDefinition],
-) -> Vec<(String, String)> {
+) -> Synced {
     let failures = registry.replace_all(admitted.iter().map(|d| forwarder.tool(d)));
     let mut over_budget = 0;
     for (name, error) in &failures {
@@ -68,7 +82,7 @@ fn register(
         tracing::warn!(
             tools = over_budget,
             budget_s = forwarder.options.compile_budget.as_secs_f64(),
-            "the upstream's schemas took longer to compile than the listing's budget: these tools are unusable until the next listing"
+            "the upstream's schemas took longer to compile than the listing's budget: these tools are unusable until a later listing compiles them"
         );
     }
     let broken: Vec<(String, String)> = failures
@@ -95,7 +109,36 @@ fn register(
             tracing::warn!(tool = %name, %error, "cannot list the unusable tool either");
         }
     }
-    broken
+    Synced {
+        broken,
+        cut: over_budget,
+        took: Duration::ZERO,
+    }
+}
+
+/// When to list again for the tools the compile budget left out of the
+/// listing `synced`, if ever: after a pause as long as registering took
+/// (at least [`RELISTING_GAP`]), so that compiling takes at most about half
+/// of one thread's time; and only while each such listing leaves out fewer
+/// than the one before it (`cut_before`, when the listing was one of them).
+fn listing_for_the_cut(synced: &Synced, cut_before: Option<usize>) -> Option<Instant> {
+    if synced.cut == 0 {
+        return None;
+    }
+    if cut_before.is_some_and(|before| synced.cut >= before) {
+        tracing::warn!(
+            tools = synced.cut,
+            "listing again compiled no more of the tools the compile budget left out: they stay unusable until the upstream's list changes (a larger --compile-budget would take them)"
+        );
+        return None;
+    }
+    let pause = synced.took.max(RELISTING_GAP);
+    tracing::info!(
+        tools = synced.cut,
+        pause_s = pause.as_secs_f64(),
+        "listing the upstream's tools again for those the compile budget left out"
+    );
+    Some(Instant::now() + pause)
 }
 
 /// Whether a tool was left out only because its listing's schemas had
@@ -109,7 +152,9 @@ fn over_the_compile_budget(error: &RegistrationError) -> bool {
 }
 
 /// Follows the upstream for good: each time its tool list changes, or its
-/// first connection closes and is made again, lists its tools anew.
+/// first connection closes and is made again, lists its tools anew; and
+/// while the compile budget leaves tools out (`first`, the listing the proxy
+/// started with), lists them again later (see [`listing_for_the_cut`]).
 /// `changes` was subscribed before the listing the proxy started with, so a
 /// change announced while a listing runs leads to another. Listings are at
 /// least [`RELISTING_GAP`] apart: an upstream that announces changes without
@@ -119,9 +164,21 @@ pub(crate) async fn follow(
     registry: ToolRegistry,
     mut client: Client,
     mut changes: tokio::sync::watch::Receiver<u64>,
+    first: Synced,
 ) {
     let mut listed = Instant::now();
+    let mut for_the_cut = listing_for_the_cut(&first, None);
+    let mut cut = first.cut;
     loop {
+        let cut_waits = async {
+            match for_the_cut {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        // What the next listing is compared with: the last one's cut, when
+        // it is listed again for that cut only.
+        let mut cut_before = None;
         tokio::select! {
             changed = changes.changed() => {
                 if changed.is_err() {
@@ -129,6 +186,7 @@ pub(crate) async fn follow(
                 }
             }
             () = client.closed() => {}
+            () = cut_waits => cut_before = Some(cut),
         }
         tokio::time::sleep_until((listed + RELISTING_GAP).into()).await;
         loop {
@@ -140,7 +198,11 @@ pub(crate) async fn follow(
                     changes = client.tool_list_changes();
                     listed = Instant::now();
                     match sync(&forwarder, &registry, &client).await {
-                        Ok(_) => break,
+                        Ok(synced) => {
+                            for_the_cut = listing_for_the_cut(&synced, cut_before);
+                            cut = synced.cut;
+                            break;
+                        }
                         Err(error) => tracing::warn!(%error, "cannot list the upstream's tools"),
                     }
                 }
