@@ -120,21 +120,27 @@ fn cheap_tool(index: usize) -> Tool {
     )
 }
 
-#[tokio::test]
-async fn a_listing_costlier_than_its_compile_budget_leaves_the_rest_out_and_the_proxy_serves() {
+/// A proxy in front of a server of `tools`, with a compile budget far less
+/// than the patterns take to compile together (seconds in a debug build),
+/// far more than the cheap schemas take (milliseconds).
+async fn proxy_with_300_ms_budget(tools: impl IntoIterator<Item = Tool>) -> Proxy {
     let server = toolshape::Server::builder("patterned", "1")
-        .tools((0..CHEAP_TOOLS).map(cheap_tool))
-        .tools((0..PATTERNED_TOOLS).map(patterned_tool))
+        .tools(tools)
         .build()
         .unwrap();
     let url = client_common::serve_over_http(server).await;
     let mut options = ProxyOptions::default();
-    // Far less than the patterns take to compile together (seconds in a
-    // debug build), far more than the cheap schemas take (milliseconds).
     options.compile_budget = Duration::from_millis(300);
-    let proxy = Proxy::start(UpstreamSpec::Url(url), Client::builder(), options)
+    Proxy::start(UpstreamSpec::Url(url), Client::builder(), options)
         .await
-        .expect("the proxy starts");
+        .expect("the proxy starts")
+}
+
+#[tokio::test]
+async fn a_listing_costlier_than_its_compile_budget_leaves_the_rest_out_and_the_proxy_serves() {
+    let tools = (0..CHEAP_TOOLS).map(cheap_tool);
+    let proxy =
+        proxy_with_300_ms_budget(tools.chain((0..PATTERNED_TOOLS).map(patterned_tool))).await;
 
     let broken = proxy.broken_tools();
     let registered = proxy.registry().names();
@@ -169,18 +175,9 @@ async fn a_listing_costlier_than_its_compile_budget_leaves_the_rest_out_and_the_
 #[tokio::test]
 async fn the_tools_a_compile_budget_left_out_are_compiled_by_later_listings() {
     const TOOLS: usize = 8;
-    let server = toolshape::Server::builder("patterned", "1")
-        .tools((0..TOOLS).map(patterned_tool))
-        .build()
-        .unwrap();
-    let url = client_common::serve_over_http(server).await;
-    let mut options = ProxyOptions::default();
     // Each listing compiles what 300 ms allow (a few of the patterns in a
     // debug build); the next, a pause later, the next few.
-    options.compile_budget = Duration::from_millis(300);
-    let proxy = Proxy::start(UpstreamSpec::Url(url), Client::builder(), options)
-        .await
-        .expect("the proxy starts");
+    let proxy = proxy_with_300_ms_budget((0..TOOLS).map(patterned_tool)).await;
     let at_start = proxy.registry().names().len();
     assert!(
         !proxy.broken_tools().is_empty(),
