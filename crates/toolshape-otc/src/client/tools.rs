@@ -57,9 +57,54 @@ impl ListedTool {
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
     pub(crate) tools: Vec<Arc<ListedTool>>,
-    /// The tools by their id as listed (the first of an id): an exact id
-    /// is found without a search (a bridge looks up each of 10,000).
+    /// The tools by each name that finds them without a search (a bridge
+    /// looks up each of 10,000 by its `name`).
+    index: Index,
+}
+
+/// A listing's tools by the names [`Listing::find`] takes, but a bare tool
+/// part (searched for: it may be ambiguous).
+#[derive(Debug, Default)]
+struct Index {
+    /// By id as listed (the first of an id).
     by_id: HashMap<String, Arc<ListedTool>>,
+    /// By id with its version as parsed (`Toolkit.Tool@1.0.0` for a tool
+    /// listed as `Toolkit.Tool` of version `1.0.0`).
+    by_versioned_id: HashMap<String, Arc<ListedTool>>,
+    /// The latest version of each `Toolkit.Tool`.
+    latest_by_qualified: HashMap<String, Arc<ListedTool>>,
+    /// The latest version of each `name`.
+    latest_by_name: HashMap<String, Arc<ListedTool>>,
+}
+
+impl Index {
+    fn of(tools: &[Arc<ListedTool>]) -> Index {
+        let mut index = Index::default();
+        // Of two of the same version, the one listed last, as a search for
+        // the greatest version finds.
+        let latest =
+            |map: &mut HashMap<String, Arc<ListedTool>>, key: &str, tool: &Arc<ListedTool>| {
+                match map.get_mut(key) {
+                    Some(kept) if kept.version() > tool.version() => {}
+                    Some(kept) => *kept = Arc::clone(tool),
+                    None => {
+                        map.insert(key.to_owned(), Arc::clone(tool));
+                    }
+                }
+            };
+        for tool in tools {
+            index
+                .by_id
+                .entry(tool.definition.id.clone())
+                .or_insert_with(|| Arc::clone(tool));
+            index
+                .by_versioned_id
+                .insert(tool.id.to_string(), Arc::clone(tool));
+            latest(&mut index.latest_by_qualified, &tool.id.qualified, tool);
+            latest(&mut index.latest_by_name, &tool.definition.name, tool);
+        }
+        index
+    }
 }
 
 impl Listing {
@@ -115,42 +160,28 @@ impl Listing {
                 output: OnceLock::new(),
             }));
         }
-        let mut by_id = HashMap::with_capacity(tools.len());
-        for tool in &tools {
-            by_id
-                .entry(tool.definition.id.clone())
-                .or_insert_with(|| Arc::clone(tool));
-        }
-        Ok(Listing { tools, by_id })
+        let index = Index::of(&tools);
+        Ok(Listing { tools, index })
     }
 
     /// The tool `wanted` names: a full id; `Toolkit.Tool` or `Toolkit.Tool@x`;
     /// a `name`; or, when only one toolkit has it, a tool part.
     pub(crate) fn find(&self, wanted: &str) -> Result<Arc<ListedTool>, OtcError> {
-        let latest = |matching: &mut dyn Iterator<Item = &Arc<ListedTool>>| {
-            matching.max_by_key(|tool| tool.version()).cloned()
-        };
-        if let Some(exact) = self.by_id.get(wanted) {
+        let index = &self.index;
+        if let Some(exact) = index.by_id.get(wanted) {
             return Ok(Arc::clone(exact));
         }
         if let Ok(id) = ToolId::parse(wanted) {
-            let found = latest(&mut self.tools.iter().filter(|tool| {
-                tool.id.qualified == id.qualified
-                    && id
-                        .version
-                        .is_none_or(|version| tool.id.version == Some(version))
-            }));
+            let found = match id.version {
+                Some(_) => index.by_versioned_id.get(&id.to_string()),
+                None => index.latest_by_qualified.get(&id.qualified),
+            };
             if let Some(found) = found {
-                return Ok(found);
+                return Ok(Arc::clone(found));
             }
         }
-        if let Some(found) = latest(
-            &mut self
-                .tools
-                .iter()
-                .filter(|tool| tool.definition.name == wanted),
-        ) {
-            return Ok(found);
+        if let Some(found) = index.latest_by_name.get(wanted) {
+            return Ok(Arc::clone(found));
         }
         let mut by_qualified: HashMap<&str, Arc<ListedTool>> = HashMap::new();
         for tool in self.tools.iter().filter(|tool| tool.id.tool() == wanted) {
@@ -197,6 +228,8 @@ mod tests {
             tool("Math.Add@1.0.0", "Math_Add", "1.0.0"),
             tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
             tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
+            // Its version given beside its id.
+            tool("Calc.Mul", "Calc_Mul", "1.2.0"),
             {"id": "not an id", "name": "x", "version": "1.0.0"},
         ]}))
     }
@@ -204,7 +237,10 @@ mod tests {
     #[test]
     fn tools_are_found_by_every_name_they_answer_to() -> Result<(), OtcError> {
         let listing = listing()?;
-        assert_eq!(listing.tools.len(), 4);
+        assert_eq!(listing.tools.len(), 5);
+        assert_eq!(listing.find("Calc.Mul")?.definition.id, "Calc.Mul");
+        assert_eq!(listing.find("Calc.Mul@1.2.0")?.definition.id, "Calc.Mul");
+        assert_eq!(listing.find("Calc_Mul")?.definition.id, "Calc.Mul");
         assert_eq!(
             listing.find("Calc.Add@1.0.0")?.definition.id,
             "Calc.Add@1.0.0"
@@ -217,7 +253,7 @@ mod tests {
             matches!(listing.find("Add").map_err(|e| e.to_string()), Err(m) if m.contains("several"))
         );
         assert!(
-            matches!(listing.find("Mul").map_err(|e| e.to_string()), Err(m) if m.contains("no tool"))
+            matches!(listing.find("Div").map_err(|e| e.to_string()), Err(m) if m.contains("no tool"))
         );
         Ok(())
     }
