@@ -318,4 +318,13 @@ async fn answers_the_server_holds_open_are_bounded_in_number() {
         .await
         .unwrap();
     assert_eq!(added.structured, Some(json!(5)));
+    // Closing the client closes what it still posts (each would otherwise
+    // be held to its 30 s).
+    assert!(open.load(Ordering::SeqCst) > 0, "no answer held open");
+    client.close(Duration::from_secs(1)).await;
+    assert!(
+        open_comes_to(&open, 0).await,
+        "{} answers outlived the client",
+        open.load(Ordering::SeqCst)
+    );
 }

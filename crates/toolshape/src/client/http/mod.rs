@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::AbortHandle;
 use toolshape_protocol::RequestId;
 use toolshape_protocol::http::{encode_value, names};
@@ -71,6 +71,7 @@ pub(crate) fn connect(
         listener: Arc::default(),
         untracked: Arc::new(Semaphore::new(MAX_UNTRACKED_POSTS)),
         untracked_queued: Arc::new(Semaphore::new(MAX_UNTRACKED_QUEUED)),
+        closing: Arc::new(watch::Sender::new(false)),
     };
     tokio::spawn(exchange.run(receiver));
     Ok(peer)
@@ -172,6 +173,9 @@ struct Exchange {
     untracked: Arc<Semaphore>,
     /// Room for messages without an id waiting to be posted, or being posted.
     untracked_queued: Arc<Semaphore>,
+    /// `true` once the client closes: what is still posting a message
+    /// without an id (no request can cancel it) stops then.
+    closing: Arc<watch::Sender<bool>>,
 }
 
 impl Exchange {
@@ -181,6 +185,7 @@ impl Exchange {
                 Outbound::Message(message) => message,
                 Outbound::Close => {
                     self.state.close();
+                    self.closing.send_replace(true);
                     if let Some(listener) = lock(&self.listener).take() {
                         listener.abort();
                     }
@@ -240,28 +245,33 @@ impl Exchange {
         }
         // Every sender gone (or closed above): nothing more can cancel, and
         // nothing more can be answered.
+        self.closing.send_replace(true);
         self.abort_exchanges();
         self.peer.close();
     }
 
     /// Posts a message without an id, once one of [`MAX_UNTRACKED_POSTS`]
-    /// is free, within [`UNTRACKED_POST_TIME`] (the wait included).
+    /// is free, within [`UNTRACKED_POST_TIME`] (the wait included), and
+    /// only until the client closes.
     async fn post_untracked(self, message: Outgoing) {
         let method = message.method;
         let room = Arc::clone(&self.untracked);
+        let mut closing = self.closing.subscribe();
         let posting = async move {
             if let Ok(_room) = room.acquire_owned().await {
                 self.post(message).await;
             }
         };
-        if tokio::time::timeout(UNTRACKED_POST_TIME, posting)
-            .await
-            .is_err()
-        {
-            tracing::warn!(
-                method,
-                "the server did not finish answering a message without an id in {UNTRACKED_POST_TIME:?}: its exchange was closed"
-            );
+        tokio::select! {
+            posted = tokio::time::timeout(UNTRACKED_POST_TIME, posting) => {
+                if posted.is_err() {
+                    tracing::warn!(
+                        method,
+                        "the server did not finish answering a message without an id in {UNTRACKED_POST_TIME:?}: its exchange was closed"
+                    );
+                }
+            }
+            _ = closing.wait_for(|closed| *closed) => {}
         }
     }
 
