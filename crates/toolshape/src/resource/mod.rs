@@ -22,6 +22,7 @@ use toolshape_protocol::resources::{
 use crate::completion::Completer;
 use crate::tool::{BoxFuture, ToolContext, ToolError};
 
+pub(crate) use events::Held;
 pub use events::{ResourceEvent, ResourceEvents};
 pub use registry::ResourceError;
 pub(crate) use registry::ResourceRegistry;
@@ -262,8 +263,10 @@ impl ResourceTemplate {
 
 /// Resources found at listing time (for example the files of a folder),
 /// listed beside the fixed ones; a template or fixed resource reads them,
-/// or the lister's own reader ([`ResourceLister::reads`]).
-///
+/// or the lister's own reader ([`ResourceLister::reads`]). With other
+/// listers and fixed resources, a listing holds at most 10,000 resources:
+/// all the fixed ones, then the listers' in the order they were added (a
+/// lister past that bound is not asked).
 pub fn lister<F, Fut>(list: F) -> ResourceLister
 where
     F: Fn() -> Fut + Send + Sync + 'static,

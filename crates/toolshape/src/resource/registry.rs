@@ -43,15 +43,17 @@ pub(crate) struct Listing<'r> {
 
 impl Listing<'_> {
     /// The fixed resources in URI order, then the listers' not at a fixed
-    /// resource's URI, in their order; at most [`MAX_LISTED`].
+    /// resource's URI, in their order, while there are fewer than
+    /// [`MAX_LISTED`] in all (the fixed ones are all listed).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &ResourceDefinition> + Clone {
         let fixed = self.fixed;
         let listed = self.listed.iter().flat_map(|listed| listed.iter());
-        fixed
-            .values()
-            .map(|resource| &resource.definition)
-            .chain(listed.filter(move |resource| !fixed.contains_key(&resource.uri)))
-            .take(MAX_LISTED)
+        let room = MAX_LISTED.saturating_sub(fixed.len());
+        fixed.values().map(|resource| &resource.definition).chain(
+            listed
+                .filter(move |resource| !fixed.contains_key(&resource.uri))
+                .take(room),
+        )
     }
 }
 
@@ -123,9 +125,19 @@ impl ResourceRegistry {
     /// (bounded), as the listers return them (shared, not copied).
     pub(crate) async fn list(&self) -> Result<Listing<'_>, ToolError> {
         let mut listed = Vec::with_capacity(self.listers.len());
+        let mut count = self.fixed.len();
         for ResourceLister { list, .. } in &self.listers {
+            if count >= MAX_LISTED {
+                // No room for more: the other listers are not asked.
+                break;
+            }
             let list: Lister = list.clone();
-            listed.push(list().await?);
+            let resources = list().await?;
+            let new = resources
+                .iter()
+                .filter(|r| !self.fixed.contains_key(&r.uri));
+            count = count.saturating_add(new.count());
+            listed.push(resources);
         }
         Ok(Listing {
             fixed: &self.fixed,
@@ -188,5 +200,73 @@ impl ResourceRegistry {
             (t.template.as_str() == template).then(|| t.completers.get(variable).cloned())
         })
         .flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{MAX_LISTED, ResourceDefinition, ResourceRegistry};
+    use crate::resource::{self, Resource};
+    use crate::tool::ToolError;
+
+    fn definitions(prefix: &str, count: usize) -> Vec<ResourceDefinition> {
+        (0..count)
+            .map(|n| ResourceDefinition::new(format!("{prefix}{n}"), format!("r{n}")))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_shared_listing_is_paged_where_it_is_kept_not_copied() -> Result<(), ToolError> {
+        let kept = Arc::new(definitions("mem://kept/", 5));
+        let handed = Arc::clone(&kept);
+        let mut registry = ResourceRegistry::default();
+        registry.add_lister(resource::shared_lister(move || {
+            let handed = Arc::clone(&handed);
+            async move { Ok(handed) }
+        }));
+        let listing = registry.list().await?;
+        assert!(Arc::ptr_eq(&listing.listed[0], &kept));
+        let (page, next) = crate::server::pages::page(listing.iter(), None, 2)
+            .map_err(|error| ToolError::new(error.message))?;
+        assert_eq!(page, kept[..2]);
+        assert_eq!(next.as_deref(), Some("at:2"));
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn fixed_resources_are_all_listed_and_listers_fill_the_rest_of_the_bound()
+    -> Result<(), ToolError> {
+        let mut registry = ResourceRegistry::default();
+        for n in 0..3 {
+            let fixed = Resource::text(format!("mem://fixed/{n}"), "fixed", "text/plain", "x");
+            assert!(registry.add(fixed).is_ok());
+        }
+        // One more than there is room for, one of them at a fixed URI.
+        let mut many = definitions("mem://listed/", MAX_LISTED);
+        many.push(ResourceDefinition::new("mem://fixed/0", "again"));
+        registry.add_lister(resource::lister(move || {
+            let many = many.clone();
+            async move { Ok(many) }
+        }));
+        // Never asked: the bound is reached before it.
+        registry.add_lister(resource::lister(|| async {
+            Err::<Vec<ResourceDefinition>, _>(ToolError::new("asked past the bound"))
+        }));
+        let listing = registry.list().await?;
+        let uris: Vec<&str> = listing.iter().map(|r| r.uri.as_str()).collect();
+        assert_eq!(uris.len(), MAX_LISTED);
+        assert_eq!(
+            uris[..4],
+            [
+                "mem://fixed/0",
+                "mem://fixed/1",
+                "mem://fixed/2",
+                "mem://listed/0"
+            ]
+        );
+        assert_eq!(uris.last(), Some(&"mem://listed/9996"));
+        Ok(())
     }
 }
