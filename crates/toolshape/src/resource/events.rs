@@ -12,14 +12,28 @@ use tokio::sync::broadcast;
 /// some (it is then told nothing of those: each is a hint to read again).
 const CHANGES_QUEUED: usize = 256;
 
-/// Most bytes of subscribed URIs held over all the peers of the servers
-/// sharing one [`ResourceEvents`] (sessions and `subscriptions/listen`
-/// streams), each URI counted with [`SUBSCRIPTION_OVERHEAD`]: a session holds
-/// at most 1,024 URIs of 8 KiB, and there may be 1,024 sessions.
+/// Most bytes of subscribed URIs drawn from the budget shared by all the
+/// peers of the servers sharing one [`ResourceEvents`] (sessions and
+/// `subscriptions/listen` streams), each URI counted with
+/// [`SUBSCRIPTION_OVERHEAD`]: a session may hold 1,024 URIs of 8 KiB, and
+/// there may be 1,024 sessions.
 pub(crate) const MAX_SUBSCRIBED_BYTES: usize = 64 * 1024 * 1024;
+
+/// What each session or stream holds of its own before it draws on the
+/// shared budget: one peer that spends that budget leaves each other one
+/// this much.
+const OWN_SUBSCRIBED_BYTES: usize = 64 * 1024;
 
 /// What one subscription is counted as beyond its URI's bytes.
 const SUBSCRIPTION_OVERHEAD: usize = 64;
+
+/// What one peer (a session, a `subscriptions/listen` stream) holds of
+/// subscriptions, in bytes: its first [`OWN_SUBSCRIBED_BYTES`] are its
+/// own, the rest drawn from the budget all peers share.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    bytes: usize,
+}
 
 /// A change to a server's resources.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +49,11 @@ type SubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Where a server's resource changes are announced: cheap to clone, and
 /// shared by every server built with it ([`crate::ServerBuilder::resource_events`]),
-/// so that one announcement reaches the peers of all of them.
+/// so that one announcement reaches the peers of all of them. Those servers
+/// share one budget for their peers' subscriptions too: past the 64 KiB of
+/// URIs each session or `subscriptions/listen` stream holds of its own,
+/// 64 MiB for all; a subscription past it is refused (a stream's URI left
+/// out of its acknowledgement) until others end.
 ///
 /// ```
 /// use toolshape::resource::ResourceEvents;
@@ -48,10 +66,12 @@ pub struct ResourceEvents {
     changes: broadcast::Sender<ResourceEvent>,
     on_subscribe: Option<SubscribeHook>,
     on_unsubscribe: Option<SubscribeHook>,
-    /// The bytes of the subscriptions held now, over every peer.
-    held: Arc<AtomicUsize>,
-    /// Most of them ([`MAX_SUBSCRIBED_BYTES`]).
-    most_held: usize,
+    /// The bytes of subscriptions drawn from the shared budget now.
+    shared: Arc<AtomicUsize>,
+    /// The shared budget ([`MAX_SUBSCRIBED_BYTES`]).
+    most_shared: usize,
+    /// What each peer holds of its own ([`OWN_SUBSCRIBED_BYTES`]).
+    own: usize,
 }
 
 impl Default for ResourceEvents {
@@ -60,8 +80,9 @@ impl Default for ResourceEvents {
             changes: broadcast::channel(CHANGES_QUEUED).0,
             on_subscribe: None,
             on_unsubscribe: None,
-            held: Arc::default(),
-            most_held: MAX_SUBSCRIBED_BYTES,
+            shared: Arc::default(),
+            most_shared: MAX_SUBSCRIBED_BYTES,
+            own: OWN_SUBSCRIBED_BYTES,
         }
     }
 }
@@ -72,7 +93,10 @@ impl fmt::Debug for ResourceEvents {
             .field("connections", &self.changes.receiver_count())
             .field("on_subscribe", &self.on_subscribe.is_some())
             .field("on_unsubscribe", &self.on_unsubscribe.is_some())
-            .field("subscribed_bytes", &self.held.load(Ordering::Relaxed))
+            .field(
+                "shared_subscribed_bytes",
+                &self.shared.load(Ordering::Relaxed),
+            )
             .finish()
     }
 }
@@ -121,44 +145,67 @@ impl ResourceEvents {
         self.changes.subscribe()
     }
 
-    /// A peer subscribes to `uri`: taken from the budget of all peers'
-    /// subscriptions, and the owner's hook called, unless that budget is
-    /// spent (then `false`, nothing held, no hook called). Each `true` is
-    /// to be matched by one [`ResourceEvents::unsubscribed`].
-    pub(crate) fn subscribed(&self, uri: &str) -> bool {
-        let cost = uri.len().saturating_add(SUBSCRIPTION_OVERHEAD);
-        let taken = self
-            .held
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
-                held.checked_add(cost)
-                    .filter(|after| *after <= self.most_held)
-            });
-        if taken.is_err() {
-            return false;
+    /// A peer, which holds `held`, subscribes to `uri`: past what it holds
+    /// of its own, taken from the budget all peers share, and the owner's
+    /// hook called; unless that budget is spent (then `false`, nothing
+    /// held, no hook called). Each `true` is to be matched by one
+    /// [`ResourceEvents::unsubscribed`] with the same `held`.
+    pub(crate) fn subscribed(&self, held: &mut Held, uri: &str) -> bool {
+        let after = held.bytes.saturating_add(subscription_cost(uri));
+        let drawn = self.past_own(after) - self.past_own(held.bytes);
+        if drawn > 0 {
+            let taken = self
+                .shared
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |shared| {
+                    shared
+                        .checked_add(drawn)
+                        .filter(|total| *total <= self.most_shared)
+                });
+            if taken.is_err() {
+                return false;
+            }
         }
+        held.bytes = after;
         if let Some(hook) = &self.on_subscribe {
             hook(uri);
         }
         true
     }
 
-    /// A peer's subscription to `uri` ended: its bytes given back.
-    pub(crate) fn unsubscribed(&self, uri: &str) {
-        let cost = uri.len().saturating_add(SUBSCRIPTION_OVERHEAD);
-        let _ = self
-            .held
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
-                Some(held.saturating_sub(cost))
-            });
+    /// The subscription to `uri` of a peer that holds `held` ended: what it
+    /// drew from the shared budget given back.
+    pub(crate) fn unsubscribed(&self, held: &mut Held, uri: &str) {
+        let after = held.bytes.saturating_sub(subscription_cost(uri));
+        let given = self.past_own(held.bytes) - self.past_own(after);
+        if given > 0 {
+            let _ = self
+                .shared
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |shared| {
+                    Some(shared.saturating_sub(given))
+                });
+        }
+        held.bytes = after;
         if let Some(hook) = &self.on_unsubscribe {
             hook(uri);
         }
     }
 
-    /// The same place, with at most `bytes` of subscriptions held (tests).
+    /// What a peer holding `bytes` draws from the shared budget.
+    fn past_own(&self, bytes: usize) -> usize {
+        bytes.saturating_sub(self.own)
+    }
+
+    /// The same place, with a shared budget of `shared` bytes and `own`
+    /// bytes of each peer's own (tests).
     #[cfg(test)]
-    pub(crate) fn with_subscription_budget(mut self, bytes: usize) -> Self {
-        self.most_held = bytes;
+    pub(crate) fn with_subscription_budget(mut self, shared: usize, own: usize) -> Self {
+        self.most_shared = shared;
+        self.own = own;
         self
     }
+}
+
+/// What one subscription to `uri` counts for.
+fn subscription_cost(uri: &str) -> usize {
+    uri.len().saturating_add(SUBSCRIPTION_OVERHEAD)
 }

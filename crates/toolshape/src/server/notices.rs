@@ -17,7 +17,7 @@ use toolshape_protocol::{ProtocolVersion, RequestId};
 
 use super::Shared;
 use super::session::{MAX_SUBSCRIPTIONS, Session};
-use crate::resource::{MAX_URI_BYTES, ResourceEvent, ResourceEvents};
+use crate::resource::{Held, MAX_URI_BYTES, ResourceEvent, ResourceEvents};
 
 /// A notification to send: its method and params.
 pub(crate) type Notice = (&'static str, Value);
@@ -121,12 +121,14 @@ pub(crate) struct Listen {
     meta: Map<String, Value>,
     /// Told when the stream ends (each of `uris` unsubscribed).
     events: ResourceEvents,
+    /// What `uris` hold.
+    held: Held,
 }
 
 impl Drop for Listen {
     fn drop(&mut self) {
         for uri in &self.uris {
-            self.events.unsubscribed(uri);
+            self.events.unsubscribed(&mut self.held, uri);
         }
     }
 }
@@ -141,6 +143,7 @@ impl Listen {
         let asked = &params.notifications;
         let has_resources = !shared.resources.is_empty();
         let mut uris = BTreeSet::new();
+        let mut held = Held::default();
         if has_resources {
             // No resource has a longer URI: not kept, not honoured; nor is
             // one past the server's budget for all peers' subscriptions.
@@ -149,7 +152,7 @@ impl Listen {
                 if uris.len() >= MAX_SUBSCRIPTIONS {
                     break;
                 }
-                if !uris.contains(uri) && shared.resource_events.subscribed(uri) {
+                if !uris.contains(uri) && shared.resource_events.subscribed(&mut held, uri) {
                     uris.insert(uri.clone());
                 }
             }
@@ -169,6 +172,7 @@ impl Listen {
             uris,
             meta,
             events: shared.resource_events.clone(),
+            held,
         }
     }
 
@@ -246,6 +250,30 @@ mod tests {
         }))
         .unwrap();
         Listen::new(&server.shared, &RequestId::Number(7), &params)
+    }
+
+    #[test]
+    fn a_stream_past_the_shared_subscription_budget_leaves_uris_out_of_its_acknowledgement() {
+        // Each stream holds one URI of its own; all share room for one more.
+        let one = "mem://0".len() + 64;
+        let server = crate::Server::builder("t", "1")
+            .resource(Resource::text("mem://0", "a", "text/plain", "a"))
+            .resource_events(ResourceEvents::new().with_subscription_budget(one, one))
+            .build()
+            .unwrap();
+        let params: ListenParams = serde_json::from_value(json!({
+            "notifications": {"resourceSubscriptions": ["mem://0", "mem://1", "mem://2"]}
+        }))
+        .unwrap();
+        let open = |id| Listen::new(&server.shared, &RequestId::Number(id), &params);
+        let honoured = |listen: &Listen| listen.honoured.resource_subscriptions.clone();
+        let first = open(1);
+        assert_eq!(honoured(&first), ["mem://0", "mem://1"]);
+        let second = open(2);
+        assert_eq!(honoured(&second), ["mem://0"]);
+        // A stream's end gives back what it drew.
+        drop(first);
+        assert_eq!(honoured(&open(3)), ["mem://0", "mem://1"]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use toolshape_protocol::meta::{RequestMeta, keys};
 use toolshape_protocol::{ClientCapabilities, ErrorObject, LoggingLevel, ProtocolVersion};
 
 use super::asking::ServerRequests;
-use crate::resource::{MAX_URI_BYTES, ResourceEvents};
+use crate::resource::{Held, MAX_URI_BYTES, ResourceEvents};
 
 /// Every revision this server speaks: the handshake ones through `initialize`,
 /// 2026-07-28 per request.
@@ -83,11 +83,15 @@ impl Session {
         uri: String,
         events: &ResourceEvents,
     ) -> Result<(), ErrorObject> {
-        let mut subscriptions = self
+        let mut guard = self
             .subscriptions
             .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let SubscribedUris {
+            uris: subscriptions,
+            held,
+        } = &mut *guard;
         if subscriptions.contains(&uri) {
             return Ok(());
         }
@@ -104,7 +108,7 @@ impl Session {
         // Told under the lock, so that the hooks of one session's subscribe
         // and unsubscribe of a URI come in the order they happened.
         let events = self.subscriptions.told.get_or_init(|| events.clone());
-        if !events.subscribed(&uri) {
+        if !events.subscribed(held, &uri) {
             return Err(ErrorObject::invalid_params(
                 "the server holds as many subscriptions as it keeps over all its peers; \
                  unsubscribe from others, or try again later",
@@ -115,15 +119,16 @@ impl Session {
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        let mut subscriptions = self
+        let mut guard = self
             .subscriptions
             .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if subscriptions.remove(uri)
+        let subscribed = &mut *guard;
+        if subscribed.uris.remove(uri)
             && let Some(events) = self.subscriptions.told.get()
         {
-            events.unsubscribed(uri);
+            events.unsubscribed(&mut subscribed.held, uri);
         }
     }
 
@@ -133,6 +138,7 @@ impl Session {
             .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .uris
             .iter()
             .cloned()
             .collect()
@@ -144,6 +150,7 @@ impl Session {
             .uris
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .uris
             .contains(uri)
     }
 
@@ -211,17 +218,24 @@ pub(crate) fn supported_strings() -> Vec<&'static str> {
 /// A session's resource subscriptions, which end with it.
 #[derive(Debug, Default)]
 struct Subscriptions {
-    uris: Mutex<std::collections::BTreeSet<String>>,
+    uris: Mutex<SubscribedUris>,
     /// Told of each subscription made and ended (set by the first).
     told: std::sync::OnceLock<ResourceEvents>,
+}
+
+/// The URIs a session is subscribed to, and what they hold.
+#[derive(Debug, Default)]
+struct SubscribedUris {
+    uris: std::collections::BTreeSet<String>,
+    held: Held,
 }
 
 impl Drop for Subscriptions {
     fn drop(&mut self) {
         if let Some(events) = self.told.get() {
-            let uris = self.uris.get_mut().unwrap_or_else(PoisonError::into_inner);
-            for uri in uris.iter() {
-                events.unsubscribed(uri);
+            let subscribed = self.uris.get_mut().unwrap_or_else(PoisonError::into_inner);
+            for uri in &subscribed.uris {
+                events.unsubscribed(&mut subscribed.held, uri);
             }
         }
     }
@@ -236,10 +250,12 @@ mod tests {
     use crate::resource::ResourceEvents;
 
     #[test]
-    fn subscriptions_share_one_budget_over_all_sessions() {
+    fn subscriptions_share_one_budget_over_all_sessions_past_what_each_holds_of_its_own() {
         let watched = Arc::new(AtomicUsize::new(0));
         let (up, down) = (Arc::clone(&watched), Arc::clone(&watched));
-        // Room for three 10-byte URIs, each counted with its overhead.
+        // Each URI here is 10 bytes, counted with its overhead: each session
+        // holds one of its own, and all share room for two more.
+        let one = 10 + 64;
         let events = ResourceEvents::new()
             .on_subscribe(move |_| {
                 up.fetch_add(1, Ordering::SeqCst);
@@ -247,15 +263,16 @@ mod tests {
             .on_unsubscribe(move |_| {
                 down.fetch_sub(1, Ordering::SeqCst);
             })
-            .with_subscription_budget(3 * (10 + 64));
+            .with_subscription_budget(2 * one, one);
         let uri = |n: usize| format!("file:///{n:02}");
         let first = Session::default();
         let second = Session::default();
-        for n in 0..2 {
-            assert!(first.subscribe(uri(n), &events).is_ok());
+        for n in 0..3 {
+            assert!(first.subscribe(uri(n), &events).is_ok(), "{n}");
         }
-        assert!(second.subscribe(uri(2), &events).is_ok());
-        let refused = second.subscribe(uri(3), &events);
+        // The shared budget is spent: the second session has its own still.
+        assert!(second.subscribe(uri(3), &events).is_ok());
+        let refused = second.subscribe(uri(4), &events);
         let message = refused.map_err(|error| error.message).err();
         assert!(
             message
@@ -265,19 +282,20 @@ mod tests {
         );
         assert_eq!(
             watched.load(Ordering::SeqCst),
-            3,
+            4,
             "a refused one is not told"
         );
         // Subscribing again to what one holds takes nothing more.
-        assert!(second.subscribe(uri(2), &events).is_ok());
-        // A session's end gives its subscriptions back; so does unsubscribing.
+        assert!(second.subscribe(uri(3), &events).is_ok());
+        // A session's end gives back what it drew; so does unsubscribing.
         drop(first);
         assert_eq!(watched.load(Ordering::SeqCst), 1);
-        assert!(second.subscribe(uri(3), &events).is_ok());
-        second.unsubscribe(&uri(2));
         assert!(second.subscribe(uri(4), &events).is_ok());
         assert!(second.subscribe(uri(5), &events).is_ok());
         assert!(second.subscribe(uri(6), &events).is_err());
+        second.unsubscribe(&uri(3));
+        assert!(second.subscribe(uri(6), &events).is_ok());
+        assert!(second.subscribe(uri(7), &events).is_err());
         assert_eq!(watched.load(Ordering::SeqCst), 3);
     }
 }
