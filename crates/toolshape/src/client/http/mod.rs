@@ -87,6 +87,12 @@ const MAX_UNTRACKED_QUEUED: usize = 1024;
 /// server answers one at once with `202`).
 const UNTRACKED_POST_TIME: Duration = Duration::from_secs(30);
 
+/// How long the session's end (`DELETE`) may take when the client closes.
+const SESSION_END_TIME: Duration = Duration::from_secs(3);
+/// Then how long what was sent before closing may take to be posted (the
+/// two within the 5 s a close waits for the connection to end).
+const CLOSING_GRACE: Duration = Duration::from_secs(1);
+
 /// Most redirects followed for one request (as the HTTP client's default).
 const MAX_REDIRECTS: usize = 10;
 
@@ -185,12 +191,17 @@ impl Exchange {
                 Outbound::Message(message) => message,
                 Outbound::Close => {
                     self.state.close();
-                    self.closing.send_replace(true);
                     if let Some(listener) = lock(&self.listener).take() {
                         listener.abort();
                     }
                     self.abort_exchanges();
                     self.end_session().await;
+                    // What was sent before closing gets a moment more to be
+                    // posted; what a server still holds open then ends.
+                    let all = u32::try_from(MAX_UNTRACKED_QUEUED).unwrap_or(u32::MAX);
+                    let posted = self.untracked_queued.acquire_many(all);
+                    let _ = tokio::time::timeout(CLOSING_GRACE, posted).await;
+                    self.closing.send_replace(true);
                     break;
                 }
             };
@@ -318,6 +329,7 @@ impl Exchange {
                 .http
                 .delete(self.url.clone())
                 .headers(headers)
+                .timeout(SESSION_END_TIME)
                 .send()
                 .await;
         }
