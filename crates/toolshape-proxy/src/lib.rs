@@ -269,7 +269,9 @@ impl Proxy {
     }
 
     /// The upstream tools left out at start because their schemas cannot
-    /// be used (name, problem).
+    /// be used (name, problem). Those left out only for the compile budget
+    /// may be registered later (see `ProxyOptions::compile_budget`):
+    /// [`Proxy::registry`] has the tools served now.
     pub fn broken_tools(&self) -> &[(String, String)] {
         &self.broken
     }

@@ -88,8 +88,10 @@ pub struct ProxyOptions {
     /// The compile time the schemas of one listing of the upstream's tools
     /// may take together (default 30 s): past it, the tools whose schemas
     /// are not compiled yet are unusable (hidden or listed, as
-    /// `broken_tools` says) until the next listing. Each schema is bounded
-    /// on its own too (`toolshape_schema::Limits`).
+    /// `broken_tools` says) until later listings compile them: the proxy
+    /// lists again a pause later (as long as registering took, at least
+    /// 1 s), while each such listing leaves fewer out. Each schema is
+    /// bounded on its own too (`toolshape_schema::Limits`).
     pub compile_budget: Duration,
     /// Most upstream calls running at once, over all clients (`None`: no limit
     /// besides each connection's own).

@@ -49,7 +49,8 @@ pub(crate) struct ProxyArgs {
     read_only: bool,
     /// The compile time the schemas of one listing of the upstream's tools
     /// may take together; past it, the tools not compiled yet are unusable
-    /// (as --broken-tools says) until the next listing.
+    /// (as --broken-tools says) until later listings, a pause apart,
+    /// compile them.
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     compile_budget: u64,
     /// TOOL=SECONDS: the limit on one call of TOOL instead of --timeout (repeatable).
