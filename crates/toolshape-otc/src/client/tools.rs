@@ -230,6 +230,9 @@ mod tests {
             tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
             // Its version given beside its id.
             tool("Calc.Mul", "Calc_Mul", "1.2.0"),
+            // One name, one version, two toolkits: the one listed last.
+            tool("Calc.Dup@1.0.0", "Dup", "1.0.0"),
+            tool("Math.Dup@1.0.0", "Dup", "1.0.0"),
             {"id": "not an id", "name": "x", "version": "1.0.0"},
         ]}))
     }
@@ -237,7 +240,8 @@ mod tests {
     #[test]
     fn tools_are_found_by_every_name_they_answer_to() -> Result<(), OtcError> {
         let listing = listing()?;
-        assert_eq!(listing.tools.len(), 5);
+        assert_eq!(listing.tools.len(), 7);
+        assert_eq!(listing.find("Dup")?.definition.id, "Math.Dup@1.0.0");
         assert_eq!(listing.find("Calc.Mul")?.definition.id, "Calc.Mul");
         assert_eq!(listing.find("Calc.Mul@1.2.0")?.definition.id, "Calc.Mul");
         assert_eq!(listing.find("Calc_Mul")?.definition.id, "Calc.Mul");
