@@ -14,6 +14,9 @@
 //!   ends at its time limit and the client closes the stream (before, it
 //!   kept reading it for good, a connection and a task per such call), and
 //!   so does closing the client while a call waits.
+//! - Answers to the server's pings that it holds open: at most 64 at once,
+//!   all ended when the client closes; a notification the client sent just
+//!   before closing is still posted, to a server slow to take it in.
 
 mod http_support;
 
@@ -326,5 +329,36 @@ async fn answers_the_server_holds_open_are_bounded_in_number() {
         open_comes_to(&open, 0).await,
         "{} answers outlived the client",
         open.load(Ordering::SeqCst)
+    );
+}
+
+#[tokio::test]
+async fn a_notification_sent_just_before_closing_is_still_posted() {
+    let posted = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&posted);
+    let url = serve_behind(move |request: Request, next: Next| {
+        let counter = Arc::clone(&counter);
+        async move {
+            let (message, request) = read_message(request).await;
+            if message["method"] == "notifications/roots/list_changed" {
+                // A server slow to take it in, but taking it.
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+            next.run(request).await
+        }
+    })
+    .await;
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25))
+        .on_roots(|| async { Ok(Vec::new()) })
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert!(client.notify_roots_changed().unwrap());
+    client.close(Duration::from_secs(1)).await;
+    assert!(
+        open_comes_to(&posted, 1).await,
+        "the notification was not posted"
     );
 }
