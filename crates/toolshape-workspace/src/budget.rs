@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use crate::error::WorkspaceError;
 use crate::limits::{MEMORY_BUDGET_BYTES, MEMORY_BUDGET_WAIT};
 
+/// How often a call waiting for room looks whether it has ended.
+const CALL_END_CHECK: Duration = Duration::from_millis(100);
+
 #[derive(Debug, Default)]
 struct State {
     /// Bytes reserved by running calls.
@@ -126,6 +129,12 @@ impl MemoryBudget {
                     shared: Arc::clone(&self.shared),
                 });
             }
+            if crate::call_end::call_ended() {
+                state.queue.retain(|&waiting| waiting != ticket);
+                drop(state);
+                self.shared.freed.notify_all();
+                return Err(WorkspaceError::CallEnded);
+            }
             let now = Instant::now();
             if now >= deadline {
                 state.queue.retain(|&waiting| waiting != ticket);
@@ -138,10 +147,12 @@ impl MemoryBudget {
                     waited: self.wait,
                 });
             }
+            // In steps, to see the call end while waiting.
+            let step = (deadline - now).min(CALL_END_CHECK);
             state = self
                 .shared
                 .freed
-                .wait_timeout(state, deadline - now)
+                .wait_timeout(state, step)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
@@ -153,6 +164,27 @@ mod tests {
     use super::*;
 
     const MIB: u64 = 1024 * 1024;
+
+    #[test]
+    fn a_call_that_ends_while_waiting_for_room_stops_waiting() {
+        let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(30));
+        let _all = budget.reserve("t", 10 * MIB);
+        let end = crate::call_end::CallEnd::default();
+        let flag = end.flag();
+        let waiting = budget.clone();
+        let started = Instant::now();
+        let waited = std::thread::spawn(move || {
+            let _working = flag.enter();
+            waiting.reserve("t", MIB).map(drop)
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        drop(end);
+        let outcome = waited.join().ok();
+        assert!(matches!(outcome, Some(Err(WorkspaceError::CallEnded))));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // It left the line: the next in it is not held up.
+        assert_eq!(lock(&budget.shared.state).queue.len(), 0);
+    }
 
     #[test]
     fn reservations_are_given_back() {

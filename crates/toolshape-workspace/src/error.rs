@@ -119,6 +119,23 @@ pub enum WorkspaceError {
         /// How long the call waited.
         waited: Duration,
     },
+    /// As many workspace operations as the server runs at once were
+    /// running (each on a thread of its own), and none ended while this
+    /// call could wait. Trying again later can succeed.
+    #[error(
+        "the server is busy: {running} workspace operations are running and none ended within {} s; try again shortly",
+        waited.as_secs_f64().round()
+    )]
+    TooManyRunning {
+        /// How many run at once at most.
+        running: usize,
+        /// How long the call waited.
+        waited: Duration,
+    },
+    /// The call ended (cancelled, or past its time limit) before its work
+    /// did: the work stopped there.
+    #[error("the call ended before its work was done")]
+    CallEnded,
     /// The call needs more memory than the server's whole budget allows.
     #[error(
         "`{tool}` needs {} of memory, more than the server's whole memory budget of {}",

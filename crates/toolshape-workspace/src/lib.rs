@@ -22,6 +22,7 @@
 //! | [`analyze_dataset`](Workspace::analyze_dataset) | object | object [`DatasetAnalysis`] with `allOf`/`if`/`then` |
 
 mod budget;
+mod call_end;
 pub mod catalog;
 mod error;
 mod files;
@@ -70,6 +71,9 @@ pub struct Workspace {
     root: Arc<sandbox::Root>,
     /// Shared by every clone: what running calls may reserve together.
     budget: MemoryBudget,
+    /// Shared by every clone: room for the operations the MCP layer runs
+    /// at once on blocking threads ([`limits::MAX_RUNNING_OPERATIONS`]).
+    running: Arc<tokio::sync::Semaphore>,
 }
 
 impl Workspace {
@@ -88,6 +92,7 @@ impl Workspace {
             root_path,
             root,
             budget: MemoryBudget::default(),
+            running: Arc::new(tokio::sync::Semaphore::new(limits::MAX_RUNNING_OPERATIONS)),
         })
     }
 

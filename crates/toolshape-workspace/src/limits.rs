@@ -120,6 +120,13 @@ pub const MEMORY_BUDGET_BYTES: u64 = 512 * 1024 * 1024;
 /// quarters of `--call-timeout`).
 pub const MEMORY_BUDGET_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Most workspace operations the MCP tools and resources run at once, each
+/// on a blocking thread; more wait their turn (without a thread), at most
+/// as long as a call waits for memory, then are refused as busy. An
+/// operation holds its place until its work ends, which a cancelled call's
+/// work does at its next step (a file, a 64 KiB read, a CSV row).
+pub const MAX_RUNNING_OPERATIONS: usize = 64;
+
 /// What one call reserves from the memory budget, by tool: its worst case
 /// under the bounds above.
 pub mod reserve {

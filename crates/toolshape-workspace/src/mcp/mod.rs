@@ -11,6 +11,7 @@ pub use watch::{
 };
 
 use std::future::Future;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -18,12 +19,19 @@ use serde::de::DeserializeOwned;
 use toolshape::protocol::ContentBlock;
 use toolshape::{RegistrationError, Tool, ToolError, ToolRegistry};
 
+use crate::call_end::CallEnd;
 use crate::catalog::{self, ToolInfo};
+use crate::limits::MAX_RUNNING_OPERATIONS;
 use crate::{Workspace, WorkspaceError};
 
-/// Runs one workspace operation off the async runtime. A panic in it is
-/// raised again here, where the call catches it: the caller is told only
-/// that the tool failed, never the panic's message.
+/// Runs one workspace operation off the async runtime, once one of
+/// [`MAX_RUNNING_OPERATIONS`] is free (waiting without a thread, at most as
+/// long as for memory). The blocking thread goes on when the call's future
+/// is dropped (cancelled, or past its time limit), so the operation holds
+/// its place until its work ends, and is told the call ended: its loops
+/// stop at their next step. A panic in it is raised again here, where the
+/// call catches it: the caller is told only that the tool failed, never the
+/// panic's message.
 fn blocking<T, F>(
     workspace: &Workspace,
     operation: F,
@@ -34,7 +42,23 @@ where
 {
     let workspace = workspace.clone();
     async move {
-        match tokio::task::spawn_blocking(move || operation(&workspace)).await {
+        // Set when this future is dropped, or done.
+        let end = CallEnd::default();
+        let wait = workspace.budget.wait();
+        let room = Arc::clone(&workspace.running);
+        let Ok(Ok(place)) = tokio::time::timeout(wait, room.acquire_owned()).await else {
+            return Err(ToolError::from_error(WorkspaceError::TooManyRunning {
+                running: MAX_RUNNING_OPERATIONS,
+                waited: wait,
+            }));
+        };
+        let flag = end.flag();
+        let run = move || {
+            let _place = place;
+            let _working = flag.enter();
+            operation(&workspace)
+        };
+        match tokio::task::spawn_blocking(run).await {
             Ok(outcome) => outcome.map_err(ToolError::from_error),
             Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
             Err(join) => Err(ToolError::from_error(join)),
@@ -146,4 +170,93 @@ pub fn register(
     workspace: &Workspace,
 ) -> Result<(), Vec<RegistrationError>> {
     registry.register_all(tools(workspace))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::blocking;
+    use crate::call_end::call_ended;
+    use crate::limits::MAX_RUNNING_OPERATIONS;
+    use crate::{MemoryBudget, Workspace};
+
+    fn workspace(wait: Duration) -> (tempfile::TempDir, Workspace) {
+        let root = tempfile::tempdir().unwrap();
+        let workspace = Workspace::open(root.path())
+            .unwrap()
+            .with_memory_budget(MemoryBudget::new(1 << 20, wait));
+        (root, workspace)
+    }
+
+    /// Works until its call ends (or 30 s), then counts itself done.
+    fn until_the_call_ends(done: &Arc<AtomicUsize>) -> impl Future<Output = ()> + use<> {
+        let done = Arc::clone(done);
+        let (_root, workspace) = workspace(Duration::from_secs(10));
+        async move {
+            let _ = blocking(&workspace, move |_| {
+                let started = Instant::now();
+                while !call_ended() && started.elapsed() < Duration::from_secs(30) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                done.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_dropped_call_stops_its_work_and_gives_back_its_place() {
+        let done = Arc::new(AtomicUsize::new(0));
+        let call = until_the_call_ends(&done);
+        // The call ends (its time limit, say) while the work runs.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), call)
+                .await
+                .is_err()
+        );
+        let started = Instant::now();
+        while done.load(Ordering::SeqCst) == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the work went on"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn past_the_operations_running_at_once_a_call_waits_then_is_refused() {
+        let (_root, workspace) = workspace(Duration::from_millis(300));
+        let (release, released) = tokio::sync::watch::channel(false);
+        let held: Vec<_> = (0..MAX_RUNNING_OPERATIONS)
+            .map(|_| {
+                let released = released.clone();
+                tokio::spawn(blocking(&workspace, move |_| {
+                    while !*released.borrow() {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    Ok(())
+                }))
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let refused = blocking(&workspace, |_| Ok(())).await;
+        let message = refused.err().map(|error| error.to_string());
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("the server is busy")),
+            "{message:?}"
+        );
+        let _ = release.send(true);
+        for call in held {
+            assert!(call.await.is_ok_and(|outcome| outcome.is_ok()));
+        }
+        // Their places are free again.
+        assert!(blocking(&workspace, |_| Ok(())).await.is_ok());
+    }
 }

@@ -167,7 +167,7 @@ pub(crate) fn walk(
             continue;
         };
         budget.pending_bytes = budget.pending_bytes.saturating_sub(cost(&pending.name));
-        if visited >= limits.max_visited {
+        if visited >= limits.max_visited || crate::call_end::call_ended() {
             budget.truncated = true;
             break;
         }

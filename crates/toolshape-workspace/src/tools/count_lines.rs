@@ -1,5 +1,7 @@
 //! `count_lines`: the line count of a text file, as a bare JSON integer.
 
+use std::io::Read;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +29,9 @@ impl Workspace {
         let (file, _) = self
             .root
             .open_file(&target, user, Some(TEXT_SCAN_MAX_BYTES))?;
-        let scan = text::scan(file).map_err(|err| WorkspaceError::io(user, err))?;
+        // Bounded even if the file grows while it is read.
+        let scan = text::scan(file.take(TEXT_SCAN_MAX_BYTES))
+            .map_err(|err| WorkspaceError::io(user, err))?;
         if scan.binary {
             return Err(WorkspaceError::binary(user, "contains a NUL byte"));
         }

@@ -165,6 +165,9 @@ fn summarize_dir(dir: &Dir, user: &str) -> Result<DirectorySummary, WorkspaceErr
     };
     let read = dir.entries().map_err(|err| WorkspaceError::io(user, err))?;
     for entry in read {
+        if crate::call_end::call_ended() {
+            return Err(WorkspaceError::CallEnded);
+        }
         let entry = entry.map_err(|err| WorkspaceError::io(user, err))?;
         // The kind recorded in the directory (links are not followed), or
         // the entry's own metadata where none is recorded; a vanished entry

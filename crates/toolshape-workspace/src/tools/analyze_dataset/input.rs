@@ -74,6 +74,9 @@ impl<R: Read> Read for Bounded<R> {
         if buf.is_empty() {
             return Ok(0);
         }
+        if crate::call_end::call_ended() {
+            return Err(io::Error::other("the call ended before the file was read"));
+        }
         // The parser never holds more than its buffer beyond the row start.
         let row_end = self
             .row_start

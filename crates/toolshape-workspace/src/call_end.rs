@@ -1,0 +1,134 @@
+//! Whether the call a workspace operation works for has ended (cancelled,
+//! or past its time limit). The MCP layer runs each operation on a blocking
+//! thread, which goes on when the call's future is dropped; so it marks the
+//! thread with the call's end while the operation runs, and the long loops
+//! (walks, text scans, CSV rows, the wait for memory) stop at their next
+//! step once it has come.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+thread_local! {
+    /// The end of the call this thread works for, while it does.
+    static CALL_END: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Set when the call ends: dropped with the call's future (or once its
+/// work is done).
+#[derive(Debug, Default)]
+pub(crate) struct CallEnd(Arc<AtomicBool>);
+
+impl CallEnd {
+    /// What a thread working for the call reads.
+    pub(crate) fn flag(&self) -> EndFlag {
+        EndFlag(Arc::clone(&self.0))
+    }
+}
+
+impl Drop for CallEnd {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A call's end, as a thread working for it reads it.
+#[derive(Debug)]
+pub(crate) struct EndFlag(Arc<AtomicBool>);
+
+impl EndFlag {
+    /// Marks this thread as working for the call, until the guard is dropped.
+    pub(crate) fn enter(self) -> WorkingFor {
+        CALL_END.with(|call| *call.borrow_mut() = Some(self.0));
+        WorkingFor(())
+    }
+}
+
+/// This thread works for a call until dropped.
+#[derive(Debug)]
+pub(crate) struct WorkingFor(());
+
+impl Drop for WorkingFor {
+    fn drop(&mut self) {
+        CALL_END.with(|call| *call.borrow_mut() = None);
+    }
+}
+
+/// Whether the call this thread works for has ended (never, outside one:
+/// the library used directly runs each operation to its end).
+pub(crate) fn call_ended() -> bool {
+    CALL_END.with(|call| {
+        call.borrow()
+            .as_ref()
+            .is_some_and(|end| end.load(Ordering::Relaxed))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CallEnd, call_ended};
+
+    #[test]
+    fn a_thread_working_for_a_call_sees_its_end() {
+        assert!(!call_ended());
+        let end = CallEnd::default();
+        let flag = end.flag();
+        let (entered, told) = std::sync::mpsc::channel();
+        let working = std::thread::spawn(move || {
+            let working = flag.enter();
+            let _ = entered.send(call_ended());
+            while !call_ended() {
+                std::thread::yield_now();
+            }
+            drop(working);
+            call_ended()
+        });
+        assert_eq!(told.recv().ok(), Some(false));
+        drop(end);
+        // It saw the end, and no longer once it stopped working for the call.
+        assert_eq!(working.join().ok(), Some(false));
+        assert!(!call_ended());
+    }
+
+    /// This thread working for a call that has ended.
+    fn an_ended_call() -> super::WorkingFor {
+        let end = CallEnd::default();
+        let flag = end.flag();
+        drop(end);
+        flag.enter()
+    }
+
+    #[test]
+    fn the_operations_stop_for_a_call_that_ended() {
+        use crate::{AnalysisType, AnalyzeDatasetInput, CountLinesInput, FindInput, Workspace};
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        for n in 0..5 {
+            let written = std::fs::write(root.path().join(format!("{n}.csv")), "a,b\n1,2\n");
+            assert!(written.is_ok());
+        }
+        let workspace = Workspace::open(root.path()).unwrap_or_else(|e| panic!("{e}"));
+        let found = |w: &Workspace| w.find(FindInput::Glob("**/*.csv".into()));
+        let count = |w: &Workspace| {
+            w.count_lines(CountLinesInput {
+                path: "0.csv".into(),
+            })
+        };
+        let analyse = |w: &Workspace| {
+            w.analyze_dataset(AnalyzeDatasetInput {
+                path: "0.csv".into(),
+                analysis_type: AnalysisType::Descriptive,
+            })
+        };
+        // Outside a call, or for one going on, they run to their end.
+        assert_eq!(found(&workspace).map(|f| f.matches.len()).ok(), Some(5));
+        assert_eq!(count(&workspace).ok(), Some(2));
+        assert!(analyse(&workspace).is_ok());
+        // For one that ended: the walk stops at its first entry, the reads
+        // at their first.
+        let _ended = an_ended_call();
+        let cut = found(&workspace).ok();
+        assert_eq!(cut.map(|f| (f.matches.len(), f.truncated)), Some((0, true)));
+        assert!(count(&workspace).is_err());
+        assert!(analyse(&workspace).is_err());
+    }
+}
