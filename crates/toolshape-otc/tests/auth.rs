@@ -4,12 +4,13 @@
 
 mod common;
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use common::{TestResult, send, start, tools};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolshape_otc::{OtcAuth, OtcOptions};
 
 const KEY: &str = "a-test-api-key-0123456789";
@@ -118,6 +119,17 @@ async fn api_keys_in_either_header() -> TestResult {
         send(&running, "get", "/health", &[], None).await?.status,
         200
     );
+    // A caller without the key is refused from its headers, before its
+    // body is read: one that never sends it is not held to the body's time.
+    let mut slow = tokio::net::TcpStream::connect(running.address).await?;
+    slow.write_all(
+        b"POST /tools/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 4000000\r\n\r\n{\"request\":",
+    )
+    .await?;
+    let mut head = vec![0_u8; 12];
+    tokio::time::timeout(Duration::from_secs(5), slow.read_exact(&mut head)).await??;
+    assert_eq!(&head, b"HTTP/1.1 401");
     Ok(())
 }
 

@@ -8,11 +8,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
 use toolshape::CallOptions;
@@ -30,16 +29,18 @@ use crate::wire::{
 /// (and claims again when that one was abandoned) before giving up.
 const MAX_CLAIMS: usize = 4;
 
-pub(crate) async fn post(
-    State(state): State<Arc<OtcState>>,
-    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let principal = match state.admit(&headers) {
+pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -> Response {
+    // Who calls is settled from the headers before the body is read: a
+    // caller refused holds no body (up to 4 MiB) meanwhile.
+    let principal = match state.admit(request.headers()) {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
+    let address = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(address)| *address);
+    let body: Result<Bytes, BytesRejection> = Bytes::from_request(request, &()).await;
     let body = match body {
         Ok(body) => body,
         Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
@@ -73,7 +74,6 @@ pub(crate) async fn post(
         Ok(tool) => tool,
         Err(refused) => return refused,
     };
-    let address = connection.map(|Extension(ConnectInfo(address))| address);
     let Some(call_id) = parsed.request.call_id.clone() else {
         let call_id = new_call_id();
         return match run(&state, &tool, &parsed, call_id, address).await {

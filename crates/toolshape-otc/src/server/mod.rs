@@ -6,6 +6,7 @@ mod call;
 mod idempotency;
 mod openapi;
 mod options;
+mod rendered;
 mod reply;
 mod routes;
 mod state;

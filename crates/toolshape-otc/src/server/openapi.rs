@@ -1,37 +1,13 @@
 //! `GET /openapi.json`: the corrected OXP document (carried as data, see
 //! `openapi/CORRECTIONS.md`), narrowed to this server: its tools' ids and
-//! input schemas, and the authentication it is configured with. Rebuilt
-//! only when the set of tools changes.
+//! input schemas, and the authentication it is configured with. Rendered
+//! only when the set of tools changes (`rendered.rs`).
 
-use std::sync::{Mutex, PoisonError};
-
-use axum::body::Bytes;
 use serde_json::{Map, Value, json};
 use toolshape::tool::RegisteredTool;
 
 use super::state::OtcState;
 use crate::openapi::corrected_document;
-
-/// The rendered document and the registry version it was rendered for.
-#[derive(Default)]
-pub(crate) struct OpenApiCache {
-    rendered: Mutex<Option<(u64, Bytes)>>,
-}
-
-impl OpenApiCache {
-    pub(crate) fn get(&self, state: &OtcState) -> Bytes {
-        let version = *state.registry.watch_changes().borrow();
-        let mut rendered = self.rendered.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((at, bytes)) = rendered.as_ref()
-            && *at == version
-        {
-            return bytes.clone();
-        }
-        let bytes = Bytes::from(serde_json::to_vec(&render(state)).unwrap_or_default());
-        *rendered = Some((version, bytes.clone()));
-        bytes
-    }
-}
 
 fn security(state: &OtcState) -> Value {
     let auth = &state.options.auth;
@@ -181,7 +157,7 @@ fn variant(ids: Vec<Value>, input_ref: &str, bare: bool, input_required: bool) -
     variant
 }
 
-fn render(state: &OtcState) -> Value {
+pub(crate) fn render(state: &OtcState) -> Value {
     let mut document = corrected_document();
     let security = security(state);
     for (path, method) in [

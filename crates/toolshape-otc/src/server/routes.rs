@@ -31,6 +31,22 @@ pub(crate) async fn tools(State(state): State<Arc<OtcState>>, headers: HeaderMap
     if let Err(refused) = state.admit(&headers) {
         return refused;
     }
+    rendered(state.listing.get(&state, listing).await)
+}
+
+/// A rendered document as the answer, or `500` if it could not be rendered.
+fn rendered(document: Option<axum::body::Bytes>) -> Response {
+    match document {
+        Some(document) => reply::json_bytes(StatusCode::OK, document),
+        None => reply::refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the document could not be rendered",
+        ),
+    }
+}
+
+/// The body of `GET /tools`.
+fn listing(state: &OtcState) -> Value {
     let items: Vec<ToolDefinition> = state
         .registry
         .tools()
@@ -38,10 +54,7 @@ pub(crate) async fn tools(State(state): State<Arc<OtcState>>, headers: HeaderMap
         .map(|tool| ToolDefinition::of(tool))
         .collect();
     let items = serde_json::to_value(&items).unwrap_or(Value::Array(Vec::new()));
-    reply::json(
-        StatusCode::OK,
-        &json!({"$schema": crate::wire::PROTOCOL_VERSIONS[0], "items": items, "tools": items}),
-    )
+    json!({"$schema": crate::wire::PROTOCOL_VERSIONS[0], "items": items, "tools": items})
 }
 
 /// The OpenAPI document of what this server implements.
@@ -49,5 +62,5 @@ pub(crate) async fn openapi(State(state): State<Arc<OtcState>>, headers: HeaderM
     if let Err(refused) = state.admit(&headers) {
         return refused;
     }
-    reply::json_bytes(StatusCode::OK, state.openapi.get(&state))
+    rendered(state.openapi.get(&state, super::openapi::render).await)
 }

@@ -10,8 +10,8 @@ use tokio::sync::Semaphore;
 use toolshape::ToolRegistry;
 
 use super::idempotency::IdempotencyStore;
-use super::openapi::OpenApiCache;
 use super::options::OtcOptions;
+use super::rendered::Rendered;
 use super::reply;
 use crate::auth::Principal;
 
@@ -23,7 +23,10 @@ pub(crate) struct OtcState {
     pub(crate) permits: Arc<Semaphore>,
     /// False once shutdown has begun: `/health` then answers 503.
     pub(crate) ready: AtomicBool,
-    pub(crate) openapi: OpenApiCache,
+    /// `GET /openapi.json`, as last rendered.
+    pub(crate) openapi: Rendered,
+    /// `GET /tools`, as last rendered.
+    pub(crate) listing: Rendered,
 }
 
 impl OtcState {
@@ -36,7 +39,8 @@ impl OtcState {
             )),
             permits: Arc::new(Semaphore::new(options.http.max_concurrent_requests.max(1))),
             ready: AtomicBool::new(true),
-            openapi: OpenApiCache::default(),
+            openapi: Rendered::default(),
+            listing: Rendered::default(),
             registry,
             options,
         }
