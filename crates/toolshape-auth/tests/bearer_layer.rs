@@ -348,6 +348,21 @@ async fn an_unreachable_key_set_is_503_not_401() {
 }
 
 #[tokio::test]
+async fn a_failing_key_set_is_not_fetched_again_for_each_token() {
+    let key = es256("k1");
+    let (url, fetches) = serve_failing_jwks().await;
+    let server = serve_protected(protection(&url, &[])).await;
+    for n in 0..5 {
+        // A new token each time, as a peer sending bad ones would.
+        let token = mint(&key, &claims(&server.url, &format!("scope-{n}")));
+        let reply = post(&server.url, &bearer(&token), "tools/list", json!({})).await;
+        assert_eq!(reply.status, 503, "{reply:?}");
+    }
+    // Within the refetch interval (30 s), one fetch for them all.
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
 async fn malformed_credentials_are_400() {
     let key = es256("k1");
     let jwks = serve_jwks(&[&key]).await;

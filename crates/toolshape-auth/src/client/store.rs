@@ -149,7 +149,8 @@ impl TokenStore for MemoryTokenStore {
     }
 }
 
-/// Largest store file read, in bytes.
+/// Largest store file read or written, in bytes (a change that would make
+/// it larger is refused, the file left as it was).
 pub const MAX_STORE_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Keeps everything in one JSON file, readable by its owner only (mode
@@ -214,6 +215,15 @@ fn read_file(path: &std::path::Path) -> Result<Contents, BoxError> {
 fn write_file(path: &std::path::Path, contents: &Contents) -> Result<(), BoxError> {
     use std::io::Write;
     let text = serde_json::to_vec_pretty(contents)?;
+    // A file past what is read back would lose every token in it: the
+    // change is refused instead, the file left as it was.
+    if text.len() as u64 > MAX_STORE_FILE_BYTES {
+        return Err(format!(
+            "{} would be larger than {MAX_STORE_FILE_BYTES} bytes; the change was not saved",
+            path.display()
+        )
+        .into());
+    }
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -274,5 +284,39 @@ impl TokenStore for FileTokenStore {
                 None => c.clients.remove(&issuer),
             };
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FileTokenStore, MAX_STORE_FILE_BYTES, StoredToken, TokenStore};
+    use crate::Secret;
+
+    fn token(resource: &str, access: String) -> StoredToken {
+        StoredToken {
+            issuer: "https://as.example".into(),
+            resource: resource.into(),
+            client_id: "client".into(),
+            access_token: Secret::new(access),
+            token_type: "Bearer".into(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: Vec::new(),
+            dpop_key: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_change_past_the_file_bound_is_refused_and_the_file_kept() {
+        let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = FileTokenStore::new(folder.path().join("tokens.json"));
+        let kept = token("https://a.example/mcp", "a".repeat(32));
+        assert!(store.set_token("a", Some(kept.clone())).await.is_ok());
+        let huge = usize::try_from(MAX_STORE_FILE_BYTES).unwrap_or(usize::MAX);
+        let huge = token("https://b.example/mcp", "b".repeat(huge));
+        assert!(store.set_token("b", Some(huge)).await.is_err());
+        // The file still reads, with what it held.
+        assert_eq!(store.token("a").await.ok().flatten(), Some(kept));
+        assert_eq!(store.token("b").await.ok().flatten(), None);
     }
 }

@@ -86,6 +86,10 @@ pub struct JwksVerifier {
 struct Keys {
     keys: Vec<CachedKey>,
     fetched: Option<Instant>,
+    /// When a fetch last failed with no keys to fall back on: until the
+    /// refetch interval has passed, tokens are refused as unavailable at
+    /// once, without another fetch (each bad token would be one).
+    failed: Option<Instant>,
 }
 
 #[derive(Clone)]
@@ -162,6 +166,7 @@ impl JwksVerifier {
         self.keys = RwLock::new(Keys {
             keys,
             fetched: Some(Instant::now()),
+            failed: None,
         });
         Ok(self)
     }
@@ -312,6 +317,13 @@ impl JwksVerifier {
         let _one_at_a_time = self.refetch.lock().await;
         {
             let keys = read(&self.keys);
+            if keys.keys.is_empty()
+                && keys
+                    .failed
+                    .is_some_and(|at| at.elapsed() < self.min_refetch)
+            {
+                return Err(keys_unavailable());
+            }
             if let Some(at) = keys.fetched {
                 let fresh = if forced {
                     at.elapsed() < self.min_refetch
@@ -328,15 +340,15 @@ impl JwksVerifier {
                 let mut cache = write(&self.keys);
                 cache.keys = keys;
                 cache.fetched = Some(Instant::now());
+                cache.failed = None;
                 Ok(())
             }
             Err(error) => {
                 tracing::warn!(%error, "fetching the authorization server's keys failed");
                 let mut cache = write(&self.keys);
                 if cache.keys.is_empty() {
-                    return Err(VerifyError::Unavailable(
-                        "the authorization server's keys cannot be fetched".into(),
-                    ));
+                    cache.failed = Some(Instant::now());
+                    return Err(keys_unavailable());
                 }
                 // Retry no sooner than the refetch interval; keep using the old keys.
                 cache.fetched = Some(Instant::now());
@@ -460,4 +472,10 @@ fn read(lock: &RwLock<Keys>) -> std::sync::RwLockReadGuard<'_, Keys> {
 fn write(lock: &RwLock<Keys>) -> std::sync::RwLockWriteGuard<'_, Keys> {
     lock.write()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// No keys to check a token with: the authorization server's key set
+/// could not be fetched (lately).
+fn keys_unavailable() -> VerifyError {
+    VerifyError::Unavailable("the authorization server's keys cannot be fetched".into())
 }

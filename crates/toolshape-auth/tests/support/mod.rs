@@ -169,6 +169,21 @@ pub async fn serve_jwks(keys: &[&TestKey]) -> Jwks {
     }
 }
 
+/// A key set URL that answers every fetch `500`, and its count of fetches.
+pub async fn serve_failing_jwks() -> (String, Arc<AtomicUsize>) {
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&fetches);
+    let app = Router::new().route(
+        "/jwks",
+        get(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async { axum::http::StatusCode::INTERNAL_SERVER_ERROR }
+        }),
+    );
+    let address = spawn(app).await;
+    (format!("http://{address}/jwks"), fetches)
+}
+
 async fn spawn(app: Router) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
