@@ -80,6 +80,24 @@ async fn health_tools_and_the_openapi_document() -> TestResult {
         document.body["paths"]["/tools/call"]["post"]["security"],
         json!([{}])
     );
+
+    // Both are rendered once per change of the tools: a tool added since
+    // is in the next of each.
+    let added = toolshape::Tool::typed("Late_Echo", |input: tools::AddInput| async move {
+        Ok::<_, toolshape::ToolError>(input.a)
+    })
+    .toolkit("Late");
+    registry.register(added)?;
+    let listed = send(&running, "get", "/tools", &[], None).await?;
+    let ids: Vec<&Value> = listed.body["items"]
+        .as_array()
+        .ok_or("no items")?
+        .iter()
+        .map(|tool| &tool["id"])
+        .collect();
+    assert!(ids.contains(&&json!("Late.Echo@1.0.0")), "{ids:?}");
+    let document = send(&running, "get", "/openapi.json", &[], None).await?;
+    assert!(document.body.to_string().contains("Late.Echo"));
     Ok(())
 }
 
