@@ -111,7 +111,10 @@ impl MemoryBudget {
                 budget: self.total,
             });
         }
-        let deadline = Instant::now() + self.wait;
+        // Within the call's own wait, when it waited already for a place.
+        let started = Instant::now();
+        let own = started + self.wait;
+        let deadline = crate::call_end::wait_until().map_or(own, |call| call.min(own));
         let mut state = lock(&self.shared.state);
         let ticket = state.next_ticket;
         state.next_ticket += 1;
@@ -144,7 +147,7 @@ impl MemoryBudget {
                     tool,
                     needed: bytes,
                     budget: self.total,
-                    waited: self.wait,
+                    waited: deadline.saturating_duration_since(started),
                 });
             }
             // In steps, to see the call end while waiting.
@@ -174,7 +177,7 @@ mod tests {
         let waiting = budget.clone();
         let started = Instant::now();
         let waited = std::thread::spawn(move || {
-            let _working = flag.enter();
+            let _working = flag.enter(Instant::now() + Duration::from_secs(30));
             waiting.reserve("t", MIB).map(drop)
         });
         std::thread::sleep(Duration::from_millis(100));
@@ -184,6 +187,25 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(10));
         // It left the line: the next in it is not held up.
         assert_eq!(lock(&budget.shared.state).queue.len(), 0);
+    }
+
+    #[test]
+    fn a_call_waits_for_room_only_as_long_as_it_has_left() {
+        let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(30));
+        let _all = budget.reserve("t", 10 * MIB);
+        let end = crate::call_end::CallEnd::default();
+        let flag = end.flag();
+        let waiting = budget.clone();
+        let started = Instant::now();
+        // The call waited for a place already: 200 ms are left of its wait.
+        let waited = std::thread::spawn(move || {
+            let _working = flag.enter(Instant::now() + Duration::from_millis(200));
+            waiting.reserve("t", MIB).map(drop)
+        });
+        let outcome = waited.join().ok();
+        assert!(matches!(outcome, Some(Err(WorkspaceError::Busy { .. }))));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        drop(end);
     }
 
     #[test]

@@ -8,10 +8,19 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// What a thread working for a call knows of it: whether it ended, and by
+/// when its waits (for memory) must be over.
+#[derive(Debug, Clone)]
+struct Call {
+    ended: Arc<AtomicBool>,
+    wait_until: Instant,
+}
 
 thread_local! {
-    /// The end of the call this thread works for, while it does.
-    static CALL_END: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    /// The call this thread works for, while it does.
+    static CALL: RefCell<Option<Call>> = const { RefCell::new(None) };
 }
 
 /// Set when the call ends: dropped with the call's future (or once its
@@ -37,31 +46,46 @@ impl Drop for CallEnd {
 pub(crate) struct EndFlag(Arc<AtomicBool>);
 
 impl EndFlag {
-    /// Marks this thread as working for the call, until the guard is dropped.
-    pub(crate) fn enter(self) -> WorkingFor {
-        CALL_END.with(|call| *call.borrow_mut() = Some(self.0));
-        WorkingFor(())
+    /// Marks this thread as working for the call, its waits over by
+    /// `wait_until`, until the guard is dropped.
+    pub(crate) fn enter(self, wait_until: Instant) -> WorkingFor {
+        let call = Call {
+            ended: self.0,
+            wait_until,
+        };
+        let before = CALL.with(|current| current.borrow_mut().replace(call));
+        WorkingFor { before }
     }
 }
 
-/// This thread works for a call until dropped.
+/// This thread works for a call until dropped (then for the one it worked
+/// for before, if any).
 #[derive(Debug)]
-pub(crate) struct WorkingFor(());
+pub(crate) struct WorkingFor {
+    before: Option<Call>,
+}
 
 impl Drop for WorkingFor {
     fn drop(&mut self) {
-        CALL_END.with(|call| *call.borrow_mut() = None);
+        let before = self.before.take();
+        CALL.with(|current| *current.borrow_mut() = before);
     }
 }
 
 /// Whether the call this thread works for has ended (never, outside one:
 /// the library used directly runs each operation to its end).
 pub(crate) fn call_ended() -> bool {
-    CALL_END.with(|call| {
+    CALL.with(|call| {
         call.borrow()
             .as_ref()
-            .is_some_and(|end| end.load(Ordering::Relaxed))
+            .is_some_and(|call| call.ended.load(Ordering::Relaxed))
     })
+}
+
+/// By when the waits of the call this thread works for must be over (the
+/// wait for a place to run counted), if it works for one.
+pub(crate) fn wait_until() -> Option<Instant> {
+    CALL.with(|call| call.borrow().as_ref().map(|call| call.wait_until))
 }
 
 #[cfg(test)]
@@ -75,7 +99,7 @@ mod tests {
         let flag = end.flag();
         let (entered, told) = std::sync::mpsc::channel();
         let working = std::thread::spawn(move || {
-            let working = flag.enter();
+            let working = flag.enter(std::time::Instant::now());
             let _ = entered.send(call_ended());
             while !call_ended() {
                 std::thread::yield_now();
@@ -95,7 +119,7 @@ mod tests {
         let end = CallEnd::default();
         let flag = end.flag();
         drop(end);
-        flag.enter()
+        flag.enter(std::time::Instant::now())
     }
 
     #[test]

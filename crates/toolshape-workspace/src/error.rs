@@ -123,8 +123,8 @@ pub enum WorkspaceError {
     /// running (each on a thread of its own), and none ended while this
     /// call could wait. Trying again later can succeed.
     #[error(
-        "the server is busy: {running} workspace operations are running and none ended within {} s; try again shortly",
-        waited.as_secs_f64().round()
+        "the server is busy: {running} workspace operations are running, and no place came free for this call within {:.1} s; try again shortly",
+        waited.as_secs_f64()
     )]
     TooManyRunning {
         /// How many run at once at most.

@@ -12,6 +12,7 @@ pub use watch::{
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -40,14 +41,30 @@ where
     T: Send + 'static,
     F: FnOnce(&Workspace) -> Result<T, WorkspaceError> + Send + 'static,
 {
+    let running = run_blocking(workspace, operation);
+    async move { running.await?.map_err(ToolError::from_error) }
+}
+
+/// As [`blocking`], with the operation's own error as it is (the outer
+/// error: its thread could not be joined).
+fn run_blocking<T, F>(
+    workspace: &Workspace,
+    operation: F,
+) -> impl Future<Output = Result<Result<T, WorkspaceError>, ToolError>> + Send + use<T, F>
+where
+    T: Send + 'static,
+    F: FnOnce(&Workspace) -> Result<T, WorkspaceError> + Send + 'static,
+{
     let workspace = workspace.clone();
     async move {
         // Set when this future is dropped, or done.
         let end = CallEnd::default();
         let wait = workspace.budget.wait();
+        // The wait for memory counts from here: both within `wait`.
+        let wait_until = Instant::now() + wait;
         let room = Arc::clone(&workspace.running);
         let Ok(Ok(place)) = tokio::time::timeout(wait, room.acquire_owned()).await else {
-            return Err(ToolError::from_error(WorkspaceError::TooManyRunning {
+            return Ok(Err(WorkspaceError::TooManyRunning {
                 running: MAX_RUNNING_OPERATIONS,
                 waited: wait,
             }));
@@ -55,11 +72,11 @@ where
         let flag = end.flag();
         let run = move || {
             let _place = place;
-            let _working = flag.enter();
+            let _working = flag.enter(wait_until);
             operation(&workspace)
         };
         match tokio::task::spawn_blocking(run).await {
-            Ok(outcome) => outcome.map_err(ToolError::from_error),
+            Ok(outcome) => Ok(outcome),
             Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
             Err(join) => Err(ToolError::from_error(join)),
         }
@@ -192,9 +209,12 @@ mod tests {
     }
 
     /// Works until its call ends (or 30 s), then counts itself done.
-    fn until_the_call_ends(done: &Arc<AtomicUsize>) -> impl Future<Output = ()> + use<> {
+    fn until_the_call_ends(
+        workspace: &Workspace,
+        done: &Arc<AtomicUsize>,
+    ) -> impl Future<Output = ()> + use<> {
         let done = Arc::clone(done);
-        let (_root, workspace) = workspace(Duration::from_secs(10));
+        let workspace = workspace.clone();
         async move {
             let _ = blocking(&workspace, move |_| {
                 let started = Instant::now();
@@ -211,7 +231,9 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_call_stops_its_work_and_gives_back_its_place() {
         let done = Arc::new(AtomicUsize::new(0));
-        let call = until_the_call_ends(&done);
+        let (_root, workspace) = workspace(Duration::from_secs(10));
+        let running = Arc::clone(&workspace.running);
+        let call = until_the_call_ends(&workspace, &done);
         // The call ends (its time limit, say) while the work runs.
         assert!(
             tokio::time::timeout(Duration::from_millis(200), call)
@@ -223,6 +245,14 @@ mod tests {
             assert!(
                 started.elapsed() < Duration::from_secs(10),
                 "the work went on"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Its place is given back once the work has ended.
+        while running.available_permits() < MAX_RUNNING_OPERATIONS {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the place was kept"
             );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }

@@ -98,11 +98,10 @@ pub fn file_template(workspace: &Workspace) -> Result<ResourceTemplate, UriTempl
             let path = variables.get("path").cloned().unwrap_or_default();
             let workspace = reader.clone();
             async move {
-                let read = tokio::task::spawn_blocking(move || {
+                let reading = super::run_blocking(&workspace, move |workspace| {
                     workspace.read_file(&path).map(|c| (path, c))
-                })
-                .await
-                .map_err(ToolError::from_error)?;
+                });
+                let read = reading.await?;
                 let (path, contents) = match read {
                     Ok(read) => read,
                     // Nothing there (or nothing the sandbox lets it name):
