@@ -13,34 +13,36 @@ use super::state::OtcState;
 /// One document and the registry version it was rendered for.
 #[derive(Default)]
 pub(crate) struct Rendered {
-    kept: tokio::sync::Mutex<Option<(u64, Bytes)>>,
+    kept: Arc<tokio::sync::Mutex<Option<(u64, Bytes)>>>,
 }
 
 impl Rendered {
     /// The document `render` makes of `state` now: the one kept if the
     /// registry has not changed since, else rendered anew (one request
-    /// renders; the others wait for it). `None` if it could not be rendered.
+    /// renders; the others wait for it, and a request dropped meanwhile
+    /// leaves the rendering to be kept all the same). `None` if it could
+    /// not be rendered.
     pub(crate) async fn get(
         &self,
         state: &Arc<OtcState>,
         render: fn(&OtcState) -> Value,
     ) -> Option<Bytes> {
+        let mut kept = Arc::clone(&self.kept).lock_owned().await;
+        // Read under the lock: versions only grow, and what is rendered
+        // after this read is at least as new.
         let version = *state.registry.watch_changes().borrow();
-        let mut kept = self.kept.lock().await;
         if let Some((at, bytes)) = kept.as_ref()
-            && *at == version
+            && *at >= version
         {
             return Some(bytes.clone());
         }
         let state = Arc::clone(state);
-        let rendering =
-            tokio::task::spawn_blocking(move || serde_json::to_vec(&render(&state)).ok());
+        let rendering = tokio::task::spawn_blocking(move || {
+            let bytes = Bytes::from(serde_json::to_vec(&render(&state)).ok()?);
+            *kept = Some((version, bytes.clone()));
+            Some(bytes)
+        });
         // A rendering that failed is not kept: the next request tries again.
-        let Ok(Some(bytes)) = rendering.await else {
-            return None;
-        };
-        let bytes = Bytes::from(bytes);
-        *kept = Some((version, bytes.clone()));
-        Some(bytes)
+        rendering.await.ok().flatten()
     }
 }
