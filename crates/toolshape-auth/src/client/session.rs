@@ -407,12 +407,12 @@ impl Session<'_> {
                 .map(|key| crate::Secret::new(b64url(key.pkcs8()))),
         };
         let active = Active::new(token.clone())?;
-        self.inner
-            .store
-            .set_token(&self.key(), Some(token))
-            .await
-            .map_err(AuthError::Store)?;
+        // Used from now on even if it cannot be kept: a refresh token may
+        // have been spent to get it.
         self.set(Some(Arc::new(active)));
+        if let Err(error) = self.inner.store.set_token(&self.key(), Some(token)).await {
+            tracing::warn!(%error, "the new token is used but could not be stored");
+        }
         Ok(())
     }
 
