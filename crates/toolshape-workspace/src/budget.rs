@@ -132,23 +132,23 @@ impl MemoryBudget {
                     shared: Arc::clone(&self.shared),
                 });
             }
-            if crate::call_end::call_ended() {
-                state.queue.retain(|&waiting| waiting != ticket);
-                drop(state);
-                self.shared.freed.notify_all();
-                return Err(WorkspaceError::CallEnded);
-            }
             let now = Instant::now();
-            if now >= deadline {
-                state.queue.retain(|&waiting| waiting != ticket);
-                drop(state);
-                self.shared.freed.notify_all();
-                return Err(WorkspaceError::Busy {
+            let given_up = if crate::call_end::call_ended() {
+                Some(WorkspaceError::CallEnded)
+            } else {
+                (now >= deadline).then(|| WorkspaceError::Busy {
                     tool,
                     needed: bytes,
                     budget: self.total,
                     waited: deadline.saturating_duration_since(started),
-                });
+                })
+            };
+            if let Some(error) = given_up {
+                // Out of the line: the next in it may take the room.
+                state.queue.retain(|&waiting| waiting != ticket);
+                drop(state);
+                self.shared.freed.notify_all();
+                return Err(error);
             }
             // In steps, to see the call end while waiting.
             let step = (deadline - now).min(CALL_END_CHECK);
@@ -168,18 +168,31 @@ mod tests {
 
     const MIB: u64 = 1024 * 1024;
 
+    /// A thread asking a full `budget` for 1 MiB for a call whose waits are
+    /// over by `wait_until`; the call's end, to drop.
+    fn waiting_for_a_mib(
+        budget: &MemoryBudget,
+        wait_until: Instant,
+    ) -> (
+        crate::call_end::CallEnd,
+        std::thread::JoinHandle<Result<(), WorkspaceError>>,
+    ) {
+        let end = crate::call_end::CallEnd::default();
+        let flag = end.flag();
+        let waiting = budget.clone();
+        let thread = std::thread::spawn(move || {
+            let _working = flag.enter(wait_until);
+            waiting.reserve("t", MIB).map(drop)
+        });
+        (end, thread)
+    }
+
     #[test]
     fn a_call_that_ends_while_waiting_for_room_stops_waiting() {
         let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(30));
         let _all = budget.reserve("t", 10 * MIB);
-        let end = crate::call_end::CallEnd::default();
-        let flag = end.flag();
-        let waiting = budget.clone();
         let started = Instant::now();
-        let waited = std::thread::spawn(move || {
-            let _working = flag.enter(Instant::now() + Duration::from_secs(30));
-            waiting.reserve("t", MIB).map(drop)
-        });
+        let (end, waited) = waiting_for_a_mib(&budget, started + Duration::from_secs(30));
         std::thread::sleep(Duration::from_millis(100));
         drop(end);
         let outcome = waited.join().ok();
@@ -193,15 +206,9 @@ mod tests {
     fn a_call_waits_for_room_only_as_long_as_it_has_left() {
         let budget = MemoryBudget::new(10 * MIB, Duration::from_secs(30));
         let _all = budget.reserve("t", 10 * MIB);
-        let end = crate::call_end::CallEnd::default();
-        let flag = end.flag();
-        let waiting = budget.clone();
         let started = Instant::now();
         // The call waited for a place already: 200 ms are left of its wait.
-        let waited = std::thread::spawn(move || {
-            let _working = flag.enter(Instant::now() + Duration::from_millis(200));
-            waiting.reserve("t", MIB).map(drop)
-        });
+        let (end, waited) = waiting_for_a_mib(&budget, started + Duration::from_millis(200));
         let outcome = waited.join().ok();
         assert!(matches!(outcome, Some(Err(WorkspaceError::Busy { .. }))));
         assert!(started.elapsed() < Duration::from_secs(10));
