@@ -33,6 +33,7 @@ mod discovery;
 mod error;
 mod keys;
 mod loopback;
+mod memory_store;
 mod obtain;
 mod registration;
 mod session;
@@ -53,9 +54,9 @@ pub use consent::{Consent, HeadlessConsent};
 pub use error::AuthError;
 pub use keys::{KeyError, SigningKey};
 pub use loopback::{CALLBACK_PATH, LoopbackConsent};
+pub use memory_store::{MAX_MEMORY_STORE_BYTES, MemoryTokenStore};
 pub use store::{
-    FileTokenStore, MAX_STORE_FILE_BYTES, MemoryTokenStore, StoreFuture, StoredClient, StoredToken,
-    TokenStore,
+    FileTokenStore, MAX_STORE_FILE_BYTES, StoreFuture, StoredClient, StoredToken, TokenStore,
 };
 
 use crate::fetch::{Fetcher, origin};

@@ -37,7 +37,7 @@ impl Session<'_> {
             ))
         .then(DpopKey::generate)
         .transpose()?;
-        let nonce = Mutex::new(flow.nonces.get(&discovered.issuer).cloned());
+        let nonce = Mutex::new(flow.nonce(&discovered.issuer));
         let at = Endpoint {
             fetch,
             url: &token_url,
@@ -131,7 +131,7 @@ impl Session<'_> {
             }
         };
         if let Some(nonce) = lock(&nonce).clone() {
-            flow.nonces.insert(discovered.issuer.clone(), nonce);
+            flow.keep_nonce(&discovered.issuer, nonce);
         }
         self.install(discovered, &client.client_id, scopes, issued, dpop, None)
             .await

@@ -27,6 +27,9 @@ use crate::jose::{b64url, now};
 const MAX_FRESH_REFUSALS: usize = 2;
 /// A token this close to its expiry is refreshed before use.
 const REFRESH_MARGIN_SECS: u64 = 30;
+/// Authorization servers whose latest DPoP nonce is kept: a server naming a
+/// new one after each grant cannot grow the map past this.
+const MAX_KEPT_NONCES: usize = 16;
 
 /// The token in use.
 #[derive(Debug)]
@@ -71,10 +74,28 @@ pub(crate) struct FlowState {
     discovered: Option<Discovered>,
     step_ups: Vec<BTreeSet<String>>,
     fresh_refusals: usize,
-    /// The authorization servers' latest DPoP nonces, by issuer.
-    pub(super) nonces: HashMap<String, String>,
+    /// The authorization servers' latest DPoP nonces, by issuer (at most
+    /// [`MAX_KEPT_NONCES`]).
+    nonces: HashMap<String, String>,
     /// A non-interactive grant that failed is not tried again.
     pub(super) grant_failed: bool,
+}
+
+impl FlowState {
+    /// The latest DPoP nonce of `issuer`'s token endpoint.
+    pub(super) fn nonce(&self, issuer: &str) -> Option<String> {
+        self.nonces.get(issuer).cloned()
+    }
+
+    /// Keeps `nonce` as `issuer`'s latest; past [`MAX_KEPT_NONCES`]
+    /// issuers the others are forgotten (a forgotten nonce costs one
+    /// `use_dpop_nonce` round when that server is met again).
+    pub(super) fn keep_nonce(&mut self, issuer: &str, nonce: String) {
+        if self.nonces.len() >= MAX_KEPT_NONCES && !self.nonces.contains_key(issuer) {
+            self.nonces.clear();
+        }
+        self.nonces.insert(issuer.to_owned(), nonce);
+    }
 }
 
 pub(crate) struct Session<'a> {
@@ -327,7 +348,7 @@ impl Session<'_> {
             &discovered.metadata.token_endpoint,
             "token endpoint",
         )?;
-        let nonce = Mutex::new(flow.nonces.get(&discovered.issuer).cloned());
+        let nonce = Mutex::new(flow.nonce(&discovered.issuer));
         let endpoint = TokenEndpoint {
             fetch: &self.inner.fetch,
             url: token_url,
@@ -339,7 +360,7 @@ impl Session<'_> {
         };
         let issued = endpoint.refresh(&refresh_token).await;
         if let Some(nonce) = lock(&nonce).clone() {
-            flow.nonces.insert(discovered.issuer.clone(), nonce);
+            flow.keep_nonce(&discovered.issuer, nonce);
         }
         let scopes = previous.token.scopes.iter().cloned().collect();
         self.install(
@@ -452,4 +473,24 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FlowState, MAX_KEPT_NONCES};
+
+    #[test]
+    fn nonces_are_kept_for_a_bounded_number_of_issuers() {
+        let mut flow = FlowState::default();
+        for n in 0..10 * MAX_KEPT_NONCES {
+            flow.keep_nonce(&format!("https://as{n}.example"), format!("nonce {n}"));
+            assert!(flow.nonces.len() <= MAX_KEPT_NONCES);
+        }
+        let last = 10 * MAX_KEPT_NONCES - 1;
+        let issuer = format!("https://as{last}.example");
+        assert_eq!(flow.nonce(&issuer), Some(format!("nonce {last}")));
+        // A known issuer's nonce is replaced in place, whatever the count.
+        flow.keep_nonce(&issuer, "newer".into());
+        assert_eq!(flow.nonce(&issuer).as_deref(), Some("newer"));
+    }
 }

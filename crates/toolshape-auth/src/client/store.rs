@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -91,66 +90,20 @@ struct Contents {
     clients: HashMap<String, StoredClient>,
 }
 
-/// Keeps everything in memory (the default): tokens live as long as the
-/// client.
-#[derive(Debug, Default)]
-pub struct MemoryTokenStore {
-    contents: Mutex<Contents>,
-}
-
-impl MemoryTokenStore {
-    /// An empty store.
-    pub fn new() -> Self {
-        MemoryTokenStore::default()
-    }
-
-    fn with<T>(&self, f: impl FnOnce(&mut Contents) -> T) -> T {
-        let mut contents = self
-            .contents
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut contents)
-    }
-}
-
-impl TokenStore for MemoryTokenStore {
-    fn token<'a>(&'a self, resource: &'a str) -> StoreFuture<'a, Option<StoredToken>> {
-        let found = self.with(|c| c.tokens.get(resource).cloned());
-        Box::pin(async move { Ok(found) })
-    }
-
-    fn set_token<'a>(
-        &'a self,
-        resource: &'a str,
-        token: Option<StoredToken>,
-    ) -> StoreFuture<'a, ()> {
-        self.with(|c| match token {
-            Some(token) => c.tokens.insert(resource.to_owned(), token),
-            None => c.tokens.remove(resource),
-        });
-        Box::pin(async { Ok(()) })
-    }
-
-    fn client<'a>(&'a self, issuer: &'a str) -> StoreFuture<'a, Option<StoredClient>> {
-        let found = self.with(|c| c.clients.get(issuer).cloned());
-        Box::pin(async move { Ok(found) })
-    }
-
-    fn set_client<'a>(
-        &'a self,
-        issuer: &'a str,
-        client: Option<StoredClient>,
-    ) -> StoreFuture<'a, ()> {
-        self.with(|c| match client {
-            Some(client) => c.clients.insert(issuer.to_owned(), client),
-            None => c.clients.remove(issuer),
-        });
-        Box::pin(async { Ok(()) })
+impl Contents {
+    /// Forgets the registrations no kept token was issued through, but the
+    /// one with `keep`'s issuer: what makes room when the file is full.
+    fn forget_unused_registrations(&mut self, keep: Option<&str>) {
+        let used: std::collections::HashSet<&str> =
+            self.tokens.values().map(|t| t.issuer.as_str()).collect();
+        self.clients
+            .retain(|issuer, _| used.contains(issuer.as_str()) || Some(issuer.as_str()) == keep);
     }
 }
 
 /// Largest store file read or written, in bytes (a change that would make
-/// it larger is refused, the file left as it was).
+/// it larger first forgets the registrations no kept token uses; if it is
+/// still larger, it is refused, the file left as it was).
 pub const MAX_STORE_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Keeps everything in one JSON file, readable by its owner only (mode
@@ -176,8 +129,11 @@ impl FileTokenStore {
         tokio::task::spawn_blocking(move || read_file(&path)).await?
     }
 
+    /// Reads the file, changes it and writes it back; `keep` names the
+    /// issuer whose registration is never forgotten to make room.
     async fn update(
         &self,
+        keep: Option<String>,
         change: impl FnOnce(&mut Contents) + Send + 'static,
     ) -> Result<(), BoxError> {
         let _one_writer = self.lock.lock().await;
@@ -185,7 +141,7 @@ impl FileTokenStore {
         tokio::task::spawn_blocking(move || {
             let mut contents = read_file(&path)?;
             change(&mut contents);
-            write_file(&path, &contents)
+            write_file(&path, &mut contents, keep.as_deref())
         })
         .await?
     }
@@ -212,9 +168,19 @@ fn read_file(path: &std::path::Path) -> Result<Contents, BoxError> {
     serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
-fn write_file(path: &std::path::Path, contents: &Contents) -> Result<(), BoxError> {
+fn write_file(
+    path: &std::path::Path,
+    contents: &mut Contents,
+    keep: Option<&str>,
+) -> Result<(), BoxError> {
     use std::io::Write;
-    let text = serde_json::to_vec_pretty(contents)?;
+    let mut text = serde_json::to_vec_pretty(contents)?;
+    if text.len() as u64 > MAX_STORE_FILE_BYTES {
+        // Registrations no kept token uses (a server that named a new
+        // authorization server after each grant leaves many) make room.
+        contents.forget_unused_registrations(keep);
+        text = serde_json::to_vec_pretty(contents)?;
+    }
     // A file past what is read back would lose every token in it: the
     // change is refused instead, the file left as it was.
     if text.len() as u64 > MAX_STORE_FILE_BYTES {
@@ -260,7 +226,8 @@ impl TokenStore for FileTokenStore {
         token: Option<StoredToken>,
     ) -> StoreFuture<'a, ()> {
         let resource = resource.to_owned();
-        Box::pin(self.update(move |c| {
+        let keep = token.as_ref().map(|t| t.issuer.clone());
+        Box::pin(self.update(keep, move |c| {
             match token {
                 Some(token) => c.tokens.insert(resource, token),
                 None => c.tokens.remove(&resource),
@@ -278,7 +245,7 @@ impl TokenStore for FileTokenStore {
         client: Option<StoredClient>,
     ) -> StoreFuture<'a, ()> {
         let issuer = issuer.to_owned();
-        Box::pin(self.update(move |c| {
+        Box::pin(self.update(Some(issuer.clone()), move |c| {
             match client {
                 Some(client) => c.clients.insert(issuer, client),
                 None => c.clients.remove(&issuer),
@@ -289,7 +256,7 @@ impl TokenStore for FileTokenStore {
 
 #[cfg(test)]
 mod tests {
-    use super::{FileTokenStore, MAX_STORE_FILE_BYTES, StoredToken, TokenStore};
+    use super::{FileTokenStore, MAX_STORE_FILE_BYTES, StoredClient, StoredToken, TokenStore};
     use crate::Secret;
 
     fn token(resource: &str, access: String) -> StoredToken {
@@ -318,5 +285,54 @@ mod tests {
         // The file still reads, with what it held.
         assert_eq!(store.token("a").await.ok().flatten(), Some(kept));
         assert_eq!(store.token("b").await.ok().flatten(), None);
+    }
+
+    #[tokio::test]
+    async fn a_full_file_forgets_the_registrations_no_token_uses() {
+        let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = FileTokenStore::new(folder.path().join("tokens.json"));
+        let registration = |n: usize| StoredClient {
+            client_id: format!("client {n} {}", "x".repeat(20_000)),
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            redirect_uris: Vec::new(),
+            client_secret_expires_at: None,
+        };
+        // The token's issuer ("https://as.example") is registered first.
+        assert!(
+            store
+                .set_client("https://as.example", Some(registration(0)))
+                .await
+                .is_ok()
+        );
+        let kept = token("https://a.example/mcp", "a".repeat(32));
+        assert!(store.set_token("a", Some(kept.clone())).await.is_ok());
+        // A server naming a new authorization server per grant: 100
+        // registrations of about 20 KB, twice the file's bound.
+        for n in 1..=100 {
+            let issuer = format!("https://as{n}.example");
+            let stored = store.set_client(&issuer, Some(registration(n))).await;
+            assert!(stored.is_ok(), "registration {n}: {stored:?}");
+        }
+        let size = std::fs::metadata(folder.path().join("tokens.json")).map(|m| m.len());
+        assert!(size.is_ok_and(|size| size <= MAX_STORE_FILE_BYTES));
+        // The token, its issuer's registration and the newest are kept.
+        assert_eq!(store.token("a").await.ok().flatten(), Some(kept));
+        assert!(
+            store
+                .client("https://as.example")
+                .await
+                .ok()
+                .flatten()
+                .is_some()
+        );
+        assert!(
+            store
+                .client("https://as100.example")
+                .await
+                .ok()
+                .flatten()
+                .is_some()
+        );
     }
 }
