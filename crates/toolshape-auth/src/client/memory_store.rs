@@ -151,31 +151,13 @@ impl TokenStore for MemoryTokenStore {
 #[cfg(test)]
 mod tests {
     use super::{MAX_MEMORY_STORE_BYTES, MemoryTokenStore};
-    use crate::Secret;
-    use crate::client::{StoredClient, StoredToken, TokenStore};
+    use crate::client::TokenStore;
+    use crate::client::store::tests::{registration, token};
 
-    fn client(n: usize) -> StoredClient {
-        StoredClient {
-            client_id: format!("client {n} {}", "x".repeat(1000)),
-            client_secret: None,
-            token_endpoint_auth_method: None,
-            redirect_uris: Vec::new(),
-            client_secret_expires_at: None,
-        }
-    }
+    const RESOURCE: &str = "https://mcp.example/mcp";
 
-    fn token(access: String) -> StoredToken {
-        StoredToken {
-            issuer: "https://as.example".into(),
-            resource: "https://mcp.example/mcp".into(),
-            client_id: "client".into(),
-            access_token: Secret::new(access),
-            token_type: "Bearer".into(),
-            refresh_token: None,
-            expires_at: None,
-            scopes: Vec::new(),
-            dpop_key: None,
-        }
+    fn client(n: usize) -> crate::client::StoredClient {
+        registration(n, 1000)
     }
 
     async fn held(store: &MemoryTokenStore, issuers: usize) -> usize {
@@ -197,10 +179,10 @@ mod tests {
     #[tokio::test]
     async fn registrations_past_the_budget_forget_the_oldest_not_the_token() {
         let store = MemoryTokenStore::new();
-        let resource = "https://mcp.example/mcp";
+        let resource = RESOURCE;
         assert!(
             store
-                .set_token(resource, Some(token("t".into())))
+                .set_token(resource, Some(token(RESOURCE, "t".into())))
                 .await
                 .is_ok()
         );
@@ -214,7 +196,7 @@ mod tests {
             if n % 100 == 0 {
                 assert!(
                     store
-                        .set_token(resource, Some(token(format!("t{n}"))))
+                        .set_token(resource, Some(token(RESOURCE, format!("t{n}"))))
                         .await
                         .is_ok()
                 );
@@ -257,7 +239,7 @@ mod tests {
                 .await
                 .is_ok()
         );
-        let huge = token("h".repeat(MAX_MEMORY_STORE_BYTES + 1));
+        let huge = token(RESOURCE, "h".repeat(MAX_MEMORY_STORE_BYTES + 1));
         assert!(
             store
                 .set_token("https://mcp.example/mcp", Some(huge))

@@ -255,11 +255,23 @@ impl TokenStore for FileTokenStore {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::{FileTokenStore, MAX_STORE_FILE_BYTES, StoredClient, StoredToken, TokenStore};
     use crate::Secret;
 
-    fn token(resource: &str, access: String) -> StoredToken {
+    /// A registration whose client id is about `bytes` long.
+    pub(in crate::client) fn registration(n: usize, bytes: usize) -> StoredClient {
+        StoredClient {
+            client_id: format!("client {n} {}", "x".repeat(bytes)),
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            redirect_uris: Vec::new(),
+            client_secret_expires_at: None,
+        }
+    }
+
+    /// A bearer token from `https://as.example`.
+    pub(in crate::client) fn token(resource: &str, access: String) -> StoredToken {
         StoredToken {
             issuer: "https://as.example".into(),
             resource: resource.into(),
@@ -291,13 +303,7 @@ mod tests {
     async fn a_full_file_forgets_the_registrations_no_token_uses() {
         let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = FileTokenStore::new(folder.path().join("tokens.json"));
-        let registration = |n: usize| StoredClient {
-            client_id: format!("client {n} {}", "x".repeat(20_000)),
-            client_secret: None,
-            token_endpoint_auth_method: None,
-            redirect_uris: Vec::new(),
-            client_secret_expires_at: None,
-        };
+        let registration = |n: usize| registration(n, 20_000);
         // The token's issuer ("https://as.example") is registered first.
         assert!(
             store
