@@ -109,7 +109,7 @@ impl Session {
         // and unsubscribe of a URI come in the order they happened.
         let events = self.subscriptions.told.get_or_init(|| events.clone());
         if !events.subscribed(held, &uri) {
-            return Err(ErrorObject::invalid_params(
+            return Err(ErrorObject::server_busy(
                 "the server holds as many subscriptions as it keeps over all its peers; \
                  unsubscribe from others, or try again later",
             ));
@@ -246,6 +246,8 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    use toolshape_protocol::error_code;
+
     use super::Session;
     use crate::resource::ResourceEvents;
 
@@ -273,12 +275,12 @@ mod tests {
         // The shared budget is spent: the second session has its own still.
         assert!(second.subscribe(uri(3), &events).is_ok());
         let refused = second.subscribe(uri(4), &events);
-        let message = refused.map_err(|error| error.message).err();
+        let refused = refused.map_err(|error| (error.code, error.message)).err();
         assert!(
-            message
-                .as_deref()
-                .is_some_and(|m| m.contains("over all its peers")),
-            "{message:?}"
+            refused.as_ref().is_some_and(|(code, message)| {
+                *code == error_code::SERVER_BUSY && message.contains("over all its peers")
+            }),
+            "{refused:?}"
         );
         assert_eq!(
             watched.load(Ordering::SeqCst),

@@ -98,7 +98,7 @@ fn initialize(app: &Arc<App>, request: ParsedRequest, caller: Option<Arc<str>>) 
     let (session_id, session) = match app.sessions.create(caller) {
         Ok(created) => created,
         Err(_) => {
-            let error = ErrorObject::new(-32000, "Server busy: too many sessions; try again later");
+            let error = ErrorObject::server_busy("too many sessions; try again later");
             return response::error(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
         }
     };
