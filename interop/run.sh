@@ -3,6 +3,8 @@
 #   python-legacy  mcp (Python SDK) Client, mode="legacy" (initialize, 2025-11-25)
 #   python-modern  mcp (Python SDK) Client, mode="auto" (server/discover -> 2026-07-28, stateless)
 #   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
+#   typescript2[-http][-proxy]  @modelcontextprotocol/client (the SDK's 2.x line) on 2026-07-28, over stdio
+#                  and stateless Streamable HTTP, directly and through `toolshape proxy`
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 #   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
@@ -66,6 +68,11 @@ py=$home/.venv/bin/python
 run_mode python-legacy "$py" "$here/python/client.py" --mode legacy --server "$TOOLSHAPE_BIN" --page-size 3
 run_mode python-modern "$py" "$here/python/client.py" --mode modern --server "$TOOLSHAPE_BIN" --page-size 3
 run_mode typescript "$node_bin" "$here/ts/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3
+# The TypeScript SDK's 2.x line on 2026-07-28: stdio and stateless HTTP, directly and through the proxy.
+run_mode typescript2 "$node_bin" "$here/ts2/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3
+run_mode typescript2-http "$node_bin" "$here/ts2/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3 --http
+run_mode typescript2-proxy "$node_bin" "$here/ts2/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy
+run_mode typescript2-http-proxy "$node_bin" "$here/ts2/client.mjs" --server "$TOOLSHAPE_BIN" --page-size 3 --http --via-proxy
 # The same checks through `toolshape proxy` in front of `toolshape serve`.
 run_mode python-legacy-proxy "$py" "$here/python/client.py" --mode legacy --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy
 run_mode python-modern-proxy "$py" "$here/python/client.py" --mode modern --server "$TOOLSHAPE_BIN" --page-size 3 --via-proxy

