@@ -4,7 +4,8 @@
 #   python-modern  mcp (Python SDK) Client, mode="auto" (server/discover -> 2026-07-28, stateless)
 #   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
 #   typescript2[-http][-proxy]  @modelcontextprotocol/client (the SDK's 2.x line) on 2026-07-28, over stdio
-#                  and stateless Streamable HTTP, directly and through `toolshape proxy`
+#                  and stateless Streamable HTTP, directly and through `toolshape proxy`; typescript2-surface[-proxy]
+#                  its surface modes on 2026-07-28 (questions in input_required rounds, subscriptions/listen)
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 #   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
@@ -85,6 +86,8 @@ run_mode typescript-surface "$node_bin" "$here/ts/surface.mjs" --server "$CONFOR
 run_mode python-surface-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode legacy --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode python-surface-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/surface.py" --mode modern --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-surface-proxy "$node_bin" "$here/ts/surface.mjs" --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript2-surface "$node_bin" "$here/ts2/surface.mjs" --server "$CONFORMANCE_SERVER_BIN"
+run_mode typescript2-surface-proxy "$node_bin" "$here/ts2/surface.mjs" --server "$CONFORMANCE_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 
 # URL-mode elicitation, its completion and -32042, against `test_server --url-elicitation`.
 run_mode python-url-legacy "$py" "$here/python/url.py" --mode legacy --server "$TEST_SERVER_BIN"

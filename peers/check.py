@@ -4,7 +4,7 @@
     python3 peers/check.py [--installed DIR] [--timeout S] [PEER ...]
     python3 peers/check.py --name NAME [--legacy-only] [--timeout S] -- COMMAND [ARG ...]
 
-PEER is rmcp, ts, py-mcp or py-fastmcp (default: all four), started the way
+PEER is rmcp, ts, ts2, py-mcp or py-fastmcp (default: all five), started the way
 scripts/setup-peers.sh installs them under DIR (default: target/peers of the repository).
 The second form checks any other stdio server, such as toolshape's peer_server example.
 
@@ -44,7 +44,13 @@ DESCRIPTIONS = {
 }
 ADD_ANNOTATIONS = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 LOCATIONS = ["Paris", "São Paulo", "Tokyo", "94103"]
-SERVER_NAMES = {"rmcp": "peer-rmcp", "ts": "peer-ts", "py-mcp": "peer-py-mcp", "py-fastmcp": "peer-fastmcp"}
+SERVER_NAMES = {
+    "rmcp": "peer-rmcp",
+    "ts": "peer-ts",
+    "ts2": "peer-ts2",
+    "py-mcp": "peer-py-mcp",
+    "py-fastmcp": "peer-fastmcp",
+}
 
 
 class Num:
@@ -274,6 +280,7 @@ def installed_command(peer: str, installed: Path) -> list:
     commands: dict = {
         "rmcp": lambda: [str(installed / "rmcp-target/release/mcp-peer-rmcp")],
         "ts": lambda: ["node", str(installed / "ts/server.mjs")],
+        "ts2": lambda: ["node", str(installed / "ts2/server.mjs")],
         "py-mcp": lambda: [str(installed / "py-mcp-venv/bin/python"), str(PEERS_DIR / "py-mcp/server.py")],
         "py-fastmcp": lambda: [str(installed / "py-fastmcp-venv/bin/python"), str(PEERS_DIR / "py-fastmcp/server.py")],
     }

@@ -24,7 +24,7 @@ cargo clippy --locked -q -p toolshape-otc --all-targets -- -D warnings
 cargo clippy --locked -q -p toolshape-auth --no-default-features --features client -- -D warnings
 cargo clippy --locked -q -p toolshape-auth --no-default-features --features server -- -D warnings
 
-step "peer servers for the client tests (rmcp, TypeScript SDK, Python SDK, FastMCP)"
+step "peer servers for the client tests (rmcp, TypeScript SDK 1.x and 2.x, Python SDK, FastMCP)"
 bash scripts/setup-peers.sh
 export TOOLSHAPE_PEERS="$PWD/target/peers"
 

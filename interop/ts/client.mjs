@@ -21,10 +21,10 @@ import { parseArgs } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError, ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import { Failed, J, check, expect, report } from './checks.mjs';
-import { INVALID, TOOLS, WRAPPED, WRAP_KEY, makeFixture, same, workspaceCalls } from './workspace.mjs';
+import { checkErrors, TOOLS, WRAPPED, WRAP_KEY, makeFixture, same, workspaceCalls } from './workspace.mjs';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -175,31 +175,7 @@ async function exercise(client, root, files, negotiated) {
     throw new Failed('a result violating the outputSchema was accepted: validation is bypassed');
   });
 
-  for (const [name, args] of INVALID) {
-    await check(`call ${name} ${J(args)} -> isError`, async () => {
-      const res = await client.callTool({ name, arguments: args });
-      expect(res.isError === true, `isError ${res.isError}: ${J(res.content)}`);
-      expect(res.content?.[0]?.type === 'text' && res.content[0].text, 'no error text');
-    });
-  }
-
-  await check('tool-level failures (missing file, path outside root) -> isError', async () => {
-    for (const [name, args] of [['count_lines', { path: 'missing.txt' }], ['read_text', { path: '../outside' }]]) {
-      const res = await client.callTool({ name, arguments: args });
-      expect(res.isError === true, `${name}${J(args)}: isError ${res.isError}`);
-    }
-  });
-
-  await check('unknown tool -> McpError -32602', async () => {
-    let res;
-    try {
-      res = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    } catch (e) {
-      expect(e instanceof McpError && e.code === ErrorCode.InvalidParams, `error ${e} (code ${e?.code})`);
-      return;
-    }
-    throw new Failed(`no error for an unknown tool: ${J(res)}`);
-  });
+  await checkErrors(client, McpError);
 }
 
 await report(LABEL, main);

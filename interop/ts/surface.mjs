@@ -29,11 +29,13 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
-import { Failed, J, check, expect, report } from './checks.mjs';
+import { J, check, expect, report } from './checks.mjs';
+import { checkAsking, checkCompletion, expectError as expectErrorOf, isPng, runSurface } from './surface-checks.mjs';
+
+const expectError = (promise, code, what) => expectErrorOf(promise, code, what, McpError);
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const INTEROP = resolve(HERE, '..');
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 // 2025-11-25 and earlier: resource not found is -32002 (2026-07-28 moved it to -32602).
 const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
@@ -51,23 +53,8 @@ const COMMAND = PROXY
   ? { command: PROXY, args: ['proxy', '--quiet-server', '--protocol', '2026-07-28', '--', opts.server, '--stdio'] }
   : { command: opts.server, args: ['--stdio'] };
 
-const isPng = (base64) => {
-  const bytes = Buffer.from(base64, 'base64');
-  return PNG_SIGNATURE.every((b, i) => bytes[i] === b);
-};
 
 
-async function expectError(promise, code, what) {
-  try {
-    const got = await promise;
-    throw new Failed(`${what}: no error, got ${J(got)}`);
-  } catch (e) {
-    if (e instanceof Failed) throw e;
-    expect(e instanceof McpError, `${what}: not an McpError: ${e}`);
-    expect(e.code === code, `${what}: code ${e.code} (${e.message}), want ${code}`);
-    return e;
-  }
-}
 
 /** A client whose elicitation handler records each question and answers `action` with `content`. */
 async function connect(action, content, questions) {
@@ -153,38 +140,9 @@ async function exercise(client, questions) {
     await expectError(client.getPrompt({ name: 'no_such_prompt' }), INVALID_PARAMS, 'unknown prompt');
   });
 
-  await check('completion/complete: a prompt argument and a template variable', async () => {
-    const byPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
-    expect(isDeepStrictEqual(byPrompt.completion.values, ['paris', 'park', 'party']), J(byPrompt.completion));
-    const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
-    expect(isDeepStrictEqual(byTemplate.completion.values, ['456']), J(byTemplate.completion));
-  });
+  await checkCompletion(client);
 
-  await check('a tool that elicits: the handler\'s answer reaches the tool', async () => {
-    const before = questions.length;
-    const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-    expect(!result.isError, J(result));
-    const text = result.structuredContent?.text ?? '';
-    expect(text.includes('action=accept') && text.includes('"username":"ada"'), J(result.structuredContent));
-    expect(questions.length === before + 1, `${questions.length - before} questions`);
-    const question = questions.at(-1);
-    expect(question.message === 'Who are you?', J(question));
-    expect(isDeepStrictEqual(Object.keys(question.requestedSchema.properties).sort(), ['email', 'username']), J(question.requestedSchema));
-  });
-
-  await check('SEP-1034 defaults reach the client in the requested schema', async () => {
-    const result = await client.callTool({ name: 'test_elicitation_sep1034_defaults', arguments: {} });
-    expect(!result.isError, J(result));
-    const props = questions.at(-1).requestedSchema.properties;
-    expect(props.age.default === 30 && props.status.default === 'active', J(props));
-  });
-
-  await check('a prompt that asks the user: asked, answered, rendered', async () => {
-    const { messages } = await client.getPrompt({ name: 'test_input_required_result_prompt' });
-    expect(questions.at(-1).message === 'What context should the prompt use?', J(questions.at(-1)));
-    // The handler answers every question with the same content; this form wants `context`.
-    expect(messages[0].content.text === 'Prompt with context: ', J(messages));
-  });
+  await checkAsking(client, questions);
 
   await check('resources/subscribe, then notifications/resources/updated', async () => {
     // The conformance server announces an update 100 ms after each subscription to it.
@@ -212,26 +170,4 @@ async function exercise(client, questions) {
   });
 }
 
-async function main() {
-  const questions = [];
-  const client = await connect('accept', { username: 'ada', email: 'ada@example.com' }, questions);
-  try {
-    await exercise(client, questions);
-  } finally {
-    await client.close().catch(() => {});
-  }
-  const declined = [];
-  const declining = await connect('decline', undefined, declined);
-  try {
-    await check('a declined elicitation reaches the tool as declined', async () => {
-      const result = await declining.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
-      expect(!result.isError, J(result));
-      expect((result.structuredContent?.text ?? '').includes('action=decline'), J(result.structuredContent));
-      expect(declined.length === 1, `${declined.length} questions`);
-    });
-  } finally {
-    await declining.close().catch(() => {});
-  }
-}
-
-await report(LABEL, main);
+await report(LABEL, () => runSurface(connect, exercise));

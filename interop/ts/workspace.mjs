@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-import { J, expect } from './checks.mjs';
+import { Failed, J, check, expect } from './checks.mjs';
 
 const INTEROP = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -196,3 +196,35 @@ export const INVALID = [
   ['analyze_project', { path: 7 }],
   ['analyze_dataset', { path: 'data/measurements.csv', analysisType: 'median' }],
 ];
+
+/**
+ * The error checks: each invalid argument set and each tool-level failure gives an `isError`
+ * result; an unknown tool is a protocol error `-32602`, thrown as the SDK's `errorClass`.
+ */
+export async function checkErrors(client, errorClass) {
+  for (const [name, args] of INVALID) {
+    await check(`call ${name} ${J(args)} -> isError`, async () => {
+      const res = await client.callTool({ name, arguments: args });
+      expect(res.isError === true, `isError ${res.isError}: ${J(res.content)}`);
+      expect(res.content?.[0]?.type === 'text' && res.content[0].text, 'no error text');
+    });
+  }
+
+  await check('tool-level failures (missing file, path outside root) -> isError', async () => {
+    for (const [name, args] of [['count_lines', { path: 'missing.txt' }], ['read_text', { path: '../outside' }]]) {
+      const res = await client.callTool({ name, arguments: args });
+      expect(res.isError === true, `${name}${J(args)}: isError ${res.isError}`);
+    }
+  });
+
+  await check(`unknown tool -> ${errorClass.name} -32602`, async () => {
+    let res;
+    try {
+      res = await client.callTool({ name: 'no_such_tool', arguments: {} });
+    } catch (e) {
+      expect(e instanceof errorClass && e.code === -32602, `error ${e} (code ${e?.code})`);
+      return;
+    }
+    throw new Failed(`no error for an unknown tool: ${J(res)}`);
+  });
+}

@@ -28,7 +28,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 import { Failed, J, check, expect, report } from '../ts/checks.mjs';
-import { INVALID, TOOLS, WRAP_KEY, makeFixture, same, workspaceCalls } from '../ts/workspace.mjs';
+import { checkErrors, TOOLS, WRAP_KEY, makeFixture, same, workspaceCalls } from '../ts/workspace.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const INTEROP = resolve(HERE, '..');
@@ -212,31 +212,7 @@ async function exercise(client, validator, root, files) {
     throw new Failed(`a result its validator refused was accepted: ${J(res)}`);
   });
 
-  for (const [name, args] of INVALID) {
-    await check(`call ${name} ${J(args)} -> isError`, async () => {
-      const res = await client.callTool({ name, arguments: args });
-      expect(res.isError === true, `isError ${res.isError}: ${J(res.content)}`);
-      expect(res.content?.[0]?.type === 'text' && res.content[0].text, 'no error text');
-    });
-  }
-
-  await check('tool-level failures (missing file, path outside root) -> isError', async () => {
-    for (const [name, args] of [['count_lines', { path: 'missing.txt' }], ['read_text', { path: '../outside' }]]) {
-      const res = await client.callTool({ name, arguments: args });
-      expect(res.isError === true, `${name}${J(args)}: isError ${res.isError}`);
-    }
-  });
-
-  await check('unknown tool -> ProtocolError -32602', async () => {
-    let res;
-    try {
-      res = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    } catch (e) {
-      expect(e instanceof ProtocolError && e.code === -32602, `error ${e} (code ${e?.code})`);
-      return;
-    }
-    throw new Failed(`no error for an unknown tool: ${J(res)}`);
-  });
+  await checkErrors(client, ProtocolError);
 }
 
 await report(LABEL, main);

@@ -5,26 +5,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as z from 'zod/v4';
 
+import { weatherShape } from './shapes.mjs';
 import { weather } from './weather.mjs';
-
-const coordinates = z.object({ latitude: z.number(), longitude: z.number() });
-const weatherShape = {
-  current: z.object({
-    temperature: z.number(),
-    humidity: z.number(),
-    conditions: z.string(),
-    wind: z.object({ speed: z.number(), direction: z.string() }),
-  }),
-  forecast: z.array(
-    z.object({
-      date: z.string().meta({ format: 'date' }),
-      high: z.number(),
-      low: z.number(),
-      conditions: z.string(),
-    }),
-  ),
-  location: z.object({ city: z.string(), country: z.string(), coordinates }),
-};
 
 /** A tool result: the value as structuredContent and as one JSON text block. */
 function structured(value) {

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `toolshape check` (the library) against the four SDK peers of
-//! `peers/` (rmcp, TypeScript SDK, Python `mcp`, FastMCP), each
+//! `toolshape check` (the library) against the five SDK peers of
+//! `peers/` (rmcp, TypeScript SDK 1.x and 2.x, Python `mcp`, FastMCP), each
 //! checked on every revision it speaks with both tools called. What it finds
 //! in each, and why each finding is right by the spec, is in
 //! `docs/check.md` ("The SDK peers"); this test pins those findings, so a
@@ -97,6 +97,22 @@ async fn rmcp_peer() {
     );
     assert_eq!(report.exit_code(false), 0);
     assert_eq!(report.exit_code(true), 3);
+}
+
+#[tokio::test]
+async fn typescript_2_peer() {
+    let Some(report) = check(PeerKind::Ts2).await else {
+        return eprintln!("{PEERS_SKIPPED}");
+    };
+    // The 2.x line speaks every revision, 2026-07-28 included.
+    assert_eq!(statuses(&report), [RevisionStatus::Checked; 3]);
+    // 2020-12 schemas from zod, nothing to report on any revision.
+    assert_eq!(found(&report), table(&[]), "{}", report.to_json());
+    // As the 1.x line: add at its bounds overflows its own output schema,
+    // and the SDK refuses its own output with isError.
+    let add = report.tools.iter().find(|t| t.name == "add").unwrap();
+    assert!(add.calls.tool_errors > 0, "{add:?}");
+    assert_eq!(report.exit_code(true), 0);
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The client against the repository's peers of `peers/` (rmcp, TypeScript SDK,
+//! The client against the repository's peers of `peers/` (rmcp, TypeScript SDK 1.x and 2.x,
 //! Python SDK, FastMCP), each a child process over pipes, automatically
 //! negotiated and pinned to 2025-11-25: both tools listed, typed `add` and
 //! `get_weather_data` calls that decode into Rust types and match the values
@@ -138,6 +138,7 @@ fn server_name(peer: PeerKind) -> &'static str {
     match peer {
         PeerKind::Rmcp => "peer-rmcp",
         PeerKind::Ts => "peer-ts",
+        PeerKind::Ts2 => "peer-ts2",
         PeerKind::PyMcp => "peer-py-mcp",
         PeerKind::PyFastmcp => "peer-fastmcp",
     }
@@ -302,6 +303,20 @@ async fn ts_auto_falls_back_to_2025_11_25() {
 async fn ts_pinned_2025_11_25() {
     exercise(
         PeerKind::Ts,
+        Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn ts2_auto() {
+    exercise(PeerKind::Ts2, Negotiation::Auto).await;
+}
+
+#[tokio::test]
+async fn ts2_pinned_2025_11_25() {
+    exercise(
+        PeerKind::Ts2,
         Negotiation::Pinned(ProtocolVersion::V2025_11_25),
     )
     .await;

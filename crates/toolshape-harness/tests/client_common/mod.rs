@@ -83,8 +83,10 @@ pub fn options() -> ClientOptions {
 pub enum PeerKind {
     /// The rmcp (Rust) peer.
     Rmcp,
-    /// The TypeScript SDK peer (legacy only).
+    /// The TypeScript SDK 1.x peer (legacy only).
     Ts,
+    /// The TypeScript SDK 2.x peer (legacy and 2026-07-28).
+    Ts2,
     /// The official Python SDK peer.
     PyMcp,
     /// The FastMCP peer.
@@ -93,9 +95,10 @@ pub enum PeerKind {
 
 impl PeerKind {
     /// Every peer.
-    pub const ALL: [PeerKind; 4] = [
+    pub const ALL: [PeerKind; 5] = [
         PeerKind::Rmcp,
         PeerKind::Ts,
+        PeerKind::Ts2,
         PeerKind::PyMcp,
         PeerKind::PyFastmcp,
     ];
@@ -105,6 +108,7 @@ impl PeerKind {
         match self {
             PeerKind::Rmcp => "rmcp",
             PeerKind::Ts => "ts",
+            PeerKind::Ts2 => "ts2",
             PeerKind::PyMcp => "py-mcp",
             PeerKind::PyFastmcp => "py-fastmcp",
         }
@@ -158,9 +162,9 @@ pub fn peer_command(peer: PeerKind, installed: &Path) -> ServerCommand {
         PeerKind::Rmcp => {
             ServerCommand::new(require(installed.join("rmcp-target/release/mcp-peer-rmcp")))
         }
-        PeerKind::Ts => {
-            require(installed.join("ts/node_modules"));
-            ServerCommand::new("node").arg(require(installed.join("ts/server.mjs")))
+        PeerKind::Ts | PeerKind::Ts2 => {
+            require(installed.join(peer.name()).join("node_modules"));
+            ServerCommand::new("node").arg(require(installed.join(peer.name()).join("server.mjs")))
         }
         PeerKind::PyMcp | PeerKind::PyFastmcp => {
             let python = require(installed.join(format!("{}-venv/bin/python", peer.name())));

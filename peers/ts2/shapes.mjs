@@ -1,0 +1,1 @@
+../ts/shapes.mjs
