@@ -295,7 +295,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each response")
     parser.add_argument("--name", help="with -- COMMAND: a label for that server")
     parser.add_argument("--legacy-only", action="store_true", help="with -- COMMAND: it does not speak 2026-07-28")
-    parser.add_argument("peers", nargs="*", help="rmcp ts py-mcp py-fastmcp, or -- COMMAND with --name")
+    parser.add_argument("peers", nargs="*", help="rmcp ts ts2 py-mcp py-fastmcp, or -- COMMAND with --name")
     args = parser.parse_args()
 
     if args.name:

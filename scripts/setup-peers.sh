@@ -31,7 +31,8 @@ if has rmcp; then
   [ -x "$work/rmcp-target/release/mcp-peer-rmcp" ] || { log "the rmcp peer was not built"; exit 1; }
 fi
 
-# The TypeScript peers: ts on the SDK's 1.x line, ts2 on its 2.x line (ts2 shares ts's weather.mjs).
+# The TypeScript peers: ts on the SDK's 1.x line, ts2 on its 2.x line (ts2 links to ts's shapes.mjs
+# and weather.mjs; cp copies what the links point to).
 for node_peer in ts ts2; do
   if has "$node_peer"; then
     # Sources are copied next to their node_modules so the repository tree stays clean.

@@ -16,6 +16,12 @@ export const isPng = (base64) => {
   return PNG_SIGNATURE.every((b, i) => bytes[i] === b);
 };
 
+/** The answer to a question: the fields of `content` its requested schema asks for. */
+export function answerFor(question, content) {
+  const asked = question.requestedSchema?.properties ?? {};
+  return Object.fromEntries(Object.entries(content).filter(([name]) => name in asked));
+}
+
 /** Awaits `promise`, which must fail with the SDK's `errorClass` and `code`; the error. */
 export async function expectError(promise, code, what, errorClass) {
   try {
@@ -63,8 +69,8 @@ export async function checkAsking(client, questions) {
   await check('a prompt that asks the user: asked, answered, rendered', async () => {
     const { messages } = await client.getPrompt({ name: 'test_input_required_result_prompt' });
     expect(questions.at(-1).message === 'What context should the prompt use?', J(questions.at(-1)));
-    // The handler answers every question with the same content; this form wants `context`.
-    expect(messages[0].content.text === 'Prompt with context: ', J(messages));
+    // The handler answers each question with the fields it asks for: this one `context`.
+    expect(messages[0].content.text === 'Prompt with context: ctx', J(messages));
   });
 }
 
@@ -85,7 +91,7 @@ async function checkDeclined(declining, declined) {
  */
 export async function runSurface(connect, exercise) {
   const questions = [];
-  const client = await connect('accept', { username: 'ada', email: 'ada@example.com' }, questions);
+  const client = await connect('accept', { username: 'ada', email: 'ada@example.com', context: 'ctx' }, questions);
   try {
     await exercise(client, questions);
   } finally {

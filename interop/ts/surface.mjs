@@ -30,7 +30,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 import { J, check, expect, report } from './checks.mjs';
-import { checkAsking, checkCompletion, expectError as expectErrorOf, isPng, runSurface } from './surface-checks.mjs';
+import { answerFor, checkAsking, checkCompletion, expectError as expectErrorOf, isPng, runSurface } from './surface-checks.mjs';
 
 const expectError = (promise, code, what) => expectErrorOf(promise, code, what, McpError);
 
@@ -53,16 +53,13 @@ const COMMAND = PROXY
   ? { command: PROXY, args: ['proxy', '--quiet-server', '--protocol', '2026-07-28', '--', opts.server, '--stdio'] }
   : { command: opts.server, args: ['--stdio'] };
 
-
-
-
 /** A client whose elicitation handler records each question and answers `action` with `content`. */
 async function connect(action, content, questions) {
   const transport = new StdioClientTransport({ ...COMMAND, stderr: 'inherit' });
   const client = new Client({ name: 'toolshape-interop-ts-surface', version: '0.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     questions.push(request.params);
-    return content === undefined ? { action } : { action, content };
+    return content === undefined ? { action } : { action, content: answerFor(request.params, content) };
   });
   await client.connect(transport);
   return client;
@@ -158,9 +155,12 @@ async function exercise(client, questions) {
   });
 
   await check('a tool added: notifications/tools/list_changed, then listed', async () => {
+    // Only a change announced after the tool is called counts.
+    let armed = false;
     const changed = new Promise((resolve) => {
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve(true));
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => armed && resolve(true));
     });
+    armed = true;
     const result = await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
     expect(!result.isError, J(result));
     const timeout = new Promise((resolve) => setTimeout(() => resolve(false), 10000));

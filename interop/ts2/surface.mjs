@@ -24,7 +24,7 @@ import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 import { J, check, expect, report } from '../ts/checks.mjs';
-import { checkAsking, checkCompletion, expectError as expectErrorOf, isPng, runSurface } from '../ts/surface-checks.mjs';
+import { answerFor, checkAsking, checkCompletion, expectError as expectErrorOf, isPng, runSurface } from '../ts/surface-checks.mjs';
 
 const expectError = (promise, code, what) => expectErrorOf(promise, code, what, ProtocolError);
 
@@ -48,8 +48,6 @@ const COMMAND = PROXY
   ? { command: PROXY, args: ['proxy', '--quiet-server', '--protocol', '2025-11-25', '--', opts.server, '--stdio'] }
   : { command: opts.server, args: ['--stdio'] };
 
-
-
 const within = (ms, promise, fallback) =>
   Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(fallback), ms))]);
 
@@ -62,7 +60,7 @@ async function connect(action, content, questions) {
   );
   client.setRequestHandler('elicitation/create', async (request) => {
     questions.push(request.params);
-    return content === undefined ? { action } : { action, content };
+    return content === undefined ? { action } : { action, content: answerFor(request.params, content) };
   });
   await client.connect(transport);
   return client;
@@ -139,11 +137,14 @@ async function exercise(client, questions) {
   });
 
   await check('subscriptions/listen to tool changes: a tool added brings tools/list_changed, then listed', async () => {
+    // Only a change announced after the tool is called counts.
+    let armed = false;
     const changed = new Promise((resolve) => {
-      client.setNotificationHandler('notifications/tools/list_changed', () => resolve(true));
+      client.setNotificationHandler('notifications/tools/list_changed', () => armed && resolve(true));
     });
     const subscription = await client.listen({ toolsListChanged: true });
     try {
+      armed = true;
       const result = await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
       expect(!result.isError, J(result));
       expect(await within(10000, changed, false), 'no notifications/tools/list_changed in 10 s');

@@ -34,7 +34,7 @@ server.registerTool(
       location: z.string().describe('City name or zip code'),
       units: z.enum(['celsius', 'fahrenheit']).default('celsius').describe('Temperature unit'),
     },
-    outputSchema: weatherShape,
+    outputSchema: weatherShape(z),
   },
   async ({ location, units }) => structured(weather(location, units)),
 );

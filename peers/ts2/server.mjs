@@ -10,7 +10,7 @@ import * as z from 'zod/v4';
 import { weatherShape } from './shapes.mjs';
 import { weather } from './weather.mjs';
 
-const weatherSchema = z.object(weatherShape);
+const weatherSchema = z.object(weatherShape(z));
 
 /** A tool result: the value as structuredContent and as one JSON text block. */
 function structured(value) {

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The proxy in front of each peer of `peers/` (rmcp, TypeScript SDK, Python
-//! SDK, FastMCP; real child processes), served over HTTP on loopback to
+//! The proxy in front of each peer of `peers/` (rmcp, TypeScript SDK 1.x and
+//! 2.x, Python SDK, FastMCP; real child processes), served over HTTP on loopback to
 //! clients of both eras: every valid call's value is the one the peer gives
 //! directly, and arguments that break the peer's `inputSchema` are refused
 //! by the proxy.
