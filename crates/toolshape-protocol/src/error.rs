@@ -23,11 +23,6 @@ pub mod error_code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal JSON-RPC error (JSON-RPC 2.0).
     pub const INTERNAL_ERROR: i64 = -32603;
-    /// The server is at a capacity bound (too many sessions, subscriptions
-    /// over all peers): the request was fine, a later one may succeed. The
-    /// first of JSON-RPC 2.0's implementation-defined server errors, outside
-    /// the range MCP reserves.
-    pub const SERVER_BUSY: i64 = -32000;
 
     /// Lowest code of the range MCP 2026-07-28 reserves for itself.
     pub const MCP_RESERVED_MIN: i64 = -32099;
@@ -133,11 +128,15 @@ impl ErrorObject {
         )
     }
 
-    /// `-32000`: the server is at a capacity bound; the message reads
-    /// `Server busy: {detail}`.
+    /// `-32603` with a message reading `Server busy: {detail}`: the server
+    /// is at a capacity bound (too many sessions, subscriptions over all
+    /// peers); the request was fine and a later one may succeed. Not
+    /// `-32000`: MCP 2026-07-28 asks new implementations not to use
+    /// `-32000` to `-32019`, and the TypeScript SDK 1.x reads `-32000` as
+    /// its connection closed.
     pub fn server_busy(detail: impl std::fmt::Display) -> Self {
         Self::new(
-            error_code::SERVER_BUSY,
+            error_code::INTERNAL_ERROR,
             format!(
                 "Server busy: {}",
                 excerpt(&detail.to_string(), MAX_DETAIL_CHARS)

@@ -16,8 +16,10 @@ pub const MAX_MEMORY_STORE_BYTES: usize = 1024 * 1024;
 /// Keeps everything in memory (the default): tokens live as long as the
 /// client. At most [`MAX_MEMORY_STORE_BYTES`] are kept: a server that names
 /// a new authorization server after each grant (one registration each)
-/// cannot grow it past that; the least recently stored entries go first,
-/// never the one just stored.
+/// cannot grow it past that. Past the budget the registrations no kept
+/// token was issued through go first, the least recently stored first;
+/// then, if still over, the least recently stored of the rest; never the
+/// one just stored.
 #[derive(Debug, Default)]
 pub struct MemoryTokenStore {
     kept: Mutex<Kept>,
@@ -81,25 +83,45 @@ impl Kept {
         self.forget_oldest_past_budget(stored);
     }
 
-    /// Forgets the least recently stored entries, but not `newest`, while
-    /// the budget is exceeded.
+    /// While the budget is exceeded: forgets the registrations no kept
+    /// token was issued through, oldest first, then the oldest entries of
+    /// any kind; never `newest`.
     fn forget_oldest_past_budget(&mut self, newest: u64) {
-        while self.bytes > MAX_MEMORY_STORE_BYTES {
-            let Some((&stored, _)) = self.order.first_key_value() else {
-                return;
-            };
-            if stored == newest {
+        if self.bytes <= MAX_MEMORY_STORE_BYTES {
+            return;
+        }
+        let used: std::collections::HashSet<String> = self
+            .tokens
+            .values()
+            .map(|e| e.value.issuer.clone())
+            .collect();
+        let unused: Vec<u64> = self
+            .order
+            .iter()
+            .filter(|(_, (kind, key))| *kind == Kind::Client && !used.contains(key))
+            .map(|(&stored, _)| stored)
+            .collect();
+        let oldest: Vec<u64> = self.order.keys().copied().collect();
+        for stored in unused.into_iter().chain(oldest) {
+            if self.bytes <= MAX_MEMORY_STORE_BYTES {
                 return;
             }
-            let Some((_, (kind, key))) = self.order.pop_first() else {
-                return;
-            };
-            let bytes = match kind {
-                Kind::Token => self.tokens.remove(&key).map(|e| e.bytes),
-                Kind::Client => self.clients.remove(&key).map(|e| e.bytes),
-            };
-            self.bytes -= bytes.unwrap_or(0);
+            if stored != newest {
+                self.forget(stored);
+            }
         }
+    }
+
+    /// Forgets the entry stored as `stored` (if it is still kept).
+    fn forget(&mut self, stored: u64) {
+        let Some((kind, key)) = self.order.remove(&stored) else {
+            return;
+        };
+        let bytes = match kind {
+            Kind::Token => self.tokens.remove(&key).map(|e| e.bytes),
+            Kind::Client => self.clients.remove(&key).map(|e| e.bytes),
+        };
+        self.bytes -= bytes.unwrap_or(0);
     }
 }
 
@@ -152,7 +174,7 @@ impl TokenStore for MemoryTokenStore {
 mod tests {
     use super::{MAX_MEMORY_STORE_BYTES, MemoryTokenStore};
     use crate::client::TokenStore;
-    use crate::client::store::tests::{registration, token};
+    use crate::client::store::tests::{has_client, registration, token};
 
     const RESOURCE: &str = "https://mcp.example/mcp";
 
@@ -163,13 +185,7 @@ mod tests {
     async fn held(store: &MemoryTokenStore, issuers: usize) -> usize {
         let mut held = 0;
         for n in 0..issuers {
-            if store
-                .client(&format!("https://as{n}.example"))
-                .await
-                .ok()
-                .flatten()
-                .is_some()
-            {
+            if has_client(store, &format!("https://as{n}.example")).await {
                 held += 1;
             }
         }
@@ -207,27 +223,38 @@ mod tests {
         let held = held(&store, issuers).await;
         assert!((900..issuers).contains(&held), "{held} registrations kept");
         // The newest are the ones kept, and the token stored last with them.
-        assert!(
-            store
-                .client("https://as3999.example")
-                .await
-                .ok()
-                .flatten()
-                .is_some()
-        );
-        assert!(
-            store
-                .client("https://as0.example")
-                .await
-                .ok()
-                .flatten()
-                .is_none()
-        );
+        assert!(has_client(&store, "https://as3999.example").await);
+        assert!(!has_client(&store, "https://as0.example").await);
         let token = store.token(resource).await.ok().flatten();
         assert_eq!(
             token.map(|t| t.access_token.expose().to_owned()).as_deref(),
             Some("t3900")
         );
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_registrations_spares_the_token_and_its_issuers_registration() {
+        let store = MemoryTokenStore::new();
+        // The token in use, from https://as.example, stored once, and that
+        // issuer's registration.
+        assert!(
+            store
+                .set_client("https://as.example", Some(client(0)))
+                .await
+                .is_ok()
+        );
+        let kept = token(RESOURCE, "t".into());
+        assert!(store.set_token(RESOURCE, Some(kept.clone())).await.is_ok());
+        // A server naming a new authorization server per grant: 4 MiB of
+        // registrations, none of them used by a token.
+        for n in 1..=4000 {
+            let issuer = format!("https://as{n}.example");
+            assert!(store.set_client(&issuer, Some(client(n))).await.is_ok());
+        }
+        assert!(store.with(|k| k.bytes) <= MAX_MEMORY_STORE_BYTES);
+        assert_eq!(store.token(RESOURCE).await.ok().flatten(), Some(kept));
+        assert!(has_client(&store, "https://as.example").await);
+        assert!(has_client(&store, "https://as4000.example").await);
     }
 
     #[tokio::test]
@@ -254,14 +281,7 @@ mod tests {
                 .flatten()
                 .is_some()
         );
-        assert!(
-            store
-                .client("https://a.example")
-                .await
-                .ok()
-                .flatten()
-                .is_none()
-        );
+        assert!(!has_client(&store, "https://a.example").await);
         assert!(
             store
                 .set_token("https://mcp.example/mcp", None)

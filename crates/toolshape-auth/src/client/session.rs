@@ -88,11 +88,14 @@ impl FlowState {
     }
 
     /// Keeps `nonce` as `issuer`'s latest; past [`MAX_KEPT_NONCES`]
-    /// issuers the others are forgotten (a forgotten nonce costs one
+    /// issuers one of the others is forgotten (a forgotten nonce costs one
     /// `use_dpop_nonce` round when that server is met again).
     pub(super) fn keep_nonce(&mut self, issuer: &str, nonce: String) {
         if self.nonces.len() >= MAX_KEPT_NONCES && !self.nonces.contains_key(issuer) {
-            self.nonces.clear();
+            let other = self.nonces.keys().next().cloned();
+            if let Some(other) = other {
+                self.nonces.remove(&other);
+            }
         }
         self.nonces.insert(issuer.to_owned(), nonce);
     }
@@ -486,6 +489,7 @@ mod tests {
             flow.keep_nonce(&format!("https://as{n}.example"), format!("nonce {n}"));
             assert!(flow.nonces.len() <= MAX_KEPT_NONCES);
         }
+        assert_eq!(flow.nonces.len(), MAX_KEPT_NONCES);
         let last = 10 * MAX_KEPT_NONCES - 1;
         let issuer = format!("https://as{last}.example");
         assert_eq!(flow.nonce(&issuer), Some(format!("nonce {last}")));

@@ -270,6 +270,11 @@ pub(super) mod tests {
         }
     }
 
+    /// Whether `store` holds a registration with `issuer`.
+    pub(in crate::client) async fn has_client(store: &dyn TokenStore, issuer: &str) -> bool {
+        store.client(issuer).await.ok().flatten().is_some()
+    }
+
     /// A bearer token from `https://as.example`.
     pub(in crate::client) fn token(resource: &str, access: String) -> StoredToken {
         StoredToken {
@@ -324,21 +329,7 @@ pub(super) mod tests {
         assert!(size.is_ok_and(|size| size <= MAX_STORE_FILE_BYTES));
         // The token, its issuer's registration and the newest are kept.
         assert_eq!(store.token("a").await.ok().flatten(), Some(kept));
-        assert!(
-            store
-                .client("https://as.example")
-                .await
-                .ok()
-                .flatten()
-                .is_some()
-        );
-        assert!(
-            store
-                .client("https://as100.example")
-                .await
-                .ok()
-                .flatten()
-                .is_some()
-        );
+        assert!(has_client(&store, "https://as.example").await);
+        assert!(has_client(&store, "https://as100.example").await);
     }
 }

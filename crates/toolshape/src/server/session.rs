@@ -278,7 +278,9 @@ mod tests {
         let refused = refused.map_err(|error| (error.code, error.message)).err();
         assert!(
             refused.as_ref().is_some_and(|(code, message)| {
-                *code == error_code::SERVER_BUSY && message.contains("over all its peers")
+                *code == error_code::INTERNAL_ERROR
+                    && message.starts_with("Server busy: ")
+                    && message.contains("over all its peers")
             }),
             "{refused:?}"
         );
