@@ -5,7 +5,8 @@
 #   typescript     @modelcontextprotocol/sdk Client + StdioClientTransport (initialize, 2025-11-25)
 #   typescript2[-http][-proxy]  @modelcontextprotocol/client (the SDK's 2.x line) on 2026-07-28, over stdio
 #                  and stateless Streamable HTTP, directly and through `toolshape proxy`; typescript2-surface[-proxy]
-#                  its surface modes on 2026-07-28 (questions in input_required rounds, subscriptions/listen)
+#                  its surface modes on 2026-07-28 (questions in input_required rounds, subscriptions/listen);
+#                  typescript2-url[-proxy] its URL elicitation on 2026-07-28 (the pages in rounds)
 #   *-proxy        the same three through `toolshape proxy --page-size 3 -- toolshape serve`
 #   *-surface      resources, templates, prompts, completion and elicitation against `conformance_server --stdio`
 #   *-surface-proxy  the same (but completion and a prompt that asks) through `toolshape proxy`, upstream on the other revision
@@ -96,6 +97,8 @@ run_mode typescript-url "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BI
 run_mode python-url-legacy-proxy "$py" "$here/python/url.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode python-url-modern-proxy "$py" "$here/python/url.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-url-proxy "$node_bin" "$here/ts/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript2-url "$node_bin" "$here/ts2/url.mjs" --server "$TEST_SERVER_BIN"
+run_mode typescript2-url-proxy "$node_bin" "$here/ts2/url.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 # Roots asked outside any request (right after the handshake), against `test_server --roots-at-start`.
 run_mode python-roots-legacy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode legacy --server "$TEST_SERVER_BIN"
 run_mode python-roots-modern "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN"
