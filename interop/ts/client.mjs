@@ -24,7 +24,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import { Failed, J, check, expect, report } from './checks.mjs';
-import { checkErrors, TOOLS, WRAPPED, WRAP_KEY, makeFixture, same, workspaceCalls } from './workspace.mjs';
+import { checkErrors, checkToolValues, TOOLS, WRAPPED, WRAP_KEY, makeFixture, same } from './workspace.mjs';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -138,23 +138,7 @@ async function exercise(client, root, files, negotiated) {
     return sc;
   };
 
-  const call = async (name, args) => {
-    const res = await client.callTool({ name, arguments: args });
-    expect(!res.isError, `${name}${J(args)} isError: ${J(res.content)}`);
-    if (name === 'read_text') {
-      expect(res.structuredContent === undefined, 'read_text returned structuredContent');
-      return res;
-    }
-    const texts = res.content.filter((c) => c.type === 'text').map((c) => c.text);
-    expect(texts.length === 1, `${name}: ${texts.length} text blocks`);
-    expect(same(JSON.parse(texts[0]), res.structuredContent), `${name}: text block differs from structuredContent`);
-    return unwrap(name, res);
-  };
-
-  const calls = workspaceCalls(call, root, files);
-  for (const name of ['list_directory', 'file_info', 'read_text', 'count_lines', 'find', 'analyze_project', 'analyze_dataset']) {
-    await check(`call ${name}: right shape and values`, calls[name]);
-  }
+  await checkToolValues(client, unwrap, root, files);
 
   await check('SDK validated structuredContent of every tool with an outputSchema (ajv)', async () => {
     const wantNames = TOOLS.filter((n) => n !== 'read_text');

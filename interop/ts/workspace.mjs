@@ -93,10 +93,34 @@ function close(a, b, what) {
 export const same = (a, b) => isDeepStrictEqual(a, b);
 
 /**
+ * Calls every tool with valid arguments and checks each result: not an error, the text block
+ * equal to `structuredContent` (none for `read_text`), and the value `unwrap(name, result)` takes
+ * out of it for the client's revision right for the fixture in `root` (`files`).
+ */
+export async function checkToolValues(client, unwrap, root, files) {
+  const call = async (name, args) => {
+    const res = await client.callTool({ name, arguments: args });
+    expect(!res.isError, `${name}${J(args)} isError: ${J(res.content)}`);
+    if (name === 'read_text') {
+      expect(res.structuredContent === undefined, 'read_text returned structuredContent');
+      return res;
+    }
+    const texts = res.content.filter((c) => c.type === 'text').map((c) => c.text);
+    expect(texts.length === 1, `${name}: ${texts.length} text blocks`);
+    expect(same(JSON.parse(texts[0]), res.structuredContent), `${name}: text block differs from structuredContent`);
+    return unwrap(name, res);
+  };
+  const calls = valueChecks(call, root, files);
+  for (const name of ['list_directory', 'file_info', 'read_text', 'count_lines', 'find', 'analyze_project', 'analyze_dataset']) {
+    await check(`call ${name}: right shape and values`, calls[name]);
+  }
+}
+
+/**
  * The value checks of every tool, by name: `call(name, args)` calls the tool, checks the result's
  * shape for the client's revision and returns its value (the result itself for `read_text`).
  */
-export function workspaceCalls(call, root, files) {
+function valueChecks(call, root, files) {
   const kindOf = (p) => {
     const s = lstatSync(p);
     return s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';

@@ -28,7 +28,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 import { Failed, J, check, expect, report } from '../ts/checks.mjs';
-import { checkErrors, TOOLS, WRAP_KEY, makeFixture, same, workspaceCalls } from '../ts/workspace.mjs';
+import { checkErrors, checkToolValues, TOOLS, WRAP_KEY, makeFixture, same } from '../ts/workspace.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const INTEROP = resolve(HERE, '..');
@@ -167,23 +167,11 @@ async function exercise(client, validator, root, files) {
     }
   });
 
-  const call = async (name, args) => {
-    const res = await client.callTool({ name, arguments: args });
-    expect(!res.isError, `${name}${J(args)} isError: ${J(res.content)}`);
-    if (name === 'read_text') {
-      expect(res.structuredContent === undefined, 'read_text returned structuredContent');
-      return res;
-    }
-    const texts = res.content.filter((c) => c.type === 'text').map((c) => c.text);
-    expect(texts.length === 1, `${name}: ${texts.length} text blocks`);
-    expect(same(JSON.parse(texts[0]), res.structuredContent), `${name}: text block differs from structuredContent`);
+  const unwrap = (name, res) => {
     expect(!res._meta?.[WRAP_KEY], `${name}: result wrapped on ${MODERN}`);
     return res.structuredContent;
   };
-  const calls = workspaceCalls(call, root, files);
-  for (const name of ['list_directory', 'file_info', 'read_text', 'count_lines', 'find', 'analyze_project', 'analyze_dataset']) {
-    await check(`call ${name}: right shape and values`, calls[name]);
-  }
+  await checkToolValues(client, unwrap, root, files);
 
   await check('SDK validated structuredContent of every tool with an outputSchema (ajv)', async () => {
     const missed = TOOLS.filter((n) => n !== 'read_text').filter((n) => !validator.counts.get(J(tools[n]?.outputSchema)));
