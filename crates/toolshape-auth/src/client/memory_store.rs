@@ -1,16 +1,18 @@
 //! [`MemoryTokenStore`]: tokens and registrations in memory, within a
-//! budget of bytes, the least recently stored forgotten first.
+//! budget of bytes: past it the registrations no kept token uses are
+//! forgotten first, then the least recently stored.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::store::{StoreFuture, StoredClient, StoredToken, TokenStore};
+use super::store::{StoreFuture, StoredClient, StoredToken, TokenStore, issuers_in_use};
 
 /// Most bytes of tokens and registrations (their JSON) a
 /// [`MemoryTokenStore`] keeps, as [`MAX_STORE_FILE_BYTES`](super::MAX_STORE_FILE_BYTES)
-/// for the file; past it the least recently stored are forgotten.
+/// for the file; past it the registrations no kept token uses are forgotten
+/// first, then the least recently stored.
 pub const MAX_MEMORY_STORE_BYTES: usize = 1024 * 1024;
 
 /// Keeps everything in memory (the default): tokens live as long as the
@@ -90,15 +92,11 @@ impl Kept {
         if self.bytes <= MAX_MEMORY_STORE_BYTES {
             return;
         }
-        let used: std::collections::HashSet<String> = self
-            .tokens
-            .values()
-            .map(|e| e.value.issuer.clone())
-            .collect();
+        let used = issuers_in_use(self.tokens.values().map(|e| &e.value));
         let unused: Vec<u64> = self
             .order
             .iter()
-            .filter(|(_, (kind, key))| *kind == Kind::Client && !used.contains(key))
+            .filter(|(_, (kind, key))| *kind == Kind::Client && !used.contains(key.as_str()))
             .map(|(&stored, _)| stored)
             .collect();
         let oldest: Vec<u64> = self.order.keys().copied().collect();

@@ -90,12 +90,19 @@ struct Contents {
     clients: HashMap<String, StoredClient>,
 }
 
+/// The issuers the `tokens` were issued by: their registrations are in use,
+/// and are the last either store forgets to make room.
+pub(super) fn issuers_in_use<'a>(
+    tokens: impl IntoIterator<Item = &'a StoredToken>,
+) -> std::collections::HashSet<&'a str> {
+    tokens.into_iter().map(|t| t.issuer.as_str()).collect()
+}
+
 impl Contents {
     /// Forgets the registrations no kept token was issued through, but the
     /// one with `keep`'s issuer: what makes room when the file is full.
     fn forget_unused_registrations(&mut self, keep: Option<&str>) {
-        let used: std::collections::HashSet<&str> =
-            self.tokens.values().map(|t| t.issuer.as_str()).collect();
+        let used = issuers_in_use(self.tokens.values());
         self.clients
             .retain(|issuer, _| used.contains(issuer.as_str()) || Some(issuer.as_str()) == keep);
     }
