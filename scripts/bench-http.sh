@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark over Streamable HTTP: toolshape's peer_server
-# (`--http`, stateless 2026-07-28) against rmcp 3.9.0's StreamableHttpService
+# (`--http`, stateless 2026-07-28) against rmcp 3.11.0's StreamableHttpService
 # on axum (peers/rmcp's mcp-peer-rmcp-http, stateless, JSON responses), both driven by
 # `toolshape bench --url` with many independent HTTP clients, one server at a
 # time on a free loopback port. Prints one table with calls/s, p50, p99,

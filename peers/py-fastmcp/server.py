@@ -1,4 +1,4 @@
-"""The peers' two tools (../README.md) on FastMCP 4.1.6 over stdio.
+"""The peers' two tools (../README.md) on FastMCP 4.2.3 over stdio.
 
 FastMCP derives each output schema from the return annotation (a pydantic model). It logs one
 line to stderr at start. Run with the venv that install.sh makes:
