@@ -2,8 +2,9 @@
 //! Slow and malicious HTTP clients against the endpoint, over real sockets:
 //! a foreign `Host` (DNS rebinding), slowloris clients that send their
 //! headers a byte at a time or their body slowly (or never), idle keep-alive
-//! connections, and more
-//! connections than the server holds. Legitimate requests must still get
+//! connections, more
+//! connections than the server holds, and more notification streams than it
+//! keeps open. Legitimate requests must still get
 //! through, in a bounded time.
 
 mod http_support;
@@ -14,9 +15,12 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use toolshape::HttpOptions;
+use toolshape::{HttpOptions, Tool, ToolError};
 
-use http_support::{Serving, modern, modern_headers, modern_params, post_raw, request, result_of};
+use http_support::{
+    EventStream, Serving, TIMEOUT, http, modern, modern_headers, modern_params, open_session,
+    post_raw, request, result_of,
+};
 
 /// A short header timeout, so that the tests wait seconds, not minutes.
 const HEADER_TIMEOUT: Duration = Duration::from_millis(800);
@@ -214,4 +218,92 @@ async fn connections_past_the_limit_wait_and_are_then_served() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// A session's GET stream.
+async fn get_stream(url: &str, session: &str) -> reqwest::Response {
+    http()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A 2026-07-28 `subscriptions/listen` request for tool changes.
+async fn listen(url: &str, id: i64) -> reqwest::Response {
+    let body = request(
+        id,
+        "subscriptions/listen",
+        modern_params(json!({"notifications": {"toolsListChanged": true}})),
+    );
+    let mut post = http().post(url).body(body.to_string());
+    for (name, value) in modern_headers("subscriptions/listen", None) {
+        post = post.header(name, value);
+    }
+    post.send().await.unwrap()
+}
+
+/// A refusal for the streams' bound: `503` with `-32603` "Server busy",
+/// answering `id` if the stream was a request's answer.
+async fn assert_busy(response: reqwest::Response, id: Option<i64>) {
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: serde_json::Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("Server busy"), "{body}");
+    assert_eq!(
+        body["id"],
+        id.map_or(serde_json::Value::Null, |id| json!(id))
+    );
+}
+
+#[tokio::test]
+async fn streams_past_their_bound_are_refused_and_calls_still_served() {
+    let mut options = HttpOptions::default();
+    options.max_streams = 2;
+    let serving = Serving::start(options).await;
+    let session = open_session(&serving.url).await;
+    let get = get_stream(&serving.url, &session).await;
+    assert_eq!(get.status(), StatusCode::OK);
+    let mut get = EventStream::new(get);
+    let listening = listen(&serving.url, 5).await;
+    assert_eq!(listening.status(), StatusCode::OK);
+    let mut listening = EventStream::new(listening);
+    let acknowledged = listening.next(TIMEOUT).await.unwrap();
+    let subscription = &acknowledged["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"];
+    assert_eq!(subscription, 5, "{acknowledged}");
+
+    // Both places taken: a third stream of either kind is refused...
+    assert_busy(listen(&serving.url, 6).await, Some(6)).await;
+    assert_busy(get_stream(&serving.url, &session).await, None).await;
+    // ...while calls are served, and the session's own stream, which a new
+    // GET would have replaced, is still open.
+    let listed = modern(&serving.url, 7, "tools/list", json!({})).await;
+    assert!(result_of(&listed)["tools"].is_array());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let late = Tool::typed("late", |input: http_support::EchoIn| async move {
+        Ok::<_, ToolError>(input.text)
+    });
+    serving.server.registry().register(late).unwrap();
+    for stream in [&mut get, &mut listening] {
+        let told = stream.next(TIMEOUT).await.expect("the stream ended");
+        assert_eq!(told["method"], "notifications/tools/list_changed", "{told}");
+    }
+
+    // A stream that ends gives its place back.
+    drop(listening);
+    let started = Instant::now();
+    loop {
+        let response = listen(&serving.url, 8).await;
+        if response.status() == StatusCode::OK {
+            break;
+        }
+        assert!(
+            started.elapsed() < TIMEOUT,
+            "the ended stream's place was not given back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use tokio::sync::{Semaphore, watch};
-use toolshape_protocol::ErrorObject;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use toolshape_protocol::{ErrorObject, RequestId};
 
 use super::super::Shared;
 use super::options::HttpOptions;
@@ -25,6 +25,8 @@ pub(crate) struct App {
     /// ends); never by notifications, so a cancellation is never queued
     /// behind the calls it would cancel.
     pub(crate) permits: Arc<Semaphore>,
+    /// Taken by each long-lived notification stream while it is open.
+    pub(crate) streams: Arc<Semaphore>,
     /// Turns true when the server shuts down: the long-lived streams (GET,
     /// `subscriptions/listen`) then end, so that shutdown does not wait on them.
     pub(crate) closing: watch::Receiver<bool>,
@@ -40,6 +42,19 @@ impl App {
         async move {
             let _ = closing.wait_for(|closing| *closing).await;
         }
+    }
+
+    /// A place for one more notification stream, or the `503` that refuses
+    /// it (answering the request `id`, if the stream is one's answer).
+    pub(crate) fn stream_permit(
+        &self,
+        id: Option<&RequestId>,
+    ) -> Result<OwnedSemaphorePermit, Response> {
+        Arc::clone(&self.streams).try_acquire_owned().map_err(|_| {
+            let error =
+                ErrorObject::server_busy("too many notification streams open; try again later");
+            response::error(StatusCode::SERVICE_UNAVAILABLE, id, &error)
+        })
     }
 
     /// Refuses foreign origins and hosts (DNS rebinding) with 403.

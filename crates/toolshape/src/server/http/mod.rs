@@ -128,6 +128,7 @@ fn build_router(
         shared: Arc::clone(&server.shared),
         sessions: Sessions::new(options.max_sessions, options.session_idle_timeout),
         permits: Arc::new(Semaphore::new(options.max_concurrent_requests.max(1))),
+        streams: Arc::new(Semaphore::new(options.max_streams.max(1))),
         closing,
         _close: close,
         options,

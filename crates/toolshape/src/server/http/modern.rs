@@ -105,10 +105,15 @@ pub(crate) fn refuse_unparsable(headers: &HeaderMap, unparsable: &Unparsable) ->
 /// `notices.rs`), then sends the notifications it asked for, each tagged
 /// with the subscription's id, until the client goes away.
 fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
+    let permit = match app.stream_permit(Some(id)) {
+        Ok(permit) => permit,
+        Err(refused) => return refused,
+    };
     let listen = Arc::new(Listen::new(&app.shared, id, params));
     let (tools, prompts, resources) = (Arc::clone(&listen), Arc::clone(&listen), listen);
     notification_stream(
         app,
+        permit,
         StreamPlan {
             first: Some(tools.acknowledgement()),
             list_changed: Box::new(move || tools.tools_changed()),

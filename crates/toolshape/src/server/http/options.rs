@@ -25,6 +25,11 @@ pub struct HttpOptions {
     pub session_idle_timeout: Duration,
     /// Most requests served at once; more wait their turn.
     pub max_concurrent_requests: usize,
+    /// Most long-lived notification streams open at once (a session's GET
+    /// stream, `subscriptions/listen`); past it a new one is refused with `503`
+    /// and `-32603` "Server busy", so that streams never hold every
+    /// connection and leave none for calls. Below `max_connections` to do so.
+    pub max_streams: usize,
     /// Most connections held at once ([`Server::serve_http`](crate::Server::serve_http);
     /// never more than the process's descriptor limit allows).
     pub max_connections: usize,
@@ -52,6 +57,7 @@ impl Default for HttpOptions {
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_concurrent_requests: 256,
+            max_streams: 512,
             max_connections: 1024,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),

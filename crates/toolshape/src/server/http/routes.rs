@@ -145,6 +145,11 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
         Ok(session) => session,
         Err(refused) => return refused,
     };
+    // Refused before the session's older stream is replaced, which it keeps.
+    let permit = match app.stream_permit(None) {
+        Ok(permit) => permit,
+        Err(refused) => return refused,
+    };
     let slot = session.open_stream();
     let watched = Arc::clone(&session);
     let prompting = Arc::clone(&session);
@@ -160,6 +165,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     };
     notification_stream(
         &app,
+        permit,
         StreamPlan {
             first: None,
             list_changed: Box::new(move || {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::Response;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::super::notices::{Change, Notice, next_change, next_completion};
 use super::super::outbox::Outbox;
@@ -40,8 +40,13 @@ pub(crate) struct StreamPlan<E> {
     pub(crate) ended: E,
 }
 
-/// Opens a notification stream following `plan`.
-pub(crate) fn notification_stream<E>(app: &Arc<App>, plan: StreamPlan<E>) -> Response
+/// Opens a notification stream following `plan`, holding `permit` (its
+/// place among the streams, [`App::stream_permit`]) until it ends.
+pub(crate) fn notification_stream<E>(
+    app: &Arc<App>,
+    permit: OwnedSemaphorePermit,
+    plan: StreamPlan<E>,
+) -> Response
 where
     E: Future<Output = ()> + Send + 'static,
 {
@@ -56,6 +61,7 @@ where
     let keep_alive = keep_alive_interval(app.sessions.idle_timeout());
     let shutdown = app.closing();
     tokio::spawn(async move {
+        let _permit = permit;
         let outbox = Outbox(sender);
         if let Some((method, params)) = &plan.first
             && !outbox.notification(method, params).await
