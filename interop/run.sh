@@ -16,6 +16,10 @@
 #   *-roots-*[-proxy]  roots asked outside any request by `test_server --roots-at-start`, directly and
 #                  through `toolshape proxy` (stdio its only front: its one client is asked; `--root`):
 #                  python-roots-legacy and typescript-roots on 2025-11-25, python-roots-modern on 2026-07-28
+#   *-asks[-proxy]  tools that ask the client in the middle of a call (sampling, roots, forms, two at once)
+#                  against `test_server`, directly and through `toolshape proxy`, upstream on the other
+#                  revision: python-asks-legacy and typescript-asks on 2025-11-25 (requests), python-asks-modern
+#                  and typescript2-asks on 2026-07-28 (input_required rounds)
 # Prints `<mode>: N passed, M failed` per mode (details of a failing mode on stderr) and exits 1 on any
 # failure. Runs setup.sh first (a no-op once installed; INTEROP_SKIP_SETUP=1 skips it) and builds the
 # binary with `cargo build -p toolshape-cli` unless TOOLSHAPE_BIN names one. INTEROP_VERBOSE=1 shows
@@ -106,4 +110,14 @@ run_mode python-roots-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/py
 run_mode python-roots-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/roots.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 run_mode typescript-roots "$node_bin" "$here/ts/roots.mjs" --server "$TEST_SERVER_BIN"
 run_mode typescript-roots-proxy "$node_bin" "$here/ts/roots.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+# Tools that ask the client (sampling, roots, forms) in the middle of a call, against `test_server`;
+# through the proxy each question crosses revisions.
+run_mode python-asks-legacy "$py" -W ignore::DeprecationWarning "$here/python/asks.py" --mode legacy --server "$TEST_SERVER_BIN"
+run_mode python-asks-modern "$py" -W ignore::DeprecationWarning "$here/python/asks.py" --mode modern --server "$TEST_SERVER_BIN"
+run_mode python-asks-legacy-proxy "$py" -W ignore::DeprecationWarning "$here/python/asks.py" --mode legacy --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode python-asks-modern-proxy "$py" -W ignore::DeprecationWarning "$here/python/asks.py" --mode modern --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript-asks "$node_bin" "$here/ts/asks.mjs" --server "$TEST_SERVER_BIN"
+run_mode typescript-asks-proxy "$node_bin" "$here/ts/asks.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
+run_mode typescript2-asks "$node_bin" "$here/ts2/asks.mjs" --server "$TEST_SERVER_BIN"
+run_mode typescript2-asks-proxy "$node_bin" "$here/ts2/asks.mjs" --server "$TEST_SERVER_BIN" --via-proxy "$TOOLSHAPE_BIN"
 exit $status
