@@ -181,6 +181,20 @@ async fn success_nothing_text_and_tool_failures() -> TestResult {
         "the invalid value leaked: {}",
         liar.body
     );
+    // An output stripped of its value (a gateway's `--on-invalid strip`) has
+    // nothing that conforms to send: a failure, never `success` with `null`.
+    let stripped = call_request(&running, json!({"tool_id": "Test.Stripped", "input": {}})).await?;
+    assert_eq!(stripped.status, 200);
+    assert_eq!(
+        stripped.body["result"]["success"], false,
+        "{}",
+        stripped.body
+    );
+    assert!(stripped.body["result"].get("value").is_none());
+    let message = stripped.body["result"]["error"]["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(message.contains("no value"), "{message}");
     // A time limit: 200 with success false; an idempotent tool may be retried.
     let mut options = OtcOptions::default();
     options.call_timeout = Some(Duration::from_millis(100));

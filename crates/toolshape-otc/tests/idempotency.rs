@@ -76,6 +76,40 @@ async fn a_repeated_call_is_answered_from_the_store() -> TestResult {
 }
 
 #[tokio::test]
+async fn a_repeat_with_other_credentials_is_not_answered_from_the_store() -> TestResult {
+    // No authentication: every caller is the same principal.
+    let (registry, _) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let with_secret = |secret: Option<&str>| {
+        let secrets = secret.map_or(
+            json!([]),
+            |value| json!([{"id": "API_KEY", "value": value}]),
+        );
+        json!({"tool_id": "Test.Secretive", "call_id": "mail-1", "input": {},
+               "context": {"secrets": secrets, "user_id": "alice"}})
+    };
+    let first = call_request(&running, with_secret(Some("alice-key"))).await?;
+    assert_eq!(first.body["result"]["value"], "alice:9", "{}", first.body);
+    // The same credentials: the stored response.
+    let again = call_request(&running, with_secret(Some("alice-key"))).await?;
+    assert_eq!(again.body, first.body);
+    // Another secret, or none, for the same id and user: never alice's response.
+    for other in [Some("guess"), None] {
+        let replayed = call_request(&running, with_secret(other)).await?;
+        assert_ne!(replayed.status, 200, "{other:?}: {}", replayed.body);
+        assert!(
+            replayed.body["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("credentials"),
+            "{}",
+            replayed.body
+        );
+    }
+    Ok(())
+}
+
+#[tokio::test]
 async fn concurrent_repeats_run_the_tool_once() -> TestResult {
     let (registry, counters) = tools::registry();
     let running = std::sync::Arc::new(start(&registry, OtcOptions::default()).await?);

@@ -22,7 +22,8 @@ use super::idempotency::{Claim, Stored};
 use super::reply;
 use super::state::OtcState;
 use crate::wire::{
-    CallOutput, CallToolResponse, Envelope, ParsedCall, ToolCallError, ToolId, parse_call,
+    CallContext, CallOutput, CallToolResponse, Envelope, ParsedCall, ToolCallError, ToolId,
+    parse_call,
 };
 
 /// How many times a call waits for the same call running elsewhere to end
@@ -88,10 +89,16 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
         .clone()
         .map_or(Value::Null, Value::String);
     let input = Value::Object(parsed.request.input.clone().unwrap_or_default());
-    let fingerprint =
-        state
-            .idempotency
-            .fingerprint(&[&Value::String(tool.otc_id()), &input, &user_id]);
+    // The credentials count too: a repeat must bring the same ones to be
+    // answered from the store (several callers may share one principal: no
+    // authentication, one API key, a JWT without `sub`).
+    let credentials = credentials_of(&parsed.request.context);
+    let fingerprint = state.idempotency.fingerprint(&[
+        &Value::String(tool.otc_id()),
+        &input,
+        &user_id,
+        &credentials,
+    ]);
     for _ in 0..MAX_CLAIMS {
         match state
             .idempotency
@@ -102,7 +109,7 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
                 return reply::refuse(
                     StatusCode::CONFLICT,
                     format!(
-                        "call_id {:?} was used for a different call (tool or input) within the last {} s",
+                        "call_id {:?} was used for a different call (tool, input or credentials) within the last {} s",
                         toolshape_protocol::text::excerpt(&call_id, 80),
                         state.options.idempotency_window.as_secs()
                     ),
@@ -197,7 +204,15 @@ async fn run(
     let outcome = tool.call(request.input.clone(), options).await;
     let duration = started.elapsed().as_secs_f64() * 1000.0;
     let output = match outcome {
-        CallOutcome::Success(output) => value_of(tool, output),
+        CallOutcome::Success(output) => value_of(tool, output).unwrap_or_else(|| {
+            CallOutput::Error(ToolCallError {
+                message: format!(
+                    "Tool {} returned no value for its output schema, so none was sent",
+                    tool.otc_id()
+                ),
+                ..ToolCallError::default()
+            })
+        }),
         CallOutcome::Failed(ToolFailure::InvalidArguments(violations)) => {
             return Err(reply::invalid_input(&tool.otc_id(), &violations));
         }
@@ -233,9 +248,25 @@ async fn run(
     Ok(Bytes::from(response.to_body(false, None)))
 }
 
-/// What `value` a successful call carries, by what the tool returns.
-fn value_of(tool: &RegisteredTool, mut output: ToolOutput) -> CallOutput {
-    match tool.output_shape() {
+/// A call's `authorization` tokens and `secrets`, as a value to fingerprint
+/// (hashed under the store's keys, never kept).
+fn credentials_of(context: &CallContext) -> Value {
+    let pairs = |list: &[(String, String)]| {
+        Value::Array(
+            list.iter()
+                .map(|(id, secret)| Value::Array(vec![id.as_str().into(), secret.as_str().into()]))
+                .collect(),
+        )
+    };
+    Value::Array(vec![pairs(&context.authorization), pairs(&context.secrets)])
+}
+
+/// What `value` a successful call carries, by what the tool returns; `None`
+/// when a tool with an output schema gave no structured value (a gateway's
+/// output stripped of a value that broke the schema): over OTC a `value`
+/// must conform, so there is nothing to send.
+fn value_of(tool: &RegisteredTool, mut output: ToolOutput) -> Option<CallOutput> {
+    Some(match tool.output_shape() {
         OutputShape::Nothing => CallOutput::Nothing,
         OutputShape::Text => CallOutput::Value(Value::String(
             output
@@ -245,9 +276,7 @@ fn value_of(tool: &RegisteredTool, mut output: ToolOutput) -> CallOutput {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )),
-        OutputShape::Structured => {
-            CallOutput::Value(output.into_structured_value().unwrap_or(Value::Null))
-        }
+        OutputShape::Structured => CallOutput::Value(output.into_structured_value()?),
         _ => {
             let content = std::mem::take(&mut output.content);
             CallOutput::Value(match output.into_structured_value() {
@@ -255,7 +284,7 @@ fn value_of(tool: &RegisteredTool, mut output: ToolOutput) -> CallOutput {
                 None => serde_json::to_value(&content).unwrap_or(Value::Null),
             })
         }
-    }
+    })
 }
 
 /// The `error` of a failed call.

@@ -2,7 +2,9 @@
 //! and input within the window gets the stored response without the tool
 //! running again; the same id with another tool or input is a conflict
 //! (409). Keys are kept per caller (one caller cannot read another's
-//! responses by guessing ids). Memory is bounded by entries and by bytes;
+//! responses by guessing ids), and a repeat must bring the same credentials
+//! (`authorization`, `secrets`): callers sharing one principal cannot read
+//! each other's responses either. Memory is bounded by entries and by bytes;
 //! the oldest answered calls go first.
 
 use std::collections::hash_map::RandomState;
@@ -118,7 +120,7 @@ impl IdempotencyStore {
     }
 
     /// A 128-bit fingerprint of what makes two calls the same (the tool, the
-    /// input, the user), under keys random to this process.
+    /// input, the user, the credentials), under keys random to this process.
     pub(crate) fn fingerprint(&self, parts: &[&Value]) -> u128 {
         let mut first = self.hashers.0.build_hasher();
         let mut second = self.hashers.1.build_hasher();

@@ -179,6 +179,20 @@ pub fn registry() -> (ToolRegistry, Counters) {
                 },
             )
             .toolkit("Test"),
+            // A gateway's tool whose handler checks its own output and, as
+            // `proxy --on-invalid strip` does, sends the text without a value.
+            Tool::dynamic(
+                "Test_Stripped",
+                json!({"type": "object"}),
+                Some(json!({"type": "object", "required": ["count"]})),
+                |_context, _input: Value| async move {
+                    Ok(ToolOutput::content(vec![toolshape::protocol::ContentBlock::text(
+                        "{\"count\": \"three\"}",
+                    )]))
+                },
+            )
+            .toolkit("Test")
+            .unchecked_output(),
             // Needs a secret and a user id.
             Tool::typed_with_context(
                 "Test_Secretive",
