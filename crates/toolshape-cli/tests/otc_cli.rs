@@ -378,3 +378,86 @@ async fn a_stdio_mcp_server_bridged_to_otc() {
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
 }
+
+/// What `toolshape ARGS` says on stderr until it announces its OTC front; then it is stopped.
+fn said_before_serving(args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let mut command = Command::new(TOOLSHAPE);
+    command
+        .args(args)
+        .env_remove("TOOLSHAPE_OTC_API_KEYS")
+        .env_remove("TOOLSHAPE_OTC_JWT_SECRET")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (lines, said) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let done = line.contains("serving OTC on ");
+            let _ = lines.send(line);
+            if done {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    while let Ok(line) = said.recv_timeout(Duration::from_secs(10)) {
+        let done = line.contains("serving OTC on ");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.iter().any(|line| line.contains("serving OTC on ")),
+        "{seen:?}"
+    );
+    seen
+}
+
+#[test]
+fn an_otc_front_beyond_loopback_without_credentials_is_warned_about() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path().to_str().unwrap();
+    let warned = |lines: &[String]| {
+        lines.iter().any(|line| {
+            line.contains("warning: the OTC front") && line.contains("beyond this machine")
+        })
+    };
+    let open = said_before_serving(&["serve", "--otc", "0.0.0.0:0", "--root", root], &[]);
+    assert!(warned(&open), "{open:?}");
+    assert!(
+        open.iter().any(|line| line.contains("--otc-api-key-file")),
+        "{open:?}"
+    );
+    // With API keys, or on loopback, nothing to warn about.
+    let keyed = said_before_serving(
+        &["serve", "--otc", "0.0.0.0:0", "--root", root],
+        &[("TOOLSHAPE_OTC_API_KEYS", API_KEY)],
+    );
+    assert!(!warned(&keyed), "{keyed:?}");
+    let local = said_before_serving(&["serve", "--otc", "127.0.0.1:0", "--root", root], &[]);
+    assert!(!warned(&local), "{local:?}");
+    // The proxy checks no caller at all: beyond loopback it always warns.
+    let proxied = said_before_serving(
+        &[
+            "proxy",
+            "--otc",
+            "0.0.0.0:0",
+            "--",
+            TOOLSHAPE,
+            "serve",
+            "--root",
+            root,
+        ],
+        &[],
+    );
+    assert!(warned(&proxied), "{proxied:?}");
+}

@@ -63,6 +63,24 @@ impl HttpFrontArgs {
 }
 use tokio::task::JoinSet;
 
+/// Warns that a front bound to `address`, beyond loopback, lets anyone who
+/// reaches it call the tools, when nothing checks who calls (`remedy`: what
+/// would).
+pub(crate) fn warn_if_open(
+    command: &str,
+    front: &str,
+    address: std::net::SocketAddr,
+    remedy: &str,
+) {
+    if !address.ip().is_loopback() {
+        errln!(
+            "toolshape {command}: warning: the {front} front on {address} is reachable beyond this \
+             machine and nothing checks who calls: anyone who reaches it can call the tools. \
+             {remedy}, or bind 127.0.0.1."
+        );
+    }
+}
+
 /// Binds `address`, or says why not (as `toolshape COMMAND: ...`).
 pub(crate) async fn bind(
     command: &str,

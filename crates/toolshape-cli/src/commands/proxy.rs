@@ -225,7 +225,11 @@ async fn serve(
     let stop = fronts::Stop::on_ctrl_c();
     let mut serving = tokio::task::JoinSet::new();
     let http = args.fronts.options();
+    // The proxy checks no caller: a gateway in front of it must.
+    let remedy =
+        "The proxy has no authentication of its own: put an authenticating gateway in front of it";
     if let Some(address) = args.fronts.http {
+        fronts::warn_if_open("proxy", "MCP", address, remedy);
         let (listener, bound) = match fronts::bind("proxy", address).await {
             Ok(bound) => bound,
             Err(code) => return code,
@@ -244,6 +248,7 @@ async fn serve(
         });
     }
     if let Some(address) = args.fronts.otc {
+        fronts::warn_if_open("proxy", "OTC", address, remedy);
         let (listener, bound) = match fronts::bind("proxy", address).await {
             Ok(bound) => bound,
             Err(code) => return code,

@@ -273,11 +273,12 @@ async fn serve_both(
     let shutdown = || stop.signal();
     let mut serving = tokio::task::JoinSet::new();
     if let Some((address, options)) = mcp {
-        if auth.auth_issuer.is_none() && !address.ip().is_loopback() {
-            errln!(
-                "toolshape serve: warning: {address} is reachable beyond this machine and nothing \
-                 checks who calls: anyone who reaches it can read the workspace. Protect it with \
-                 --auth-issuer (OAuth), or bind 127.0.0.1."
+        if auth.auth_issuer.is_none() {
+            super::fronts::warn_if_open(
+                "serve",
+                "MCP",
+                address,
+                "Protect it with --auth-issuer (OAuth)",
             );
         }
         let (listener, bound) = match super::fronts::bind("serve", address).await {
@@ -313,6 +314,16 @@ async fn serve_both(
         });
     }
     if let Some((address, options)) = otc {
+        if !options.auth.is_required() {
+            super::fronts::warn_if_open(
+                "serve",
+                "OTC",
+                address,
+                "Protect it with API keys (--otc-api-key-file, TOOLSHAPE_OTC_API_KEYS) or a JWT \
+                 secret (--otc-jwt-secret-file, TOOLSHAPE_OTC_JWT_SECRET); --auth-issuer covers \
+                 the MCP front only",
+            );
+        }
         let (listener, bound) = match super::fronts::bind("serve", address).await {
             Ok(bound) => bound,
             Err(code) => return code,
