@@ -15,6 +15,22 @@ const TOOLSHAPE: &str = env!("CARGO_BIN_EXE_toolshape");
 const API_KEY: &str = "cli-test-api-key-0123456789";
 const JWT_SECRET: &str = "cli-test-jwt-secret-of-32-bytes-or-more";
 
+/// `toolshape ARGS` as a server: no OTC credentials but `env`'s, stderr piped.
+fn serving_command(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(TOOLSHAPE);
+    command
+        .args(args)
+        .env_remove("TOOLSHAPE_OTC_API_KEYS")
+        .env_remove("TOOLSHAPE_OTC_JWT_SECRET")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command
+}
+
 /// `toolshape serve --otc 127.0.0.1:0 [--http 127.0.0.1:0]`; killed on drop.
 struct Serve {
     child: Child,
@@ -27,20 +43,10 @@ impl Serve {
     fn start(extra: &[&str], env: &[(&str, &str)]) -> Serve {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
-        let mut command = Command::new(TOOLSHAPE);
-        command
-            .args(["serve", "--otc", "127.0.0.1:0", "--root"])
-            .arg(root.path())
-            .args(extra)
-            .env_remove("TOOLSHAPE_OTC_API_KEYS")
-            .env_remove("TOOLSHAPE_OTC_JWT_SECRET")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().unwrap();
+        let root_path = root.path().to_str().unwrap();
+        let mut args = vec!["serve", "--otc", "127.0.0.1:0", "--root", root_path];
+        args.extend_from_slice(extra);
+        let mut child = serving_command(&args, env).spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
         let (found, announced) = mpsc::channel();
         std::thread::spawn(move || {
@@ -381,28 +387,12 @@ async fn a_stdio_mcp_server_bridged_to_otc() {
 
 /// What `toolshape ARGS` says on stderr until it announces its OTC front; then it is stopped.
 fn said_before_serving(args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
-    let mut command = Command::new(TOOLSHAPE);
-    command
-        .args(args)
-        .env_remove("TOOLSHAPE_OTC_API_KEYS")
-        .env_remove("TOOLSHAPE_OTC_JWT_SECRET")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let mut child = command.spawn().unwrap();
+    let mut child = serving_command(args, env).spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let (lines, said) = mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            let done = line.contains("serving OTC on ");
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             let _ = lines.send(line);
-            if done {
-                break;
-            }
         }
     });
     let mut seen = Vec::new();
