@@ -1,6 +1,7 @@
 //! One defect, one finding: exact repeats go, and a generic finding (the
 //! message is invalid against schema.json, the schema against its
-//! meta-schema) goes when a specific rule already points at the same place.
+//! meta-schema) goes when a specific rule at least as severe already points
+//! at the same place (a warning never hides an error: the exit code would).
 
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
@@ -64,21 +65,22 @@ pub(crate) fn apply(findings: &mut Vec<Finding>) {
         same.push(kept.len());
         kept.push(finding);
     }
-    let mut covering: HashMap<Place<'_>, Vec<&str>> = HashMap::new();
+    let mut covering: HashMap<Place<'_>, Vec<(&str, Severity)>> = HashMap::new();
     for finding in kept.iter().filter(|finding| can_cover(finding)) {
         covering
             .entry(place(finding))
             .or_default()
-            .push(&finding.location.pointer);
+            .push((&finding.location.pointer, finding.severity));
     }
     let covered: Vec<bool> = kept
         .iter()
         .map(|finding| {
             is_generic(finding.rule)
                 && covering.get(&place(finding)).is_some_and(|pointers| {
-                    pointers
-                        .iter()
-                        .any(|pointer| is_within(&finding.location.pointer, pointer))
+                    pointers.iter().any(|(pointer, severity)| {
+                        *severity >= finding.severity
+                            && is_within(&finding.location.pointer, pointer)
+                    })
                 })
         })
         .collect();
@@ -109,6 +111,18 @@ mod tests {
         ];
         apply(&mut findings);
         assert_eq!(findings, vec![specific, elsewhere]);
+    }
+
+    #[test]
+    fn a_warning_never_hides_an_error() {
+        let at = |pointer: &str| Location::new(Document::Result, pointer);
+        // A result whose text block is missing (a warning at /content) and
+        // whose first block is not valid against schema.json (an error below it).
+        let warning = Finding::new(Rule::OutputTextMissing, at("/content"), "x").tool("t");
+        let error = Finding::new(Rule::MessageInvalid, at("/content/0"), "y").tool("t");
+        let mut findings = vec![warning.clone(), error.clone()];
+        apply(&mut findings);
+        assert_eq!(findings, vec![warning, error]);
     }
 
     #[test]

@@ -82,14 +82,15 @@ pub(crate) fn compare(seen: &[Seen]) -> Vec<Finding> {
     if complete.len() < 2 {
         return findings;
     }
-    let declared: Vec<(ProtocolVersion, Option<bool>)> = complete
+    // Absent means false (the capability's default).
+    let declared: Vec<(ProtocolVersion, bool)> = complete
         .iter()
-        .map(|s| (s.version, s.list_changed))
+        .map(|s| (s.version, s.list_changed.unwrap_or(false)))
         .collect();
     if declared.windows(2).any(|pair| pair[0].1 != pair[1].1) {
         let listed = declared
             .iter()
-            .map(|(version, value)| format!("{version}: {value:?}"))
+            .map(|(version, value)| format!("{version}: {value}"))
             .collect::<Vec<_>>()
             .join(", ");
         findings.push(Finding::new(
@@ -288,6 +289,30 @@ mod tests {
         assert!(
             pointers.iter().any(|p| p.starts_with("/outputSchema")),
             "{pointers:?}"
+        );
+    }
+
+    #[test]
+    fn list_changed_absent_is_false() {
+        use ProtocolVersion::*;
+        let declaring = |version, list_changed| Seen {
+            list_changed,
+            ..seen(version, &[])
+        };
+        let same = compare(&[
+            declaring(V2025_11_25, None),
+            declaring(V2026_07_28, Some(false)),
+        ]);
+        assert!(same.is_empty(), "{same:?}");
+        let differs = compare(&[
+            declaring(V2025_11_25, None),
+            declaring(V2026_07_28, Some(true)),
+        ]);
+        assert_eq!(differs.len(), 1, "{differs:?}");
+        assert!(
+            differs[0].message.contains("2025-11-25: false"),
+            "{}",
+            differs[0].message
         );
     }
 

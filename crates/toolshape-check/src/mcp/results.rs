@@ -168,7 +168,10 @@ impl Call<'_> {
             }
             return;
         };
-        if !self.version.allows_any_structured_content() && !structured.is_object() {
+        // On revisions that allow only objects, a value that is not one is
+        // this one defect: its schema (object-rooted there) is not asked again.
+        let not_object = !self.version.allows_any_structured_content() && !structured.is_object();
+        if not_object {
             findings.push(self.finding(
                 Rule::OutputNotObject,
                 Document::Result,
@@ -177,6 +180,7 @@ impl Call<'_> {
             ));
         }
         match self.output {
+            Some(_) if not_object => {}
             Some(output) => self.validate(output, structured, findings),
             None if self.declares_output => findings.push(self.finding(
                 Rule::OutputUnvalidated,
@@ -357,6 +361,41 @@ mod tests {
         let mut findings = Vec::new();
         call.valid(&response, &mut findings);
         findings.into_iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn a_value_that_is_not_an_object_is_one_finding_not_two() {
+        use crate::finding::Document;
+        use crate::schemas::{Engines, check};
+        let engines = Engines::default();
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        let (_, usable) = check(&engines, &schema, Document::Tool, "/outputSchema");
+        let output = usable.expect("the schema compiles");
+        let arguments = Map::new();
+        let judge = |version, response: Value| {
+            let call = Call {
+                version,
+                tool: "t",
+                arguments: &arguments,
+                declares_output: true,
+                output: Some(&output),
+                over_budget: false,
+            };
+            let mut findings = Vec::new();
+            call.valid(&response, &mut findings);
+            findings.into_iter().map(|f| f.rule).collect::<Vec<_>>()
+        };
+        let text = json!([{"type": "text", "text": "[1]"}]);
+        let array = json!({"result": {"content": text, "structuredContent": [1]}});
+        assert_eq!(
+            judge(ProtocolVersion::V2025_06_18, array.clone()),
+            vec![Rule::OutputNotObject]
+        );
+        // Where any value is allowed, the schema judges it.
+        assert_eq!(
+            judge(ProtocolVersion::V2026_07_28, array),
+            vec![Rule::OutputInvalid]
+        );
     }
 
     #[test]
