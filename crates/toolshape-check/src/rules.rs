@@ -98,6 +98,9 @@ rules! {
     /// A response larger or deeper than toolshape's client accepts (16 MiB, 128 levels).
     ResponseOverBounds = "response-over-bounds", Warning,
         "keep results small and shallow, or page them";
+    /// More than 100,000 messages (or 64 MiB) arrived while one request was answered: the rest were not kept, so the answer among them may not have been checked.
+    MessageFlood = "message-flood", Error,
+        "send what the request asks for and a bounded number of notifications; logs go to stderr";
 
     // --- Listing ---
     /// Tools are listed but the `tools` capability is not declared.

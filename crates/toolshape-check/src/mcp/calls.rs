@@ -11,7 +11,7 @@ use toolshape_protocol::ProtocolVersion;
 use super::listing::{self, Sideband};
 use super::messages::{self, Answers};
 use super::results::{Call, Verdict};
-use super::session::Session;
+use super::session::{self, Session};
 use crate::finding::{Document, Finding, Location};
 use crate::generate::Generator;
 use crate::options::{Options, Target};
@@ -210,7 +210,7 @@ impl<'a, 'c> Calls<'a, 'c> {
             ));
             return false;
         };
-        let (outcome, received) = session
+        let (outcome, received, dropped) = session
             .call(
                 tool.name,
                 arguments,
@@ -223,6 +223,13 @@ impl<'a, 'c> Calls<'a, 'c> {
             Kind::Valid => format!("tools/call {}", tool.name),
             Kind::Invalid => format!("tools/call {} (invalid arguments)", tool.name),
         };
+        if dropped > 0 {
+            self.findings.push(
+                session::flood(&what, dropped)
+                    .tool(tool.name)
+                    .revision(Some(version)),
+            );
+        }
         let unparsable_before = self.sideband.unparsable;
         let responses = listing::sort_out(
             version,

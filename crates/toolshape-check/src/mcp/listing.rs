@@ -120,7 +120,7 @@ pub(crate) fn failure(error: &ClientError, what: &str, stderr: &str) -> (Rule, S
 pub(crate) async fn list(session: &Session, findings: &mut Vec<Finding>) -> Listing {
     let version = session.version();
     let outcome = session.client.list_tools().await;
-    let (messages, _) = session.inbox.take();
+    let messages = session.inbox.take_noting("tools/list", version, findings);
     let mut sideband = Sideband::default();
     let pages = sort_out(
         version,

@@ -211,7 +211,10 @@ impl Run<'_> {
                 None,
             );
         }
-        self.handshake_messages(version, session.inbox.take().0);
+        let messages = session
+            .inbox
+            .take_noting("the handshake", version, &mut self.findings);
+        self.handshake_messages(version, messages);
         if report.server.is_none()
             && let Some(info) = session.client.server_info()
         {

@@ -14,7 +14,9 @@ use toolshape::client::{
 };
 use toolshape_protocol::ProtocolVersion;
 
+use crate::finding::{Document, Finding, Location};
 use crate::options::{Options, Target};
+use crate::rules::Rule;
 
 /// Most bytes of messages kept between two takes (each counted with
 /// [`KEPT_OVERHEAD`]), and most messages; past either, messages are
@@ -56,6 +58,34 @@ impl Inbox {
         let taken = std::mem::take(&mut *kept);
         (taken.messages, taken.dropped)
     }
+
+    /// As [`Inbox::take`], adding a `message-flood` finding (for `what`, on
+    /// `version`) when messages were dropped: what they held went unchecked.
+    pub(crate) fn take_noting(
+        &self,
+        what: &str,
+        version: ProtocolVersion,
+        findings: &mut Vec<Finding>,
+    ) -> Vec<Vec<u8>> {
+        let (messages, dropped) = self.take();
+        if dropped > 0 {
+            findings.push(flood(what, dropped).revision(Some(version)));
+        }
+        messages
+    }
+}
+
+/// The finding for `dropped` messages not kept during `what`.
+pub(crate) fn flood(what: &str, dropped: usize) -> Finding {
+    Finding::new(
+        Rule::MessageFlood,
+        Location::new(Document::Message, ""),
+        format!(
+            "{what}: {dropped} more messages than the check keeps ({MAX_KEPT_MESSAGES} or \
+             {} MiB) arrived; they were not checked, and the answer may have been among them",
+            MAX_KEPT_BYTES / (1024 * 1024)
+        ),
+    )
 }
 
 /// A connected client and what it received.
@@ -111,8 +141,8 @@ impl Session {
         self.client.protocol_version()
     }
 
-    /// Calls `tool` with `arguments`; returns the client's outcome and every
-    /// message received meanwhile. The call is cancelled (and its outcome is
+    /// Calls `tool` with `arguments`; returns the client's outcome, every
+    /// message received meanwhile and how many more were not kept. The call is cancelled (and its outcome is
     /// a timeout) when `idle` passes without an answer or a progress report,
     /// or `longest` in all.
     pub(crate) async fn call(
@@ -121,7 +151,7 @@ impl Session {
         arguments: &Map<String, Value>,
         idle: Duration,
         longest: Duration,
-    ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>) {
+    ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>, usize) {
         let (progress, mut reports) = mpsc::channel(64);
         let (cancel, cancelled) = oneshot::channel::<()>();
         let options = CallOptions::new()
@@ -145,7 +175,8 @@ impl Session {
                 }
             }
         };
-        (outcome, self.inbox.take().0)
+        let (messages, dropped) = self.inbox.take();
+        (outcome, messages, dropped)
     }
 
     /// Ends the connection (the server process is stopped if it lingers).
@@ -181,5 +212,28 @@ mod tests {
         }
         let (kept, dropped) = inbox.take();
         assert_eq!((kept.len(), dropped), (1, 2));
+    }
+
+    #[test]
+    fn messages_not_kept_are_an_error_finding() {
+        let inbox = Inbox::default();
+        let mut findings = Vec::new();
+        inbox.push(b"1\n");
+        let kept = inbox.take_noting("tools/list", ProtocolVersion::V2025_11_25, &mut findings);
+        assert_eq!((kept.len(), findings.len()), (1, 0));
+        for _ in 0..MAX_KEPT_MESSAGES + 3 {
+            inbox.push(b"1\n");
+        }
+        let kept = inbox.take_noting("tools/list", ProtocolVersion::V2025_11_25, &mut findings);
+        assert_eq!(kept.len(), MAX_KEPT_MESSAGES);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        let finding = &findings[0];
+        assert_eq!(finding.rule, Rule::MessageFlood);
+        assert_eq!(finding.severity, crate::rules::Severity::Error);
+        assert!(
+            finding.message.starts_with("tools/list: 3 more messages"),
+            "{}",
+            finding.message
+        );
     }
 }
