@@ -195,6 +195,12 @@ async fn success_nothing_text_and_tool_failures() -> TestResult {
         .as_str()
         .unwrap_or("");
     assert!(message.contains("no value"), "{message}");
+    // A delay is sent only with a call that may be retried.
+    let gone = call_request(&running, json!({"tool_id": "Test.Gone", "input": {}})).await?;
+    let error = &gone.body["result"]["error"];
+    assert_eq!(error["message"], "gone for good", "{}", gone.body);
+    assert!(error.get("retry_after_ms").is_none(), "{}", gone.body);
+    assert_ne!(error["can_retry"], true, "{}", gone.body);
     // A time limit: 200 with success false; an idempotent tool may be retried.
     let mut options = OtcOptions::default();
     options.call_timeout = Some(Duration::from_millis(100));

@@ -125,7 +125,7 @@ impl Listing {
         let mut seen = HashSet::new();
         let mut tools = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
-            let definition: ToolDefinition = match serde_json::from_value(item.clone()) {
+            let mut definition: ToolDefinition = match serde_json::from_value(item.clone()) {
                 Ok(definition) => definition,
                 Err(error) => {
                     tracing::warn!(index, %error, "left out a malformed tool definition");
@@ -150,6 +150,11 @@ impl Listing {
                     continue;
                 }
             };
+            if definition.version.is_empty()
+                && let Some(version) = &id.version
+            {
+                definition.version = version.to_string();
+            }
             if !seen.insert(id.to_string()) {
                 tracing::warn!(id = %id, "ignored a second definition of a listed tool");
                 continue;
@@ -234,13 +239,20 @@ mod tests {
             tool("Calc.Dup@1.0.0", "Dup", "1.0.0"),
             tool("Math.Dup@1.0.0", "Dup", "1.0.0"),
             {"id": "not an id", "name": "x", "version": "1.0.0"},
+            // An OTC-era definition: no version beside the id's.
+            {"id": "Calc.Old@3.0.0", "name": "Calc_Old", "description": "",
+             "input_schema": {"parameters": {}}, "output_schema": {}},
+            // Neither: left out.
+            {"id": "Calc.Bare", "name": "Calc_Bare", "description": ""},
         ]}))
     }
 
     #[test]
     fn tools_are_found_by_every_name_they_answer_to() -> Result<(), OtcError> {
         let listing = listing()?;
-        assert_eq!(listing.tools.len(), 7);
+        assert_eq!(listing.tools.len(), 8);
+        assert_eq!(listing.find("Calc.Old")?.definition.version, "3.0.0");
+        assert!(listing.find("Calc.Bare").is_err());
         assert_eq!(listing.find("Dup")?.definition.id, "Math.Dup@1.0.0");
         assert_eq!(listing.find("Calc.Mul")?.definition.id, "Calc.Mul");
         assert_eq!(listing.find("Calc.Mul@1.2.0")?.definition.id, "Calc.Mul");

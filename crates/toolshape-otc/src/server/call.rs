@@ -309,8 +309,10 @@ fn error_of(
             error.developer_message = tool_error.developer_details().map(str::to_owned);
             error.can_retry = tool_error.is_retryable();
             error.additional_prompt_content = tool_error.prompt_content().map(str::to_owned);
+            // A delay means something only for a call that may be retried.
             error.retry_after_ms = tool_error
                 .retry_delay()
+                .filter(|_| error.can_retry)
                 .map(|delay| u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
         }
         ToolFailure::InvalidOutput(invalid) => {

@@ -15,16 +15,18 @@ pub struct ToolDefinition {
     /// When and how to use the tool.
     #[serde(default)]
     pub description: String,
-    /// `x.y.z`.
+    /// `x.y.z` (OTC-era listings leave it out: the id's `@x.y.z` then says it).
+    #[serde(default)]
     pub version: String,
     /// The JSON Schema of the input (older servers wrap it as `{"parameters": schema}`).
     #[serde(default = "any_object")]
     pub input_schema: Value,
     /// The output: absent (unknown: any value), `None`... see [`ToolDefinition::output`].
+    /// `Some(null)`: nothing; `None` (absent): not said, any value.
     #[serde(
         default,
         deserialize_with = "present",
-        serialize_with = "null_when_nothing"
+        skip_serializing_if = "Option::is_none"
     )]
     pub output_schema: Option<Value>,
     /// What the tool needs from its caller.
@@ -50,16 +52,6 @@ fn any_object() -> Value {
 /// A field that is present deserializes to `Some`, even when it is `null`.
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
-}
-
-fn null_when_nothing<S: serde::Serializer>(
-    schema: &Option<Value>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    match schema {
-        Some(schema) => schema.serialize(serializer),
-        None => serializer.serialize_none(),
-    }
 }
 
 fn requirements_json(requirements: &Requirements) -> Option<Value> {
@@ -92,17 +84,16 @@ fn requirements_json(requirements: &Requirements) -> Option<Value> {
 /// The OTC `output_schema` of a registered tool: its output schema;
 /// `{"type":"string"}` for a text tool; `{}` (any value) for a content tool;
 /// `null` for a tool that returns nothing.
-pub fn output_schema_of(tool: &RegisteredTool) -> Option<Value> {
+pub fn output_schema_of(tool: &RegisteredTool) -> Value {
     match tool.output_shape() {
-        OutputShape::Nothing => None,
-        OutputShape::Text => Some(json!({"type": "string"})),
-        OutputShape::Structured => Some(
-            tool.definition()
-                .output_schema
-                .clone()
-                .unwrap_or_else(|| json!({})),
-        ),
-        _ => Some(json!({})),
+        OutputShape::Nothing => Value::Null,
+        OutputShape::Text => json!({"type": "string"}),
+        OutputShape::Structured => tool
+            .definition()
+            .output_schema
+            .clone()
+            .unwrap_or_else(|| json!({})),
+        _ => json!({}),
     }
 }
 
@@ -116,7 +107,7 @@ impl ToolDefinition {
             description: definition.description.clone().unwrap_or_default(),
             version: tool.version().to_string(),
             input_schema: definition.input_schema.clone(),
-            output_schema: output_schema_of(tool),
+            output_schema: Some(output_schema_of(tool)),
             requirements: requirements_json(tool.requirements()),
         }
     }
@@ -136,5 +127,32 @@ impl ToolDefinition {
             Some(inner) if inner.is_object() && self.input_schema.get("type").is_none() => inner,
             _ => &self.input_schema,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_schema_left_out_stays_out_and_null_stays_null() -> serde_json::Result<()> {
+        let read = |json: Value| serde_json::from_value::<ToolDefinition>(json);
+        let base = json!({"id": "A.B@1.0.0", "name": "A_B", "version": "1.0.0"});
+        let unknown = read(base.clone())?;
+        assert_eq!(unknown.output(), DeclaredOutput::Unknown);
+        assert!(
+            serde_json::to_value(&unknown)?
+                .get("output_schema")
+                .is_none()
+        );
+        let mut nothing = base;
+        nothing["output_schema"] = Value::Null;
+        let nothing = read(nothing)?;
+        assert_eq!(nothing.output(), DeclaredOutput::Nothing);
+        assert_eq!(
+            serde_json::to_value(&nothing)?.get("output_schema"),
+            Some(&Value::Null)
+        );
+        Ok(())
     }
 }

@@ -128,10 +128,11 @@ impl CallToolRequest {
         Value::Object(request)
     }
 
-    /// The enveloped body, `{"$schema": "urn:oxp:1.0", "request": …}`.
+    /// The enveloped body, `{"request": …}`: without `$schema`, which means
+    /// the latest to every server (an OTC-era one knows only `otc://1.0` and
+    /// refuses `urn:oxp:1.0`; an OXP one may not know `otc://1.0`).
     pub fn to_envelope(&self) -> Value {
         let mut body = Map::new();
-        body.insert("$schema".into(), Value::String(PROTOCOL_VERSIONS[0].into()));
         body.insert("request".into(), self.to_json());
         Value::Object(body)
     }
@@ -368,7 +369,10 @@ mod tests {
         assert_eq!(credentials.secrets.get("K").map(String::as_str), Some("v"));
         assert_eq!(credentials.user_id.as_deref(), Some("u"));
         let again = serde_json::to_vec(&parsed.request.to_envelope()).unwrap_or_default();
-        assert_eq!(parse_call(&again)?.request, parsed.request);
+        let reparsed = parse_call(&again)?;
+        assert_eq!(reparsed.request, parsed.request);
+        // No `$schema`: any server reads it as its latest.
+        assert_eq!(reparsed.schema, None);
         Ok(())
     }
 }

@@ -156,6 +156,15 @@ pub fn registry() -> (ToolRegistry, Counters) {
                 }
             })
             .toolkit("Test"),
+            // Fails for good, though it named a delay.
+            Tool::typed("Test_Gone", |_: Nothing| async move {
+                Err::<i64, _>(
+                    ToolError::new("gone for good")
+                        .retry_after(Duration::from_millis(500))
+                        .retryable(false),
+                )
+            })
+            .toolkit("Test"),
             // Fails retryably twice in every three calls.
             Tool::typed("Test_Flaky", move |_: Nothing| {
                 let flaky = Arc::clone(&flaky);
