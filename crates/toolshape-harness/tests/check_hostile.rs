@@ -375,6 +375,29 @@ async fn listing_defects_are_found() {
         report.to_json()
     );
 
+    // The same, slowly: the whole check's time limit cuts the listing.
+    let mut limited = none();
+    limited.max_time = Duration::from_secs(2);
+    let started = std::time::Instant::now();
+    let report = toolshape_check::check(
+        &target(&["--endless", "10", "--page-size", "1", "--slow-pages", "200"]),
+        &limited,
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "--max-time 2 took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule.id() == "check-incomplete" && f.message.contains("--max-time")),
+        "{}",
+        report.to_json()
+    );
+
     let counter = tempfile::NamedTempFile::new().unwrap();
     let path = counter.path().display().to_string();
     let report = toolshape_check::check(&target(&["--unstable", &path]), &none()).await;

@@ -76,10 +76,40 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         progress_done: 0,
     };
     let mut seen = Vec::new();
+    // The calls stop at the deadline themselves; the handshake and the
+    // listings (a server may page slowly without end) are cut here.
+    let deadline = tokio::time::Instant::from_std(run.deadline);
     for version in requested {
-        let (outcome, checked) = run.revision(version, report).await;
-        report.revisions.push(outcome);
-        seen.extend(checked);
+        match tokio::time::timeout_at(deadline, run.revision(version, report)).await {
+            Ok((outcome, checked)) => {
+                report.revisions.push(outcome);
+                seen.extend(checked);
+            }
+            Err(_) => {
+                let label = version.map_or_else(|| "auto".to_owned(), |v| v.to_string());
+                let detail = format!(
+                    "the check's time limit ({} s, --max-time) passed while checking {label}: \
+                     the rest of it and any later revision were not checked",
+                    options.max_time.as_secs()
+                );
+                run.findings.push(
+                    Finding::new(
+                        Rule::CheckIncomplete,
+                        Location::new(Document::Server, ""),
+                        detail.clone(),
+                    )
+                    .revision(version),
+                );
+                // Partly checked: its findings so far stand.
+                report.revisions.push(RevisionOutcome {
+                    requested: label,
+                    negotiated: None,
+                    status: RevisionStatus::Checked,
+                    detail: Some(detail),
+                });
+                break;
+            }
+        }
     }
     if !report
         .revisions

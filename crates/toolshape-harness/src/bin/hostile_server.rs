@@ -24,7 +24,8 @@
 //! - `--no-tools-capability` declares no `tools` capability;
 //!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--endless BYTES`
 //!   lists pages of new tools (`more_<n>`, descriptions `BYTES` long) without
-//!   end, each with a new cursor; `--list-changed-every MS` announces a
+//!   end, each with a new cursor; `--slow-pages MS` answers each page MS ms
+//!   late; `--list-changed-every MS` announces a
 //!   changed tool list every MS ms for good, and `--count-lists FILE` counts
 //!   the `tools/list` requests in FILE (see `hostile/storm.rs`); `--unstable FILE`
 //!   lists the tools in reverse order on every other start (counted in FILE);
@@ -251,6 +252,9 @@ impl Server {
                 };
                 if let Some(path) = &self.config.count_lists {
                     storm::count_listing(path);
+                }
+                if let Some(ms) = self.config.slow_pages {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
                 }
                 if let Some(padding) = self.config.endless {
                     return self.endless_page(&id, start, padding);

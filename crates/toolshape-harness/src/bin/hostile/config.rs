@@ -22,6 +22,8 @@ pub(crate) struct Config {
     /// `--endless BYTES`: pages of new tools without end, each description
     /// `BYTES` long.
     pub(crate) endless: Option<usize>,
+    /// `--slow-pages MS`: each `tools/list` page answered MS ms late.
+    pub(crate) slow_pages: Option<u64>,
     /// `--list-changed-every MS`.
     pub(crate) list_changed_every: Option<u64>,
     /// `--count-lists FILE`: the number of `tools/list` requests, kept in FILE.
@@ -54,6 +56,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         no_tools_capability: false,
         cursor_loop: false,
         endless: None,
+        slow_pages: None,
         list_changed_every: None,
         count_lists: None,
         reversed: false,
@@ -72,6 +75,10 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             "--endless" => {
                 let bytes = value("--endless")?;
                 config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
+            }
+            "--slow-pages" => {
+                let ms = value("--slow-pages")?;
+                config.slow_pages = Some(ms.parse().map_err(|e| format!("--slow-pages: {e}"))?);
             }
             "--list-changed-every" => {
                 let ms = value("--list-changed-every")?;
