@@ -53,12 +53,26 @@ pub(crate) fn sort_out(
     sideband: &mut Sideband,
 ) -> Vec<Value> {
     let mut responses = Vec::new();
+    // What the messages beside the answers break, bounded: a server may send
+    // 100,000 of them during one request, each breaking several rules.
+    let mut noted = Vec::new();
+    let mut unchecked = 0usize;
+    let room = |noted: &mut Vec<Finding>| {
+        if noted.len() >= MAX_SIDEBAND_FINDINGS {
+            crate::dedupe::apply(noted);
+        }
+        noted.len() < MAX_SIDEBAND_FINDINGS
+    };
     for bytes in messages {
         let value = match messages::parse(&bytes) {
             Parsed::Json(value) => value,
             other => {
                 sideband.unparsable += 1;
-                findings.extend(messages::unparsable(Some(version), &other, what, tool));
+                if room(&mut noted) {
+                    noted.extend(messages::unparsable(Some(version), &other, what, tool));
+                } else {
+                    unchecked += 1;
+                }
                 continue;
             }
         };
@@ -69,15 +83,39 @@ pub(crate) fn sort_out(
         if value.get("method") == Some(&Value::from("notifications/tools/list_changed")) {
             sideband.list_changed = true;
         }
+        if !room(&mut noted) {
+            unchecked += 1;
+            continue;
+        }
         let kind = if value.get("id").is_some() {
             "a request from the server"
         } else {
             "a notification"
         };
-        findings.extend(messages::check(version, &value, &Answers::Unknown, kind));
+        noted.extend(messages::check(version, &value, &Answers::Unknown, kind));
+    }
+    findings.append(&mut noted);
+    if unchecked > 0 {
+        let mut finding = Finding::new(
+            Rule::CheckIncomplete,
+            Location::new(Document::Message, ""),
+            format!(
+                "{what}: {unchecked} more of the server's messages beside its answers were not \
+                 checked ({MAX_SIDEBAND_FINDINGS} findings about such messages kept)"
+            ),
+        )
+        .revision(Some(version));
+        if let Some(tool) = tool {
+            finding = finding.tool(tool);
+        }
+        findings.push(finding);
     }
     responses
 }
+
+/// Most findings kept about the messages beside the answers during one step
+/// (exact repeats counted once).
+const MAX_SIDEBAND_FINDINGS: usize = 1_000;
 
 /// The finding for a request that failed without a readable answer.
 pub(crate) fn failure(error: &ClientError, what: &str, stderr: &str) -> (Rule, String, bool) {
@@ -305,6 +343,55 @@ mod tests {
             name: name.into(),
             definition: json!({"name": name, "inputSchema": input}),
         }
+    }
+
+    fn sorted_out(messages: Vec<Vec<u8>>) -> (Vec<Value>, Vec<Finding>) {
+        let mut findings = Vec::new();
+        let mut sideband = Sideband::default();
+        let responses = sort_out(
+            ProtocolVersion::V2025_11_25,
+            messages,
+            "tools/list",
+            None,
+            &mut findings,
+            &mut sideband,
+        );
+        (responses, findings)
+    }
+
+    const ANSWER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
+
+    #[test]
+    fn findings_about_messages_beside_the_answer_are_bounded() {
+        // 5,000 invalid log messages, each the same defect: kept once.
+        let mut messages: Vec<Vec<u8>> = (0..5_000)
+            .map(|n| {
+                json!({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": format!("level-{n}"), "data": n}})
+                .to_string()
+                .into_bytes()
+            })
+            .collect();
+        messages.push(ANSWER.to_vec());
+        let (responses, findings) = sorted_out(messages);
+        assert_eq!(responses.len(), 1);
+        assert!(findings.len() < MAX_SIDEBAND_FINDINGS, "{}", findings.len());
+        // 1,500 lines that are not JSON, each failing at another column: a
+        // thousand findings, then a count of the rest.
+        let mut messages: Vec<Vec<u8>> = (0..1_500)
+            .map(|n| format!("{{\"a\": {}x", " ".repeat(n)).into_bytes())
+            .collect();
+        messages.push(ANSWER.to_vec());
+        let (responses, findings) = sorted_out(messages);
+        assert_eq!(responses.len(), 1);
+        assert_eq!(findings.len(), MAX_SIDEBAND_FINDINGS + 1);
+        let last = findings.last().expect("findings");
+        assert_eq!(last.rule, Rule::CheckIncomplete, "{last:?}");
+        assert!(
+            last.message.contains("500 more of the server's messages"),
+            "{}",
+            last.message
+        );
     }
 
     #[test]
