@@ -355,3 +355,28 @@ fn colour_on_a_terminal() {
     assert!(seen.contains("\x1b[1m"), "{seen:?}");
     assert!(seen.contains("0 errors, 0 warnings"), "{seen:?}");
 }
+
+#[tokio::test]
+async fn a_report_file_that_cannot_be_written_fails_before_the_check() {
+    let root = tempfile::tempdir().unwrap();
+    let unwritable = root.path().join("no-such-dir").join("report.xml");
+    let started = std::time::Instant::now();
+    // A server that never answers: a check would take its timeouts first.
+    let output = toolshape(strings(&[
+        "check",
+        "--junit",
+        unwritable.to_str().unwrap(),
+        "--",
+        "sleep",
+        "100",
+    ]))
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+}

@@ -397,6 +397,23 @@ async fn listing_defects_are_found() {
         "{}",
         report.to_json()
     );
+    // A server that never finishes its handshake is unreachable, not checked.
+    let started = std::time::Instant::now();
+    let silent = Target::stdio(&["sleep".to_owned(), "100".to_owned()]).unwrap();
+    let report = toolshape_check::check(&silent, &limited).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "--max-time 2 took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule.id() == "server-unreachable"),
+        "{}",
+        report.to_json()
+    );
 
     let counter = tempfile::NamedTempFile::new().unwrap();
     let path = counter.path().display().to_string();

@@ -307,3 +307,18 @@ async fn streams_past_their_bound_are_refused_and_calls_still_served() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn streams_never_take_more_than_half_the_connections() {
+    // Four connections, the default 512 streams: two streams at most.
+    let serving = Serving::start(options(4)).await;
+    let mut open = Vec::new();
+    for id in 1..=2 {
+        let response = listen(&serving.url, id).await;
+        assert_eq!(response.status(), StatusCode::OK, "stream {id}");
+        open.push(EventStream::new(response));
+    }
+    assert_busy(listen(&serving.url, 3).await, Some(3)).await;
+    let listed = modern(&serving.url, 4, "tools/list", json!({})).await;
+    assert!(result_of(&listed)["tools"].is_array());
+}

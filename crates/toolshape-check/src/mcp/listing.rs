@@ -57,18 +57,24 @@ pub(crate) fn sort_out(
     // 100,000 of them during one request, each breaking several rules.
     let mut noted = Vec::new();
     let mut unchecked = 0usize;
-    let room = |noted: &mut Vec<Finding>| {
-        if noted.len() >= MAX_SIDEBAND_FINDINGS {
+    // Repeats are taken out each time the findings reach the bound; once
+    // they stay at it, the rest are only counted (never deduplicated again).
+    let mut full = false;
+    let mut room = |noted: &mut Vec<Finding>| {
+        if !full && noted.len() >= MAX_SIDEBAND_FINDINGS {
             crate::dedupe::apply(noted);
+            full = noted.len() >= MAX_SIDEBAND_FINDINGS;
         }
-        noted.len() < MAX_SIDEBAND_FINDINGS
+        !full
     };
     for bytes in messages {
         let value = match messages::parse(&bytes) {
             Parsed::Json(value) => value,
             other => {
-                sideband.unparsable += 1;
+                // Counted with its finding: a call whose answer is unreadable
+                // is reported by the call when this finding was not kept.
                 if room(&mut noted) {
+                    sideband.unparsable += 1;
                     noted.extend(messages::unparsable(Some(version), &other, what, tool));
                 } else {
                     unchecked += 1;

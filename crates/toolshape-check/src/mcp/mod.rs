@@ -76,40 +76,10 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         progress_done: 0,
     };
     let mut seen = Vec::new();
-    // The calls stop at the deadline themselves; the handshake and the
-    // listings (a server may page slowly without end) are cut here.
-    let deadline = tokio::time::Instant::from_std(run.deadline);
     for version in requested {
-        match tokio::time::timeout_at(deadline, run.revision(version, report)).await {
-            Ok((outcome, checked)) => {
-                report.revisions.push(outcome);
-                seen.extend(checked);
-            }
-            Err(_) => {
-                let label = version.map_or_else(|| "auto".to_owned(), |v| v.to_string());
-                let detail = format!(
-                    "the check's time limit ({} s, --max-time) passed while checking {label}: \
-                     the rest of it and any later revision were not checked",
-                    options.max_time.as_secs()
-                );
-                run.findings.push(
-                    Finding::new(
-                        Rule::CheckIncomplete,
-                        Location::new(Document::Server, ""),
-                        detail.clone(),
-                    )
-                    .revision(version),
-                );
-                // Partly checked: its findings so far stand.
-                report.revisions.push(RevisionOutcome {
-                    requested: label,
-                    negotiated: None,
-                    status: RevisionStatus::Checked,
-                    detail: Some(detail),
-                });
-                break;
-            }
-        }
+        let (outcome, checked) = run.revision(version, report).await;
+        report.revisions.push(outcome);
+        seen.extend(checked);
     }
     if !report
         .revisions
@@ -191,9 +161,32 @@ impl Run<'_> {
                 status,
                 detail,
             };
-        let session = match Session::open(self.target, negotiation, self.options).await {
+        // The calls stop at the deadline themselves; the handshake and the
+        // listings (a server may page slowly without end) are cut at it here.
+        let deadline = tokio::time::Instant::from_std(self.deadline);
+        let opened = tokio::time::timeout_at(
+            deadline,
+            Session::open(self.target, negotiation, self.options),
+        )
+        .await;
+        let Ok(opened) = opened else {
+            let detail = format!(
+                "{label}: the check's time limit ({}) passed before the handshake completed",
+                self.time_limit()
+            );
+            self.findings.push(self.cut(requested, detail.clone()));
+            return (
+                outcome(RevisionStatus::Unreachable, None, Some(detail)),
+                None,
+            );
+        };
+        let session = match opened {
             Ok(session) => session,
             Err(error) => {
+                if error.dropped > 0 {
+                    self.findings
+                        .push(session::flood("the handshake", error.dropped).revision(requested));
+                }
                 let unsupported = requested.is_some()
                     && matches!(
                         error.error.kind(),
@@ -257,7 +250,27 @@ impl Run<'_> {
         let list_changed = capabilities.tools.as_ref().and_then(|t| t.list_changed);
 
         self.progress(format!("listing tools on {version}"), 0, 1);
-        let listing = listing::list(&session, &mut self.findings).await;
+        let listed =
+            tokio::time::timeout_at(deadline, listing::list(&session, &mut self.findings)).await;
+        let Ok(listing) = listed else {
+            let detail = format!(
+                "tools/list on {version}: the check's time limit ({}) passed before the listing \
+                 ended; its tools were not checked",
+                self.time_limit()
+            );
+            self.findings.push(self.cut(Some(version), detail));
+            session.close().await;
+            let seen = Seen {
+                version,
+                tools: Vec::new(),
+                list_changed,
+                complete: false,
+            };
+            return (
+                outcome(RevisionStatus::Checked, Some(version), None),
+                Some(seen),
+            );
+        };
         if capabilities.tools.is_none() && !listing.tools.is_empty() {
             self.findings.push(
                 Finding::new(
@@ -270,7 +283,19 @@ impl Run<'_> {
         }
         let mut changed = listing.changed;
         if listing.complete && !changed {
-            changed |= self.stability(version, &listing.tools).await;
+            let stable =
+                tokio::time::timeout_at(deadline, self.stability(version, &listing.tools)).await;
+            match stable {
+                Ok(said_changed) => changed |= said_changed,
+                Err(_) => {
+                    let detail = format!(
+                        "the second listing on {version} (for stability): the check's time \
+                         limit ({}) passed before it ended",
+                        self.time_limit()
+                    );
+                    self.findings.push(self.cut(Some(version), detail));
+                }
+            }
         }
         let compiled: Vec<Compiled> = listing
             .tools
@@ -319,6 +344,21 @@ impl Run<'_> {
             outcome(RevisionStatus::Checked, Some(version), None),
             Some(seen),
         )
+    }
+
+    /// `--max-time`, as the findings name it.
+    fn time_limit(&self) -> String {
+        format!("{} s, --max-time", self.options.max_time.as_secs())
+    }
+
+    /// The finding for a step cut at the check's deadline.
+    fn cut(&self, revision: Option<ProtocolVersion>, detail: String) -> Finding {
+        Finding::new(
+            Rule::CheckIncomplete,
+            Location::new(Document::Server, ""),
+            detail,
+        )
+        .revision(revision)
     }
 
     /// Checks the messages of a handshake.

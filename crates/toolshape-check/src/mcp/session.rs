@@ -100,6 +100,8 @@ pub(crate) struct Session {
 pub(crate) struct OpenError {
     pub(crate) error: ClientError,
     pub(crate) messages: Vec<Vec<u8>>,
+    /// Messages past the inbox's bound, not kept.
+    pub(crate) dropped: usize,
 }
 
 impl Session {
@@ -129,10 +131,14 @@ impl Session {
         };
         match connected {
             Ok(client) => Ok(Session { client, inbox }),
-            Err(error) => Err(OpenError {
-                error,
-                messages: inbox.take().0,
-            }),
+            Err(error) => {
+                let (messages, dropped) = inbox.take();
+                Err(OpenError {
+                    error,
+                    messages,
+                    dropped,
+                })
+            }
         }
     }
 

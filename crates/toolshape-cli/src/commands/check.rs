@@ -180,20 +180,31 @@ pub(crate) async fn run(args: CheckArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => return usage(&message),
     };
+    // The report files are made before the check, so that a path that
+    // cannot be written fails at once rather than after the whole check.
+    let mut junit = match create(args.junit.as_ref()) {
+        Ok(file) => file,
+        Err(code) => return code,
+    };
+    let mut json_file = match create(args.json_file.as_ref()) {
+        Ok(file) => file,
+        Err(code) => return code,
+    };
     let (bar, sink) = progress_bar();
     options.progress = Some(sink);
     let report = toolshape_check::check(&target, &options).await;
     bar.finish_and_clear();
-    let files = [
-        (&args.junit, toolshape_check::to_junit(&report, args.strict)),
-        (&args.json_file, report.to_json()),
-    ];
-    for (path, contents) in files {
-        if let Some(path) = path
-            && let Err(error) = std::fs::write(path, contents)
+    // A report file that cannot be written still leaves the report printed.
+    let mut unwritten = false;
+    for (file, contents) in [
+        (&mut junit, toolshape_check::to_junit(&report, args.strict)),
+        (&mut json_file, report.to_json()),
+    ] {
+        if let Some((path, file)) = file
+            && let Err(error) = std::io::Write::write_all(file, contents.as_bytes())
         {
             errln!("toolshape check: cannot write {}: {error}", path.display());
-            return ExitCode::from(exit::USAGE);
+            unwritten = true;
         }
     }
     let text = if args.json {
@@ -203,5 +214,23 @@ pub(crate) async fn run(args: CheckArgs) -> ExitCode {
         toolshape_check::to_text(&report, colour)
     };
     outln!("{}", text.trim_end());
-    ExitCode::from(report.exit_code(args.strict))
+    match report.exit_code(args.strict) {
+        0 if unwritten => ExitCode::from(exit::USAGE),
+        code => ExitCode::from(code),
+    }
+}
+
+/// The file at `path`, created (emptied) for a report; a path that cannot
+/// be written is a usage error.
+fn create(path: Option<&PathBuf>) -> Result<Option<(&PathBuf, std::fs::File)>, ExitCode> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    match std::fs::File::create(path) {
+        Ok(file) => Ok(Some((path, file))),
+        Err(error) => {
+            errln!("toolshape check: cannot write {}: {error}", path.display());
+            Err(ExitCode::from(exit::USAGE))
+        }
+    }
 }

@@ -128,7 +128,7 @@ fn build_router(
         shared: Arc::clone(&server.shared),
         sessions: Sessions::new(options.max_sessions, options.session_idle_timeout),
         permits: Arc::new(Semaphore::new(options.max_concurrent_requests.max(1))),
-        streams: Arc::new(Semaphore::new(options.max_streams.max(1))),
+        streams: Arc::new(Semaphore::new(stream_limit(&options))),
         closing,
         _close: close,
         options,
@@ -144,6 +144,14 @@ fn build_router(
             post(routes::post).get(routes::get).delete(routes::delete),
         )
         .with_state(app)
+}
+
+/// The most notification streams open at once: `max_streams`, and never
+/// more than half the connections the server holds, so that calls always
+/// find one.
+fn stream_limit(options: &HttpOptions) -> usize {
+    let connections = listen::connection_limit(options.max_connections);
+    options.max_streams.min(connections / 2).max(1)
 }
 
 /// Sweeps expired sessions until the endpoint is gone.

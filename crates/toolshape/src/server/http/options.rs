@@ -28,7 +28,8 @@ pub struct HttpOptions {
     /// Most long-lived notification streams open at once (a session's GET
     /// stream, `subscriptions/listen`); past it a new one is refused with `503`
     /// and `-32603` "Server busy", so that streams never hold every
-    /// connection and leave none for calls. Below `max_connections` to do so.
+    /// connection and leave none for calls: never more than half the
+    /// connections held (`max_connections`, or fewer by the descriptor limit).
     pub max_streams: usize,
     /// Most connections held at once ([`Server::serve_http`](crate::Server::serve_http);
     /// never more than the process's descriptor limit allows).
