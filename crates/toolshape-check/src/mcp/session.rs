@@ -148,9 +148,9 @@ impl Session {
     }
 
     /// Calls `tool` with `arguments`; returns the client's outcome, every
-    /// message received meanwhile and how many more were not kept. The call is cancelled (and its outcome is
-    /// a timeout) when `idle` passes without an answer or a progress report,
-    /// or `longest` in all.
+    /// message received meanwhile and how many more were not kept. The call
+    /// is cancelled (and its outcome is a timeout) when `idle` passes without
+    /// an answer or a progress report, or `longest` in all.
     pub(crate) async fn call(
         &self,
         tool: &str,

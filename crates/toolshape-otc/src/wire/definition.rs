@@ -21,8 +21,8 @@ pub struct ToolDefinition {
     /// The JSON Schema of the input (older servers wrap it as `{"parameters": schema}`).
     #[serde(default = "any_object")]
     pub input_schema: Value,
-    /// The output: absent (unknown: any value), `None`... see [`ToolDefinition::output`].
-    /// `Some(null)`: nothing; `None` (absent): not said, any value.
+    /// The output schema: `Some(null)` for a tool that returns nothing, `None`
+    /// (absent) when not said, any value; see [`ToolDefinition::output`].
     #[serde(
         default,
         deserialize_with = "present",
