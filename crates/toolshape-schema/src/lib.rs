@@ -23,7 +23,8 @@
 //!
 //! [`mcp`] holds MCP's rules on tool schemas and the wrapping of non-object
 //! outputs for older revisions; [`lint`] warns about what other validators
-//! mishandle.
+//! mishandle; [`inline`] replaces local references by their targets, for
+//! readers that take no `$ref`.
 //!
 //! # Cargo features
 //!
@@ -41,6 +42,7 @@ mod dialect;
 mod engine;
 mod error;
 mod format;
+pub mod inline;
 mod limits;
 pub mod lint;
 mod listing;

@@ -81,6 +81,13 @@ fn requirements_json(requirements: &Requirements) -> Option<Value> {
     Some(Value::Object(body))
 }
 
+/// A schema as served: local references inlined where that is faithful and
+/// bounded (the spec's schemas "exclude `$ref` and definitions"); a
+/// recursive schema, or one that would grow past the bounds, as it is.
+fn served_schema(schema: &Value) -> Value {
+    toolshape::schema::inline::inline_local_refs(schema).unwrap_or_else(|| schema.clone())
+}
+
 /// The OTC `output_schema` of a registered tool: its output schema;
 /// `{"type":"string"}` for a text tool; `{}` (any value) for a content tool;
 /// `null` for a tool that returns nothing.
@@ -91,14 +98,15 @@ pub fn output_schema_of(tool: &RegisteredTool) -> Value {
         OutputShape::Structured => tool
             .definition()
             .output_schema
-            .clone()
-            .unwrap_or_else(|| json!({})),
+            .as_ref()
+            .map_or_else(|| json!({}), served_schema),
         _ => json!({}),
     }
 }
 
 impl ToolDefinition {
-    /// The definition of a registered tool.
+    /// The definition of a registered tool, as `GET /tools` serves it (its
+    /// schemas' local references inlined where faithful and bounded).
     pub fn of(tool: &RegisteredTool) -> ToolDefinition {
         let definition = tool.definition();
         ToolDefinition {
@@ -106,7 +114,7 @@ impl ToolDefinition {
             name: tool.qualified_name().underscored(),
             description: definition.description.clone().unwrap_or_default(),
             version: tool.version().to_string(),
-            input_schema: definition.input_schema.clone(),
+            input_schema: served_schema(&definition.input_schema),
             output_schema: Some(output_schema_of(tool)),
             requirements: requirements_json(tool.requirements()),
         }
