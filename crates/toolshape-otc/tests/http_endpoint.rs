@@ -53,6 +53,16 @@ async fn health_tools_and_the_openapi_document() -> TestResult {
         find("Test.Secretive@1.0.0")["requirements"],
         json!({"secrets": [{"id": "API_KEY"}], "user_id": true})
     );
+    // Local references are inlined (the spec's schemas have no `$ref` or
+    // definitions): schemars put `Email` under `$defs`.
+    let emails = &find("Gmail.GetEmails@1.0.0")["output_schema"];
+    assert!(emails.get("$defs").is_none(), "{emails}");
+    assert_eq!(
+        emails["properties"]["emails"]["items"]["required"],
+        json!(["id", "subject", "snippet"]),
+        "{emails}"
+    );
+    assert!(!listed.body.to_string().contains("$ref"));
     // Every version is listed.
     assert!(find("Test.Versioned@1.0.0").is_object() && find("Test.Versioned@2.1.0").is_object());
 
@@ -311,6 +321,18 @@ async fn limits_origins_and_methods() -> TestResult {
     .await??;
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    // Declared, with its body as the document says.
+    let (_, body) = answer.split_once("\r\n\r\n").ok_or("no body")?;
+    common::check_against_openapi(
+        "/tools/call",
+        "post",
+        &common::Reply {
+            status: 408,
+            headers: reqwest::header::HeaderMap::new(),
+            body: serde_json::from_str(body)?,
+            raw: body.as_bytes().to_vec(),
+        },
+    );
     let big = format!(
         r#"{{"request":{{"tool_id":"Test.Shout","input":{{"to":"x","body":"{}"}}}}}}"#,
         "a".repeat(4096)
