@@ -10,7 +10,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use common::{TestResult, start, tools};
 use serde_json::{Map, json};
-use toolshape_otc::{OtcClient, OtcErrorKind, OtcOptions, RetryPolicy};
+use toolshape_otc::{OtcCallOptions, OtcClient, OtcErrorKind, OtcOptions, RetryPolicy};
 
 #[tokio::test]
 async fn lists_resolves_and_calls() -> TestResult {
@@ -161,10 +161,72 @@ async fn values_that_break_the_output_schema_are_validation_errors() -> TestResu
         ),
         "{silent:?}"
     );
+    // An answer for another call than the one sent is not taken.
+    let mut options = OtcCallOptions::default();
+    options.call_id = Some("mine".into());
+    let crossed = client
+        .call_tool_with("Liar.Number", Map::new(), options)
+        .await;
+    assert!(
+        matches!(
+            crossed.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::InvalidResponse(message)) if message.contains("\"mine\"")
+        ),
+        "{crossed:?}"
+    );
     // A backtracking pattern is not compiled by the untrusted engine.
     let pattern = client.call_tool("Liar.Pattern", Map::new()).await;
     assert!(pattern.is_err_and(|e| e.is_validation_error()));
     server.abort();
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_listing_is_fetched_again_for_what_it_lacks() -> TestResult {
+    let (registry, _) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    let first: String = client.call("Test.Versioned", json!({})).await?;
+    assert_eq!(first, "two");
+    // The server drops the version the client resolved, adds a newer one and
+    // a new tool.
+    registry.remove_version("Test_Versioned", "2.1.0".parse()?);
+    registry.register(
+        toolshape::Tool::typed("Test_Versioned", |_: tools::Nothing| async move {
+            Ok::<_, toolshape::ToolError>("three".to_owned())
+        })
+        .toolkit("Test")
+        .version("3.0.0"),
+    )?;
+    registry.register(
+        toolshape::Tool::typed("Late_Echo", |input: tools::AddInput| async move {
+            Ok::<_, toolshape::ToolError>(input.a)
+        })
+        .toolkit("Late"),
+    )?;
+    // Within a second of the listing, nothing is fetched again: the old
+    // version is refused, the new tool unknown.
+    let stale = client.call::<String>("Test.Versioned", json!({})).await;
+    assert!(
+        matches!(
+            stale.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::Refused { status: 400, .. })
+        ),
+        "{stale:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Later, the refusal lists again and the call goes to the new version...
+    let latest: String = client.call("Test.Versioned", json!({})).await?;
+    assert_eq!(latest, "three");
+    // ... and a name the listing lacks lists again (a second after the last).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let echoed: i64 = client.call("Late.Echo", json!({"a": 7, "b": 0})).await?;
+    assert_eq!(echoed, 7);
+    // A version asked for by number that is gone stays refused.
+    let gone = client
+        .call::<String>("Test.Versioned@2.1.0", json!({}))
+        .await;
+    assert!(gone.is_err(), "{gone:?}");
     Ok(())
 }
 

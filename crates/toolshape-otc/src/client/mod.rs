@@ -10,12 +10,13 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod error;
 mod retry;
 mod tools;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::{StatusCode, Url};
 use serde::Serialize;
@@ -164,8 +165,8 @@ struct Inner {
     retry: RetryPolicy,
     engine: SchemaEngine,
     max_response_bytes: usize,
-    /// The cached listing, read without waiting.
-    cached: std::sync::RwLock<Option<Arc<Listing>>>,
+    /// The cached listing and when it was fetched, read without waiting.
+    cached: std::sync::RwLock<Option<(Arc<Listing>, Instant)>>,
     /// Held while a listing is fetched, so that only one fetch runs.
     listing: tokio::sync::Mutex<()>,
 }
@@ -289,7 +290,9 @@ impl OtcClient {
         }
     }
 
-    /// Every tool the server lists (cached; see [`OtcClient::refresh_tools`]).
+    /// Every tool the server lists (cached; see [`OtcClient::refresh_tools`]:
+    /// a tool the listing lacks, or a call the server refuses with 400 when
+    /// the listing is over a second old, also fetches it again).
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, OtcError> {
         let listing = self.listing().await?;
         Ok(listing.tools.iter().map(|t| t.definition.clone()).collect())
@@ -301,45 +304,12 @@ impl OtcClient {
         *self.cache_write() = None;
     }
 
-    fn cached(&self) -> Option<Arc<Listing>> {
-        self.inner
-            .cached
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
-    }
-
-    fn cache_write(&self) -> std::sync::RwLockWriteGuard<'_, Option<Arc<Listing>>> {
-        self.inner
-            .cached
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    async fn listing(&self) -> Result<Arc<Listing>, OtcError> {
-        if let Some(listing) = self.cached() {
-            return Ok(listing);
-        }
-        let _fetching = self.inner.listing.lock().await;
-        if let Some(listing) = self.cached() {
-            return Ok(listing);
-        }
-        let (status, body) = self
-            .exchange(self.inner.http.get(self.url("tools")?), MAX_LISTING_BYTES)
-            .await?;
-        if status != StatusCode::OK {
-            return Err(refusal(status, &body));
-        }
-        let listing = Arc::new(Listing::from_json(&body)?);
-        *self.cache_write() = Some(Arc::clone(&listing));
-        Ok(listing)
-    }
-
     /// The listed tool `tool` names: its id (`Toolkit.Tool@x.y.z`), the id
     /// without version or with `@x` (the latest such), its `name`, or its
-    /// tool part when only one toolkit has it.
+    /// tool part when only one toolkit has it. A name the cached listing
+    /// lacks lists again first (when it is over a second old).
     pub async fn resolve(&self, tool: &str) -> Result<Arc<ListedTool>, OtcError> {
-        self.listing().await?.find(tool)
+        self.resolve_in(tool).await.map(|(_, listed)| listed)
     }
 
     /// Calls a tool; a failed call (`success: false`) is `Ok` (see
@@ -357,21 +327,42 @@ impl OtcClient {
     /// As [`OtcClient::call_tool`], with a `call_id`, a trace id or a context.
     /// With a retry policy, a failure the server says may be retried is
     /// retried after the delay it asks for, each attempt with a new
-    /// `call_id` (the same id would only replay the failure).
+    /// `call_id` (the same id would only replay the failure). A call the
+    /// server refuses with 400 (a version it no longer has, say) lists
+    /// again, and is sent once more if `tool` now names another definition.
     pub async fn call_tool_with(
         &self,
         tool: &str,
         input: Map<String, Value>,
         options: OtcCallOptions,
     ) -> Result<CallToolResponse, OtcError> {
-        let listed = self.resolve(tool).await?;
+        let (listing, mut listed) = self.resolve_in(tool).await?;
         let mut request = CallToolRequest::new(listed.definition.id.clone(), input);
         request.call_id = options.call_id;
         request.trace_id = options.trace_id;
         request.context = options.context;
         let mut attempt = 1;
+        let mut relisted = false;
         loop {
-            let response = self.send_call(&listed, &request).await?;
+            let response = match self.send_call(&listed, &request).await {
+                Ok(response) => response,
+                Err(refused)
+                    if !relisted
+                        && matches!(refused.kind(), OtcErrorKind::Refused { status: 400, .. }) =>
+                {
+                    relisted = true;
+                    match self.newer_definition(&listing, &listed, tool).await {
+                        Some(newer) => {
+                            tracing::debug!(tool, from = %listed.definition.id, to = %newer.definition.id, "listed again");
+                            request.tool_id.clone_from(&newer.definition.id);
+                            listed = newer;
+                            continue;
+                        }
+                        None => return Err(refused),
+                    }
+                }
+                Err(other) => return Err(other),
+            };
             let retry = match response.error() {
                 Some(error) if error.can_retry && attempt < self.inner.retry.max_attempts => {
                     self.inner.retry.delay(error.retry_after_ms)
@@ -402,6 +393,16 @@ impl OtcClient {
         }
         let response = CallToolResponse::from_json(&body)
             .map_err(|e| OtcErrorKind::InvalidResponse(e.to_string()))?;
+        if let Some(sent) = &request.call_id
+            && response.call_id != *sent
+        {
+            return Err(OtcErrorKind::InvalidResponse(format!(
+                "the response is for call_id {:?}, not the call's {:?}",
+                toolshape_protocol::text::excerpt(&response.call_id, 80),
+                toolshape_protocol::text::excerpt(sent, 80)
+            ))
+            .into());
+        }
         self.check_output(listed, &response).await?;
         Ok(response)
     }
