@@ -1,5 +1,7 @@
 //! One value for one subschema, and values at its bounds.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Number, Value, json};
 
 /// Deepest nesting generated.
@@ -12,10 +14,11 @@ const MAX_STRING: usize = 256;
 const MAX_PROPERTIES: usize = 32;
 /// Most `$ref` hops followed for one subschema.
 const MAX_REF_HOPS: usize = 16;
-/// Most values (of any depth) made from one schema document, over every
-/// candidate: the bounds above cap each level, not the whole, and a
-/// recursive schema with many properties would otherwise make 32^8.
-const MAX_VALUES: usize = 100_000;
+/// Most values (of any depth) made, and `allOf` merges done, from one
+/// schema document over every candidate: the bounds above cap each level,
+/// not the whole, and a recursive schema with many properties would
+/// otherwise make 32^8.
+const MAX_STEPS: usize = 100_000;
 
 /// Keywords `merged` leaves out: annotations and definitions no generated
 /// value depends on (`examples`, `default` and `const` are read from the
@@ -41,8 +44,12 @@ const NOT_GENERATIVE: &[&str] = &[
 #[derive(Debug)]
 pub(crate) struct Generator<'a> {
     root: &'a Value,
-    /// Values made so far (see [`MAX_VALUES`]).
-    made: std::sync::atomic::AtomicUsize,
+    /// Values made and merges done so far (see [`MAX_STEPS`]).
+    steps: std::sync::atomic::AtomicUsize,
+    /// The merged form of each `$ref`'s target, by the reference: a
+    /// subschema reached through many `allOf`s and `$ref`s (a diamond, or
+    /// one value per candidate) is merged once, not once per path.
+    merges: std::sync::Mutex<HashMap<String, Map<String, Value>>>,
 }
 
 fn number(value: f64, integer: bool) -> Value {
@@ -140,7 +147,8 @@ impl<'a> Generator<'a> {
     pub(crate) fn new(root: &'a Value) -> Self {
         Generator {
             root,
-            made: std::sync::atomic::AtomicUsize::new(0),
+            steps: std::sync::atomic::AtomicUsize::new(0),
+            merges: std::sync::Mutex::new(HashMap::new()),
         }
     }
 
@@ -175,6 +183,41 @@ impl<'a> Generator<'a> {
     /// them (its own win; `properties` and `required` are united), `$ref`s
     /// followed.
     fn merged(&self, schema: &Value, depth: usize) -> Map<String, Value> {
+        // A reference names the same target wherever it appears in the
+        // document: its merge is kept (other subschemas are merged where
+        // they are, once per path through the document, which its size
+        // bounds).
+        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+            return self.merge(schema, depth);
+        };
+        if let Some(merged) = self.merges().get(reference) {
+            return merged.clone();
+        }
+        let merged = self.merge(schema, depth);
+        self.merges().insert(reference.to_owned(), merged.clone());
+        merged
+    }
+
+    fn merges(&self) -> std::sync::MutexGuard<'_, HashMap<String, Map<String, Value>>> {
+        self.merges
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts one step; the steps taken before it.
+    fn step(&self) -> usize {
+        self.steps
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The steps taken so far.
+    #[cfg(test)]
+    pub(crate) fn steps(&self) -> usize {
+        self.steps.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// [`Generator::merged`] without the kept merges.
+    fn merge(&self, schema: &Value, depth: usize) -> Map<String, Value> {
         let schema = self.resolve(schema);
         // Only what generating reads: a schema's words for people (and its
         // definitions, reached through `$ref`) may be large, and a merge
@@ -191,7 +234,7 @@ impl<'a> Generator<'a> {
         let Some(Value::Array(branches)) = schema.get("allOf") else {
             return merged;
         };
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || self.step() >= MAX_STEPS {
             return merged;
         }
         for branch in branches.iter().take(MAX_PROPERTIES) {
@@ -272,8 +315,7 @@ impl<'a> Generator<'a> {
     /// `default` or first `enum` value, its first workable `anyOf`/`oneOf`
     /// branch, or a value of its type within its bounds.
     pub(crate) fn value(&self, schema: &Value, depth: usize) -> Option<Value> {
-        let made = self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if depth > MAX_DEPTH || made >= MAX_VALUES {
+        if depth > MAX_DEPTH || self.step() >= MAX_STEPS {
             return None;
         }
         let schema = match self.resolve(schema) {
