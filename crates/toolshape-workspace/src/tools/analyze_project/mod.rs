@@ -170,12 +170,12 @@ fn manifest_text(dir: &Dir, file: &str) -> Option<String> {
     if !meta.is_file() || meta.len() > MANIFEST_MAX_BYTES {
         return None;
     }
-    let mut text = String::new();
-    handle
-        .take(MANIFEST_MAX_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+    // A chunk at a time, stopping once the call has ended.
+    let (bytes, more) = crate::fsutil::read_prefix(handle, MANIFEST_MAX_BYTES, file).ok()?;
+    if more {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// File counts per language and lines of code.
