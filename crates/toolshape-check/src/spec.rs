@@ -174,12 +174,7 @@ pub(crate) fn violations(
             let listed = error.violations().to_vec();
             if listed.is_empty() {
                 // Too deep or over budget: one violation at the root saying so.
-                vec![Violation {
-                    instance_path: String::new(),
-                    keyword: "bounds".into(),
-                    schema_path: String::new(),
-                    message: error.to_string(),
-                }]
+                vec![Violation::new("", "bounds", error.to_string())]
             } else {
                 listed
             }

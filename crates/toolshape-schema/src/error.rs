@@ -161,6 +161,7 @@ impl From<SchemaErrorKind> for SchemaError {
 
 /// One way an instance fails its schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Violation {
     /// JSON Pointer into the instance.
     pub instance_path: String,
@@ -170,6 +171,27 @@ pub struct Violation {
     pub schema_path: String,
     /// A readable message that quotes at most a short excerpt of the instance.
     pub message: String,
+    /// For a `required` violation, the property that is missing (the
+    /// instance path names the object that lacks it).
+    pub missing_property: Option<String>,
+}
+
+impl Violation {
+    /// A violation at `instance_path` of `keyword`, saying `message` (no
+    /// schema path, no missing property).
+    pub fn new(
+        instance_path: impl Into<String>,
+        keyword: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Violation {
+        Violation {
+            instance_path: instance_path.into(),
+            keyword: keyword.into(),
+            schema_path: String::new(),
+            message: message.into(),
+            missing_property: None,
+        }
+    }
 }
 
 impl fmt::Display for Violation {

@@ -1,6 +1,7 @@
 //! Turning the validator's errors into short, capped violation reports.
 
 use jsonschema::ValidationError as RawError;
+use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::error::Violation;
@@ -35,11 +36,18 @@ pub(crate) fn violation(error: &RawError<'_>, max_chars: usize) -> Violation {
     } else {
         error.masked().to_string()
     };
+    let missing_property = match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            property.as_str().map(|name| excerpt(name, max_chars))
+        }
+        _ => None,
+    };
     Violation {
         instance_path: excerpt(error.instance_path().as_str(), max_chars),
         keyword: error.kind().keyword().to_owned(),
         schema_path: excerpt(error.evaluation_path().as_str(), max_chars),
         message: excerpt(&message, max_chars),
+        missing_property,
     }
 }
 

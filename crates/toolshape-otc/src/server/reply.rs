@@ -78,10 +78,8 @@ fn parameter_of(violation: &Violation) -> String {
     if !segment.is_empty() {
         return segment.replace("~1", "/").replace("~0", "~");
     }
-    if violation.keyword == "required"
-        && let Some(name) = violation.message.split('"').nth(1)
-    {
-        return name.to_owned();
+    if let Some(name) = &violation.missing_property {
+        return name.clone();
     }
     "input".to_owned()
 }
@@ -123,22 +121,17 @@ mod tests {
     use super::*;
 
     fn violation(path: &str, keyword: &str, message: &str) -> Violation {
-        Violation {
-            instance_path: path.into(),
-            keyword: keyword.into(),
-            schema_path: String::new(),
-            message: message.into(),
-        }
+        Violation::new(path, keyword, message)
     }
 
     #[test]
     fn violations_name_their_parameter() {
         assert_eq!(parameter_of(&violation("/a", "type", "x")), "a");
         assert_eq!(parameter_of(&violation("/a~1b/0", "type", "x")), "a/b");
-        assert_eq!(
-            parameter_of(&violation("", "required", "\"b\" is a required property")),
-            "b"
-        );
+        // A missing property by its name, never read from the message.
+        let mut missing = violation("", "required", "\"c\" is a required property");
+        missing.missing_property = Some("b".into());
+        assert_eq!(parameter_of(&missing), "b");
         assert_eq!(
             parameter_of(&violation("", "type", "not an object")),
             "input"

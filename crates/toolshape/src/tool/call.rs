@@ -240,13 +240,11 @@ impl RegisteredTool {
         match output.structured_value() {
             Some(value) => schema.validate(&value),
             None => Err(ValidationErrorKind::Mismatch {
-                violations: vec![Violation {
-                    instance_path: String::new(),
-                    keyword: "outputSchema".into(),
-                    schema_path: String::new(),
-                    message: "the tool declares an outputSchema but returned no structured content"
-                        .into(),
-                }],
+                violations: vec![Violation::new(
+                    "",
+                    "outputSchema",
+                    "the tool declares an outputSchema but returned no structured content",
+                )],
                 truncated: false,
             }
             .into()),
