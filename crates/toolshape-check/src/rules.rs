@@ -95,7 +95,7 @@ rules! {
     /// A line or body that is not a JSON message at all.
     MessageNotJson = "message-not-json", Error,
         "write only JSON-RPC messages to stdout (logs go to stderr)";
-    /// A response larger or deeper than toolshape's client accepts (16 MiB, 128 levels).
+    /// A response larger or deeper than toolshape's client accepts (16 MiB, 127 levels).
     ResponseOverBounds = "response-over-bounds", Warning,
         "keep results small and shallow, or page them";
     /// More than 100,000 messages (or 64 MiB) arrived while one request was answered: the rest were not kept, so the answer among them may not have been checked.

@@ -20,20 +20,46 @@ pub(crate) enum Parsed {
     Json(Value),
     /// Not JSON; why.
     NotJson(String),
-    /// Nested deeper than the JSON parser goes (128 levels).
+    /// Nested deeper than the JSON parser goes (127 levels).
     TooDeep,
 }
+
+/// The deepest nesting serde_json parses (its recursion limit, 128, is
+/// reached by the 128th array or object).
+const PARSED_DEPTH: usize = 127;
 
 /// Parses one received message.
 pub(crate) fn parse(bytes: &[u8]) -> Parsed {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Parsed::Json(value),
-        Err(error) if error.to_string().contains("recursion limit") => Parsed::TooDeep,
+        Err(_) if nests_deeper_than(bytes, PARSED_DEPTH) => Parsed::TooDeep,
         Err(error) => {
             let start = String::from_utf8_lossy(bytes.get(..80).unwrap_or(bytes)).into_owned();
             Parsed::NotJson(format!("{error}; it starts {start:?}"))
         }
     }
+}
+
+/// Whether arrays and objects nest more than `limit` deep in `bytes`
+/// (strings skipped; read as far as that is seen, whatever follows).
+fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0_usize, false, false);
+    for &byte in bytes {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a response answers, as far as the check knows.
@@ -220,7 +246,7 @@ pub(crate) fn unparsable(
             Rule::ResponseOverBounds,
             Location::new(Document::Message, ""),
             format!(
-                "{what}: nests deeper than 128 levels; toolshape's client (and most JSON parsers) refuse it"
+                "{what}: nests deeper than 127 levels; toolshape's client (and most JSON parsers) refuse it"
             ),
         ),
     };
@@ -240,6 +266,26 @@ pub(crate) fn tool_pointer(index: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn too_deep_is_told_where_serde_json_stops() {
+        for depth in [126, 127, 128, 129, 400] {
+            for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+                // Brackets in a string do not count.
+                let text = format!(
+                    "{{\"s\":\"[[[\\\"[[\",\"v\":{}1{}}}",
+                    open.repeat(depth - 1),
+                    close.repeat(depth - 1)
+                );
+                let parsed = parse(text.as_bytes());
+                let refused = serde_json::from_str::<Value>(&text).is_err();
+                assert_eq!(matches!(parsed, Parsed::TooDeep), refused, "{depth}");
+                assert!(matches!(parsed, Parsed::Json(_)) != refused, "{depth}");
+            }
+        }
+        // Not JSON for another reason, deep or not.
+        assert!(matches!(parse(b"[[[oops"), Parsed::NotJson(_)));
+    }
 
     #[test]
     fn a_bad_tool_in_a_page_is_pointed_at_in_its_own_definition() {
