@@ -115,8 +115,12 @@ pub(crate) fn prepare<'a>(
 /// registered with the engine). The library cannot tell the two documents
 /// apart (it fails on such a schema), and neither could a reader.
 pub(crate) fn check_ids(schema: &Value, held: &[String]) -> Result<(), SchemaError> {
-    let mut pending = vec![schema];
-    while let Some(value) = pending.pop() {
+    // (value, whether it sits where a schema does): instance data under
+    // `const`, `enum`, `default` and `examples` is not looked into; what
+    // sits under a keyword no dialect knows is, object by object (a
+    // reference may point there).
+    let mut pending = vec![(schema, true)];
+    while let Some((value, is_schema)) = pending.pop() {
         match value {
             Value::Object(members) => {
                 if let Some(Value::String(id)) = members.get("$id") {
@@ -131,9 +135,20 @@ pub(crate) fn check_ids(schema: &Value, held: &[String]) -> Result<(), SchemaErr
                         .into());
                     }
                 }
-                pending.extend(members.values());
+                if !is_schema {
+                    pending.extend(members.values().map(|member| (member, false)));
+                    continue;
+                }
+                crate::walk::for_each_subschema(members, |edge| pending.push((edge.schema, true)));
+                for (keyword, member) in members {
+                    let data =
+                        matches!(keyword.as_str(), "const" | "enum" | "default" | "examples");
+                    if !data && !crate::walk::holds_subschemas(keyword) {
+                        pending.push((member, false));
+                    }
+                }
             }
-            Value::Array(items) => pending.extend(items),
+            Value::Array(items) => pending.extend(items.iter().map(|item| (item, is_schema))),
             _ => {}
         }
     }

@@ -315,6 +315,22 @@ fn an_id_taking_a_held_documents_uri_is_refused() {
             "{error}"
         );
     }
+    // A property named like a data keyword is a schema all the same.
+    let named_default = json!({
+        "properties": {"default": {"$id": "https://json-schema.org/draft/2020-12/schema"}}
+    });
+    assert!(engine.compile(&named_default).is_err());
+    // Instance data that happens to hold such an `$id` is data.
+    let held_uri = json!({"$id": "https://json-schema.org/draft/2020-12/schema"});
+    for data in [
+        json!({"const": held_uri}),
+        json!({"enum": [held_uri, 1]}),
+        json!({"type": "object", "default": held_uri, "examples": [held_uri]}),
+        json!({"properties": {"a": {"default": {"nested": [held_uri]}}}}),
+    ] {
+        let compiled = engine.compile(&data).unwrap();
+        assert!(compiled.validate(&held_uri).is_ok(), "{data}");
+    }
     let registered = SchemaEngine::builder()
         .document("https://example.com/shared", json!({"type": "string"}))
         .build();
