@@ -258,6 +258,9 @@ rules! {
     /// A 400 or 422 body without a `message`.
     OtcErrorBody = "otc-error-body", Error,
         "send {\"message\": ...} with every 400 and 422";
+    /// A ToolDefinition's schema uses `$ref` or definitions, which OTC's schemas exclude.
+    OtcSchemaRef = "otc-schema-ref", Warning,
+        "inline what the references point at (a recursive schema cannot be: leave it)";
 }
 
 impl fmt::Display for Rule {

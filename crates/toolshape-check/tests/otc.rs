@@ -39,7 +39,7 @@ fn tool(id: &str, input: Value, output: Value) -> Value {
 }
 
 /// The bad mode's tools, each breaking one rule (named after it).
-const BAD_TOOLS: [&str; 7] = [
+const BAD_TOOLS: [&str; 8] = [
     "Bad.Value@1.0.0",
     "Bad.NoCallId@1.0.0",
     "Bad.WrongCallId@1.0.0",
@@ -47,6 +47,7 @@ const BAD_TOOLS: [&str; 7] = [
     "Bad.BothFields@1.0.0",
     "Bad.Status@1.0.0",
     "Bad.NoMessage@1.0.0",
+    "Bad.Refs@1.0.0",
 ];
 
 async fn tools(State(mode): State<Arc<Mode>>) -> Json<Value> {
@@ -66,7 +67,13 @@ async fn tools(State(mode): State<Arc<Mode>>) -> Json<Value> {
             "input_schema": {"type": "object"}, "output_schema": null
         }));
         for id in BAD_TOOLS {
-            items.push(tool(id, x_input(), json!({"type": "object", "properties": {"y": {"type": "integer"}}, "required": ["y"]})));
+            let output = if id == "Bad.Refs@1.0.0" {
+                // What OTC's schemas exclude: definitions and a reference.
+                json!({"$defs": {"Y": {"type": "integer"}}, "type": "object", "properties": {"y": {"$ref": "#/$defs/Y"}}, "required": ["y"]})
+            } else {
+                json!({"type": "object", "properties": {"y": {"type": "integer"}}, "required": ["y"]})
+            };
+            items.push(tool(id, x_input(), output));
         }
     }
     Json(json!({"items": items}))
@@ -253,6 +260,7 @@ async fn each_planted_defect_is_found_with_its_rule() {
         ("Bad.BothFields@1.0.0", &["otc-response-shape"]),
         ("Bad.Status@1.0.0", &["otc-call-status"]),
         ("Bad.NoMessage@1.0.0", &["otc-error-body"]),
+        ("Bad.Refs@1.0.0", &["otc-schema-ref"]),
     ]
     .into_iter()
     .map(|(tool, rules)| (tool.to_owned(), rules.iter().copied().collect()))

@@ -41,6 +41,39 @@ pub fn inline_local_refs(schema: &Value) -> Option<Value> {
     inliner.found.then_some(inlined)
 }
 
+/// Where `schema` first uses a reference (`$ref`, `$dynamicRef`,
+/// `$recursiveRef`) or definitions (`$defs`, `definitions`), as a JSON
+/// Pointer; `None` when it uses neither. Subschemas are found by keyword,
+/// so instance data (`const`, `enum`, `default`, `examples`) is not read.
+pub fn first_reference(schema: &Value) -> Option<String> {
+    let mut pending = vec![(schema, String::new())];
+    while let Some((value, pointer)) = pending.pop() {
+        let Value::Object(map) = value else {
+            continue;
+        };
+        if let Some(keyword) = [
+            "$ref",
+            "$dynamicRef",
+            "$recursiveRef",
+            "$defs",
+            "definitions",
+        ]
+        .into_iter()
+        .find(|keyword| map.contains_key(*keyword))
+        {
+            let mut at = pointer;
+            crate::walk::push_segment(&mut at, keyword);
+            return Some(at);
+        }
+        crate::walk::for_each_subschema(map, |edge| {
+            let mut below = pointer.clone();
+            edge.push_pointer(&mut below);
+            pending.push((edge.schema, below));
+        });
+    }
+    None
+}
+
 struct Inliner<'a> {
     root: &'a Value,
     dialect: Dialect,
@@ -188,6 +221,23 @@ mod tests {
                     "enum_data": {"const": {"$ref": "#/nowhere"}}
                 }
             }))
+        );
+    }
+
+    #[test]
+    fn the_first_reference_is_found_by_keyword() {
+        assert_eq!(first_reference(&json!({"type": "object"})), None);
+        assert_eq!(
+            first_reference(&json!({"const": {"$ref": "#"}, "enum": [{"$defs": {}}]})),
+            None
+        );
+        assert_eq!(
+            first_reference(&json!({"properties": {"a/b": {"items": {"$ref": "#/x"}}}})),
+            Some("/properties/a~1b/items/$ref".into())
+        );
+        assert_eq!(
+            first_reference(&json!({"$defs": {}, "type": "object"})),
+            Some("/$defs".into())
         );
     }
 

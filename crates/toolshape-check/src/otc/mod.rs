@@ -269,13 +269,15 @@ fn listing(listed: &http::Answer, engines: &Engines, findings: &mut Vec<Finding>
             &join(&at, "input_schema"),
         );
         tool_findings.extend(found);
+        tool_findings.extend(reference_finding(&input_schema, &join(&at, "input_schema")));
         let output_schema = item.get("output_schema").cloned();
         let output = match &output_schema {
             Some(Value::Null) | None => None,
             Some(schema) => {
-                let (found, usable) =
-                    schemas::check(engines, schema, Document::Otc, &join(&at, "output_schema"));
+                let at = join(&at, "output_schema");
+                let (found, usable) = schemas::check(engines, schema, Document::Otc, &at);
                 tool_findings.extend(found);
+                tool_findings.extend(reference_finding(schema, &at));
                 usable
             }
         };
@@ -291,6 +293,18 @@ fn listing(listed: &http::Answer, engines: &Engines, findings: &mut Vec<Finding>
         }
     }
     tools
+}
+
+/// The finding for a schema (at `base`) that uses `$ref` or definitions:
+/// OTC's schemas exclude them, so a client written to the spec may not
+/// resolve them.
+fn reference_finding(schema: &Value, base: &str) -> Option<Finding> {
+    let at = toolshape_schema::inline::first_reference(schema)?;
+    Some(Finding::new(
+        Rule::OtcSchemaRef,
+        Location::new(Document::Otc, format!("{base}{at}")),
+        "OTC's schemas exclude $ref and definitions: a client written to the spec may not resolve this one",
+    ))
 }
 
 #[cfg(test)]
