@@ -10,15 +10,17 @@
 use serde_json::{Map, Value};
 
 use crate::dialect::Dialect;
+use crate::limits::Limits;
+use crate::precheck::{check_document_depth, footprint};
 use crate::walk::holds_subschemas;
 
-/// The most values an inlined schema may hold (diamond-shaped definitions
-/// double with each level).
-const MAX_INLINED_VALUES: usize = 50_000;
-
-/// The deepest an inlined schema may nest (a reader with serde_json's
-/// default recursion limit reads a listing of such schemas).
-const MAX_INLINED_DEPTH: usize = 64;
+/// An inlined schema is served only within what a reader with the default
+/// [`Limits`] accepts (toolshape's own client, untrusted): its size, its
+/// depth and its subschemas. Diamond-shaped definitions double with each
+/// level, so the inlining stops as soon as its copies pass these.
+fn bounds() -> Limits {
+    Limits::default()
+}
 
 /// `schema` with every local `$ref` replaced by a copy of its target and its
 /// definitions dropped, or `None` when it has no reference or one that
@@ -30,15 +32,29 @@ const MAX_INLINED_DEPTH: usize = 64;
 pub fn inline_local_refs(schema: &Value) -> Option<Value> {
     let root = schema.as_object()?;
     let dialect = Dialect::of(schema).ok()?;
+    let limits = bounds();
     let mut inliner = Inliner {
         root: schema,
         dialect,
         stack: Vec::new(),
-        values: 0,
+        subschemas: 0,
+        bytes: 0,
+        limits: &limits,
         found: false,
     };
-    let inlined = inliner.object(root, 0, true)?;
-    inliner.found.then_some(inlined)
+    let mut inlined = inliner.object(root, 0, true)?;
+    if !inliner.found {
+        return None;
+    }
+    // A root reference before 2019-09 replaced the root with its target:
+    // the dialect stays the declared one.
+    if let (Some(declared), Value::Object(map)) = (root.get("$schema"), &mut inlined) {
+        map.entry("$schema").or_insert_with(|| declared.clone());
+    }
+    // The counts above are close; these are exact.
+    footprint(&inlined, limits.max_schema_bytes).ok()?;
+    check_document_depth(&inlined, &limits).ok()?;
+    Some(inlined)
 }
 
 /// Where `schema` first uses a reference (`$ref`, `$dynamicRef`,
@@ -79,14 +95,25 @@ struct Inliner<'a> {
     dialect: Dialect,
     /// The pointers being inlined, outermost first: one met again is a cycle.
     stack: Vec<&'a str>,
-    values: usize,
+    /// Subschemas made so far.
+    subschemas: usize,
+    /// About how many bytes the copies made so far take as JSON.
+    bytes: usize,
+    limits: &'a Limits,
     found: bool,
 }
 
 impl<'a> Inliner<'a> {
     fn count(&mut self) -> Option<()> {
-        self.values += 1;
-        (self.values <= MAX_INLINED_VALUES).then_some(())
+        self.subschemas += 1;
+        self.bytes += 2;
+        (self.subschemas <= self.limits.max_subschemas).then_some(())
+    }
+
+    /// A copy of `value` (instance data, or words for people), counted.
+    fn copy(&mut self, key: &str, value: &Value) -> Option<Value> {
+        self.bytes += key.len() + 4 + approximate_bytes(value, self.limits.max_schema_bytes);
+        (self.bytes <= self.limits.max_schema_bytes).then(|| value.clone())
     }
 
     /// A subschema (object or boolean) at `depth`.
@@ -106,7 +133,7 @@ impl<'a> Inliner<'a> {
         depth: usize,
         is_root: bool,
     ) -> Option<Value> {
-        if depth > MAX_INLINED_DEPTH {
+        if depth > self.limits.max_schema_depth {
             return None;
         }
         self.count()?;
@@ -123,19 +150,27 @@ impl<'a> Inliner<'a> {
                 // which are inlined (or the whole is declined).
                 "$ref" | "$defs" | "definitions" => {}
                 _ if holds_subschemas(keyword) => {
-                    out.insert(keyword.clone(), self.holder(keyword, value, depth)?);
+                    let held = self.holder(keyword, value, depth)?;
+                    self.bytes += keyword.len() + 4;
+                    out.insert(keyword.clone(), held);
                 }
                 _ => {
-                    out.insert(keyword.clone(), value.clone());
+                    let copied = self.copy(keyword, value)?;
+                    out.insert(keyword.clone(), copied);
                 }
             }
         }
         let Some(reference) = map.get("$ref") else {
             return Some(Value::Object(out));
         };
-        let target = self.target(reference.as_str()?, depth)?;
-        // Siblings of a reference before 2019-09 are ignored.
-        if self.dialect < Dialect::Draft201909 || out.is_empty() {
+        // Siblings of a reference before 2019-09 are ignored; after, both
+        // apply: the target goes into an `allOf`, two levels down.
+        let replaces = self.dialect < Dialect::Draft201909 || out.is_empty();
+        let target = self.target(
+            reference.as_str()?,
+            if replaces { depth } else { depth + 2 },
+        )?;
+        if replaces {
             return Some(target);
         }
         match out.get_mut("allOf") {
@@ -161,7 +196,7 @@ impl<'a> Inliner<'a> {
                     let item = if item.is_object() || item.is_boolean() {
                         self.schema(item, depth + 2)?
                     } else {
-                        item.clone()
+                        self.copy(name, item)?
                     };
                     out.insert(name.clone(), item);
                 }
@@ -182,16 +217,78 @@ impl<'a> Inliner<'a> {
         if !(pointer.is_empty() || pointer.starts_with('/')) || pointer.contains('%') {
             return None;
         }
-        if self.stack.contains(&pointer) {
+        // A chain of references each replacing the last nests no deeper:
+        // bounded by its own length.
+        if self.stack.contains(&pointer) || self.stack.len() >= self.limits.max_schema_depth {
             return None;
         }
         let target = self.root.pointer(pointer)?;
+        if self.passes_a_base_uri(pointer) {
+            return None;
+        }
         self.found = true;
         self.stack.push(pointer);
         let inlined = self.schema(target, depth);
         self.stack.pop();
         inlined
     }
+}
+
+impl Inliner<'_> {
+    /// Whether the way to `pointer`'s target passes a subschema below the
+    /// root with a base URI of its own (`$id`, draft-04's `id`): a
+    /// reference inside it would resolve against that base.
+    fn passes_a_base_uri(&self, pointer: &str) -> bool {
+        let mut at = self.root;
+        for token in pointer.split('/').skip(1) {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            let next = match at {
+                Value::Object(map) => map.get(&token),
+                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            let Some(next) = next else {
+                return false;
+            };
+            at = next;
+            let ids: &[&str] = if self.dialect == Dialect::Draft4 {
+                &["$id", "id"]
+            } else {
+                &["$id"]
+            };
+            if ids
+                .iter()
+                .any(|id| at.get(*id).is_some_and(Value::is_string))
+            {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// About how many bytes `value` takes as JSON, counted up to `limit`.
+fn approximate_bytes(value: &Value, limit: usize) -> usize {
+    let mut bytes = 0;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        bytes += match value {
+            Value::String(text) => text.len() + 2,
+            Value::Array(items) => {
+                pending.extend(items);
+                2 + items.len()
+            }
+            Value::Object(map) => {
+                pending.extend(map.values());
+                2 + map.keys().map(|key| key.len() + 4).sum::<usize>()
+            }
+            _ => 8,
+        };
+        if bytes > limit {
+            break;
+        }
+    }
+    bytes
 }
 
 #[cfg(test)]
@@ -284,6 +381,89 @@ mod tests {
             inline_local_refs(&schema),
             Some(json!({"properties": {"s": {"type": "string"}}}))
         );
+    }
+
+    #[test]
+    fn a_root_reference_before_2019_09_keeps_the_dialect() {
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$ref": "#/definitions/T",
+            "definitions": {"T": {"type": "array", "items": [{"type": "integer"}]}}
+        });
+        assert_eq!(
+            inline_local_refs(&schema),
+            Some(json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "array",
+                "items": [{"type": "integer"}]
+            }))
+        );
+    }
+
+    #[test]
+    fn a_target_below_another_base_uri_is_declined() {
+        let schema = json!({
+            "$defs": {
+                "B": {"$id": "https://x/b", "$defs": {"C": {"type": "integer"}}},
+                "C": {"type": "string"}
+            },
+            "properties": {"c": {"$ref": "#/$defs/B/$defs/C"}}
+        });
+        assert_eq!(inline_local_refs(&schema), None);
+    }
+
+    /// A chain of references with siblings: each link nests two levels
+    /// deeper once inlined (`allOf`, its array).
+    fn chain(links: usize) -> Value {
+        let mut defs = Map::new();
+        for i in 0..links {
+            defs.insert(
+                format!("A{i}"),
+                json!({"description": "d", "$ref": format!("#/$defs/A{}", i + 1)}),
+            );
+        }
+        defs.insert(format!("A{links}"), json!({"type": "integer"}));
+        json!({"$defs": defs, "properties": {"a": {"$ref": "#/$defs/A0"}}})
+    }
+
+    #[test]
+    fn the_depth_counts_the_allof_a_reference_goes_into() {
+        let short = inline_local_refs(&chain(20))
+            .map(|inlined| check_document_depth(&inlined, &Limits::default()).is_ok());
+        assert_eq!(short, Some(true));
+        assert_eq!(inline_local_refs(&chain(40)), None);
+        // A chain without siblings nests no deeper, but stops at its length.
+        let mut defs = Map::new();
+        for i in 0..100 {
+            defs.insert(
+                format!("R{i}"),
+                json!({"$ref": format!("#/$defs/R{}", i + 1)}),
+            );
+        }
+        defs.insert("R100".into(), json!({"type": "integer"}));
+        assert_eq!(
+            inline_local_refs(&json!({"$defs": defs, "$ref": "#/$defs/R0"})),
+            None
+        );
+    }
+
+    #[test]
+    fn copies_stop_at_the_size_a_reader_takes() {
+        // 2^10 copies of a 4 KB description: 4 MB, past 512 KiB.
+        let mut defs = Map::new();
+        defs.insert(
+            "D0".into(),
+            json!({"type": "integer", "description": "x".repeat(4096)}),
+        );
+        for level in 1..=10 {
+            let below = format!("#/$defs/D{}", level - 1);
+            defs.insert(
+                format!("D{level}"),
+                json!({"anyOf": [{"$ref": below}, {"$ref": below}]}),
+            );
+        }
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/D10"});
+        assert_eq!(inline_local_refs(&schema), None);
     }
 
     #[test]
