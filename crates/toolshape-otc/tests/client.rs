@@ -63,11 +63,17 @@ async fn lists_resolves_and_calls() -> TestResult {
         }
         other => return Err(format!("expected InvalidInput, got {other:?}").into()),
     }
+    // A 400 naming what the call lacks is its own kind.
     let missing = client.call::<String>("Test.Secretive", json!({})).await;
-    assert!(matches!(
-        missing.as_ref().map_err(|e| e.kind()),
-        Err(OtcErrorKind::Refused { status: 400, .. })
-    ));
+    match missing.as_ref().map_err(|e| e.kind()) {
+        Err(OtcErrorKind::MissingRequirements {
+            secrets, user_id, ..
+        }) => assert_eq!(
+            (secrets.as_slice(), *user_id),
+            (&["API_KEY".to_owned()][..], true)
+        ),
+        other => return Err(format!("expected MissingRequirements, got {other:?}").into()),
+    }
     let unknown = client.call::<i64>("Nope", json!({})).await;
     assert!(matches!(
         unknown.as_ref().map_err(|e| e.kind()),
@@ -222,11 +228,18 @@ async fn a_listing_is_fetched_again_for_what_it_lacks() -> TestResult {
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let echoed: i64 = client.call("Late.Echo", json!({"a": 7, "b": 0})).await?;
     assert_eq!(echoed, 7);
-    // A version asked for by number that is gone stays refused.
+    // A version asked for by number that is gone is unknown (listed again
+    // within the second: not fetched again).
     let gone = client
         .call::<String>("Test.Versioned@2.1.0", json!({}))
         .await;
-    assert!(gone.is_err(), "{gone:?}");
+    assert!(
+        matches!(
+            gone.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::UnknownTool(_))
+        ),
+        "{gone:?}"
+    );
     Ok(())
 }
 

@@ -32,72 +32,71 @@ impl OtcClient {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(super) async fn listing(&self) -> Result<Arc<Listing>, OtcError> {
-        if let Some((listing, _)) = self.cached() {
-            return Ok(listing);
+    pub(super) async fn listing(&self) -> Result<(Arc<Listing>, Instant), OtcError> {
+        if let Some(cached) = self.cached() {
+            return Ok(cached);
         }
         let _fetching = self.inner.listing.lock().await;
-        if let Some((listing, _)) = self.cached() {
-            return Ok(listing);
+        if let Some(cached) = self.cached() {
+            return Ok(cached);
         }
         self.fetch_listing().await
     }
 
-    /// Fetches the listing and caches it (the caller holds the fetch lock).
-    async fn fetch_listing(&self) -> Result<Arc<Listing>, OtcError> {
+    /// Fetches the listing and caches it (the caller holds the fetch lock);
+    /// the tools listed as before keep their compiled output schemas.
+    async fn fetch_listing(&self) -> Result<(Arc<Listing>, Instant), OtcError> {
         let (status, body) = self
             .exchange(self.inner.http.get(self.url("tools")?), MAX_LISTING_BYTES)
             .await?;
         if status != StatusCode::OK {
             return Err(refusal(status, &body));
         }
-        let listing = Arc::new(Listing::from_json(&body)?);
-        *self.cache_write() = Some((Arc::clone(&listing), Instant::now()));
-        Ok(listing)
+        let previous = self.cached().map(|(listing, _)| listing);
+        let listing = Arc::new(Listing::from_json(&body, previous.as_deref())?);
+        let fetched = Instant::now();
+        *self.cache_write() = Some((Arc::clone(&listing), fetched));
+        Ok((listing, fetched))
     }
 
-    /// A newer listing than `seen`: the one cached since, or fetched now
-    /// when `seen` is over [`MIN_RELIST_AGE`] old; `None` when there is none.
-    pub(super) async fn relist(
-        &self,
-        seen: &Arc<Listing>,
-    ) -> Result<Option<Arc<Listing>>, OtcError> {
+    /// A listing fetched after `since`: the one cached, if it was, else
+    /// fetched now unless the cached one is under [`MIN_RELIST_AGE`] old
+    /// (`None` then).
+    async fn relist(&self, since: Instant) -> Result<Option<Arc<Listing>>, OtcError> {
         let _fetching = self.inner.listing.lock().await;
         match self.cached() {
-            Some((cached, _)) if !Arc::ptr_eq(&cached, seen) => Ok(Some(cached)),
+            Some((cached, fetched)) if fetched > since => Ok(Some(cached)),
             Some((_, fetched)) if fetched.elapsed() < MIN_RELIST_AGE => Ok(None),
-            _ => self.fetch_listing().await.map(Some),
+            _ => self.fetch_listing().await.map(|(listing, _)| Some(listing)),
         }
     }
 
-    /// As [`OtcClient::resolve`], with the listing it was found in.
-    pub(super) async fn resolve_in(
-        &self,
-        tool: &str,
-    ) -> Result<(Arc<Listing>, Arc<ListedTool>), OtcError> {
-        let listing = self.listing().await?;
+    /// The listed tool `tool` names (see [`OtcClient::resolve`]), listing
+    /// again once when the cached listing lacks it.
+    pub(super) async fn resolve_listed(&self, tool: &str) -> Result<Arc<ListedTool>, OtcError> {
+        let (listing, fetched) = self.listing().await?;
         match listing.find(tool) {
-            Ok(found) => Ok((listing, found)),
             Err(missing) if matches!(missing.kind(), OtcErrorKind::UnknownTool(_)) => {
-                match self.relist(&listing).await? {
-                    Some(fresh) => fresh.find(tool).map(|found| (fresh, found)),
+                match self.relist(fetched).await? {
+                    Some(fresh) => fresh.find(tool),
                     None => Err(missing),
                 }
             }
-            Err(other) => Err(other),
+            found => found,
         }
     }
 
-    /// The definition `tool` names in a listing newer than `listing`, if it
-    /// is another than `listed` (a listing that fails leaves the refusal).
+    /// The tool `tool` names in a listing fetched after `since` (when a
+    /// call sent then was refused), if it has another id than `listed`'s (a
+    /// listing that fails leaves the refusal).
     pub(super) async fn newer_definition(
         &self,
-        listing: &Arc<Listing>,
+        since: Instant,
         listed: &ListedTool,
         tool: &str,
     ) -> Option<Arc<ListedTool>> {
-        let fresh = self.relist(listing).await.ok()??;
+        let fresh = self.relist(since).await.ok()??;
         let found = fresh.find(tool).ok()?;
-        (found.definition != listed.definition).then_some(found)
+        (found.definition.id != listed.definition.id).then_some(found)
     }
 }

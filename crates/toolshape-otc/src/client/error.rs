@@ -79,6 +79,19 @@ pub enum OtcErrorKind {
         /// Each parameter and what is wrong with it.
         parameter_errors: BTreeMap<String, String>,
     },
+    /// The call lacks what its tool requires (HTTP 400 with
+    /// `missing_requirements`): credentials to send in its context.
+    #[error("{message}")]
+    MissingRequirements {
+        /// The server's message.
+        message: String,
+        /// Authorization providers whose token is missing, by id.
+        authorization: Vec<String>,
+        /// Secrets missing, by id.
+        secrets: Vec<String>,
+        /// Whether the user id is missing.
+        user_id: bool,
+    },
     /// The server refused the request (400, 403, 409, 413, 503...).
     #[error("HTTP {status}: {message}")]
     Refused {

@@ -294,7 +294,7 @@ impl OtcClient {
     /// a tool the listing lacks, or a call the server refuses with 400 when
     /// the listing is over a second old, also fetches it again).
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, OtcError> {
-        let listing = self.listing().await?;
+        let (listing, _) = self.listing().await?;
         Ok(listing.tools.iter().map(|t| t.definition.clone()).collect())
     }
 
@@ -309,7 +309,7 @@ impl OtcClient {
     /// tool part when only one toolkit has it. A name the cached listing
     /// lacks lists again first (when it is over a second old).
     pub async fn resolve(&self, tool: &str) -> Result<Arc<ListedTool>, OtcError> {
-        self.resolve_in(tool).await.map(|(_, listed)| listed)
+        self.resolve_listed(tool).await
     }
 
     /// Calls a tool; a failed call (`success: false`) is `Ok` (see
@@ -328,15 +328,16 @@ impl OtcClient {
     /// With a retry policy, a failure the server says may be retried is
     /// retried after the delay it asks for, each attempt with a new
     /// `call_id` (the same id would only replay the failure). A call the
-    /// server refuses with 400 (a version it no longer has, say) lists
-    /// again, and is sent once more if `tool` now names another definition.
+    /// server refuses with 400 (a version it no longer has, say; not one
+    /// naming missing requirements) lists again, and is sent once more if
+    /// `tool` now names another tool id.
     pub async fn call_tool_with(
         &self,
         tool: &str,
         input: Map<String, Value>,
         options: OtcCallOptions,
     ) -> Result<CallToolResponse, OtcError> {
-        let (listing, mut listed) = self.resolve_in(tool).await?;
+        let mut listed = self.resolve_listed(tool).await?;
         let mut request = CallToolRequest::new(listed.definition.id.clone(), input);
         request.call_id = options.call_id;
         request.trace_id = options.trace_id;
@@ -344,6 +345,7 @@ impl OtcClient {
         let mut attempt = 1;
         let mut relisted = false;
         loop {
+            let sent = Instant::now();
             let response = match self.send_call(&listed, &request).await {
                 Ok(response) => response,
                 Err(refused)
@@ -351,7 +353,7 @@ impl OtcClient {
                         && matches!(refused.kind(), OtcErrorKind::Refused { status: 400, .. }) =>
                 {
                     relisted = true;
-                    match self.newer_definition(&listing, &listed, tool).await {
+                    match self.newer_definition(sent, &listed, tool).await {
                         Some(newer) => {
                             tracing::debug!(tool, from = %listed.definition.id, to = %newer.definition.id, "listed again");
                             request.tool_id.clone_from(&newer.definition.id);
@@ -511,6 +513,27 @@ fn refusal(status: StatusCode, body: &Value) -> OtcError {
             OtcErrorKind::InvalidInput {
                 message,
                 parameter_errors,
+            }
+            .into()
+        }
+        StatusCode::BAD_REQUEST if body.get("missing_requirements").is_some() => {
+            let requirements = &body["missing_requirements"];
+            let ids = |key: &str| -> Vec<String> {
+                requirements
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .take(64)
+                    .filter_map(|item| item.get("id").and_then(Value::as_str))
+                    .map(|id| toolshape_protocol::text::excerpt(id, 200))
+                    .collect()
+            };
+            OtcErrorKind::MissingRequirements {
+                message,
+                authorization: ids("authorization"),
+                secrets: ids("secrets"),
+                user_id: requirements.get("user_id") == Some(&Value::Bool(true)),
             }
             .into()
         }

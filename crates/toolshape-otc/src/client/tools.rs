@@ -110,7 +110,9 @@ impl Index {
 impl Listing {
     /// Reads a `GET /tools` body: `items` (or `tools`), each definition
     /// checked; malformed ones and repeated ids are left out, with a warning.
-    pub(crate) fn from_json(body: &Value) -> Result<Listing, OtcError> {
+    /// A tool listed the same in `previous` is taken from it, with its
+    /// output schema compiled already.
+    pub(crate) fn from_json(body: &Value, previous: Option<&Listing>) -> Result<Listing, OtcError> {
         let items = body
             .get("items")
             .or_else(|| body.get("tools"))
@@ -157,6 +159,13 @@ impl Listing {
             }
             if !seen.insert(id.to_string()) {
                 tracing::warn!(id = %id, "ignored a second definition of a listed tool");
+                continue;
+            }
+            if let Some(unchanged) = previous
+                .and_then(|previous| previous.index.by_versioned_id.get(&id.to_string()))
+                .filter(|listed| listed.definition == definition)
+            {
+                tools.push(Arc::clone(unchanged));
                 continue;
             }
             tools.push(Arc::new(ListedTool {
@@ -227,24 +236,27 @@ mod tests {
             json!({"id": id, "name": name, "description": "", "version": version,
                    "input_schema": {"type": "object"}, "output_schema": null})
         };
-        Listing::from_json(&json!({"items": [
-            tool("Calc.Add@1.0.0", "Calc_Add", "1.0.0"),
-            tool("Calc.Add@2.1.0", "Calc_Add", "2.1.0"),
-            tool("Math.Add@1.0.0", "Math_Add", "1.0.0"),
-            tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
-            tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
-            // Its version given beside its id.
-            tool("Calc.Mul", "Calc_Mul", "1.2.0"),
-            // One name, one version, two toolkits: the one listed last.
-            tool("Calc.Dup@1.0.0", "Dup", "1.0.0"),
-            tool("Math.Dup@1.0.0", "Dup", "1.0.0"),
-            {"id": "not an id", "name": "x", "version": "1.0.0"},
-            // An OTC-era definition: no version beside the id's.
-            {"id": "Calc.Old@3.0.0", "name": "Calc_Old", "description": "",
-             "input_schema": {"parameters": {}}, "output_schema": {}},
-            // Neither: left out.
-            {"id": "Calc.Bare", "name": "Calc_Bare", "description": ""},
-        ]}))
+        Listing::from_json(
+            &json!({"items": [
+                tool("Calc.Add@1.0.0", "Calc_Add", "1.0.0"),
+                tool("Calc.Add@2.1.0", "Calc_Add", "2.1.0"),
+                tool("Math.Add@1.0.0", "Math_Add", "1.0.0"),
+                tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
+                tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
+                // Its version given beside its id.
+                tool("Calc.Mul", "Calc_Mul", "1.2.0"),
+                // One name, one version, two toolkits: the one listed last.
+                tool("Calc.Dup@1.0.0", "Dup", "1.0.0"),
+                tool("Math.Dup@1.0.0", "Dup", "1.0.0"),
+                {"id": "not an id", "name": "x", "version": "1.0.0"},
+                // An OTC-era definition: no version beside the id's.
+                {"id": "Calc.Old@3.0.0", "name": "Calc_Old", "description": "",
+                 "input_schema": {"parameters": {}}, "output_schema": {}},
+                // Neither: left out.
+                {"id": "Calc.Bare", "name": "Calc_Bare", "description": ""},
+            ]}),
+            None,
+        )
     }
 
     #[test]
