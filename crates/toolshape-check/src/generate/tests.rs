@@ -172,3 +172,26 @@ fn a_shared_definition_is_merged_once_not_once_per_path() {
     // About a dozen values and merges, where a merge per path took 12^4.
     assert!(generator.steps() < 1_000, "{}", generator.steps());
 }
+
+#[test]
+fn a_merge_cut_by_the_depth_bound_is_not_kept_for_other_places() {
+    // The root reaches Q under eight nested `allOf`s, where the merge's
+    // depth bound cuts Q's own `allOf`; `b` merges Q near the top and needs
+    // all of it. The root has `z` of its own, so it is valid either way.
+    let mut deep = json!({"$ref": "#/$defs/Q"});
+    for _ in 0..8 {
+        deep = json!({"allOf": [deep]});
+    }
+    let schema = json!({
+        "$defs": {"Q": {"type": "object", "allOf": [{"properties": {"z": {"type": "integer"}}, "required": ["z"]}]}},
+        "type": "object",
+        "properties": {"z": {"type": "integer"}, "b": {"allOf": [{"$ref": "#/$defs/Q"}]}},
+        "required": ["z", "b"],
+        "allOf": [deep]
+    });
+    let found = valid(&schema);
+    assert!(
+        found.iter().any(|candidate| candidate["b"]["z"].is_i64()),
+        "{found:?}"
+    );
+}

@@ -183,19 +183,31 @@ impl<'a> Generator<'a> {
     /// them (its own win; `properties` and `required` are united), `$ref`s
     /// followed.
     fn merged(&self, schema: &Value, depth: usize) -> Map<String, Value> {
-        // A reference names the same target wherever it appears in the
-        // document: its merge is kept (other subschemas are merged where
-        // they are, once per path through the document, which its size
-        // bounds).
-        let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
+        self.merged_noting(schema, depth).0
+    }
+
+    /// [`Generator::merged`], and whether the merge is whole (not cut by
+    /// the depth or step bound anywhere below).
+    fn merged_noting(&self, schema: &Value, depth: usize) -> (Map<String, Value>, bool) {
+        // A reference that resolves names the same target wherever it
+        // appears in the document: its whole merge is kept (other
+        // subschemas are merged where they are, once per path through the
+        // document, which its size bounds).
+        let reference = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .filter(|_| !std::ptr::eq(self.resolve(schema), schema));
+        let Some(reference) = reference else {
             return self.merge(schema, depth);
         };
         if let Some(merged) = self.merges().get(reference) {
-            return merged.clone();
+            return (merged.clone(), true);
         }
-        let merged = self.merge(schema, depth);
-        self.merges().insert(reference.to_owned(), merged.clone());
-        merged
+        let (merged, whole) = self.merge(schema, depth);
+        if whole {
+            self.merges().insert(reference.to_owned(), merged.clone());
+        }
+        (merged, whole)
     }
 
     fn merges(&self) -> std::sync::MutexGuard<'_, HashMap<String, Map<String, Value>>> {
@@ -216,8 +228,8 @@ impl<'a> Generator<'a> {
         self.steps.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// [`Generator::merged`] without the kept merges.
-    fn merge(&self, schema: &Value, depth: usize) -> Map<String, Value> {
+    /// [`Generator::merged_noting`] without the kept merges.
+    fn merge(&self, schema: &Value, depth: usize) -> (Map<String, Value>, bool) {
         let schema = self.resolve(schema);
         // Only what generating reads: a schema's words for people (and its
         // definitions, reached through `$ref`) may be large, and a merge
@@ -232,13 +244,17 @@ impl<'a> Generator<'a> {
         };
         merged.remove("allOf");
         let Some(Value::Array(branches)) = schema.get("allOf") else {
-            return merged;
+            return (merged, true);
         };
         if depth > MAX_DEPTH || self.step() >= MAX_STEPS {
-            return merged;
+            return (merged, false);
         }
+        // (The first branches only, wherever the schema is met: a fixed rule.)
+        let mut whole = true;
         for branch in branches.iter().take(MAX_PROPERTIES) {
-            for (key, value) in self.merged(branch, depth + 1) {
+            let (branch, branch_whole) = self.merged_noting(branch, depth + 1);
+            whole &= branch_whole;
+            for (key, value) in branch {
                 match (merged.get_mut(&key), value) {
                     (Some(Value::Object(own)), Value::Object(theirs)) if key == "properties" => {
                         for (name, property) in theirs {
@@ -259,7 +275,7 @@ impl<'a> Generator<'a> {
                 }
             }
         }
-        merged
+        (merged, whole)
     }
 
     /// The object schema's properties (its own and its `allOf` branches').
