@@ -32,12 +32,30 @@ const PARSED_DEPTH: usize = 127;
 pub(crate) fn parse(bytes: &[u8]) -> Parsed {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => Parsed::Json(value),
-        Err(_) if nests_deeper_than(bytes, PARSED_DEPTH) => Parsed::TooDeep,
+        // Too deep where the parser stopped (not a syntax error before).
+        Err(error) if nests_deeper_than(up_to(bytes, &error), PARSED_DEPTH) => Parsed::TooDeep,
         Err(error) => {
             let start = String::from_utf8_lossy(bytes.get(..80).unwrap_or(bytes)).into_owned();
             Parsed::NotJson(format!("{error}; it starts {start:?}"))
         }
     }
+}
+
+/// `bytes` up to and including where `error` says the parser stopped (its
+/// line and column, counted in bytes).
+fn up_to<'b>(bytes: &'b [u8], error: &serde_json::Error) -> &'b [u8] {
+    let line_start = if error.line() <= 1 {
+        0
+    } else {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, byte)| **byte == b'\n')
+            .nth(error.line() - 2)
+            .map_or(bytes.len(), |(at, _)| at + 1)
+    };
+    let end = line_start.saturating_add(error.column()).min(bytes.len());
+    &bytes[..end]
 }
 
 /// Whether arrays and objects nest more than `limit` deep in `bytes`
@@ -283,8 +301,28 @@ mod tests {
                 assert!(matches!(parsed, Parsed::Json(_)) != refused, "{depth}");
             }
         }
-        // Not JSON for another reason, deep or not.
+        // Not JSON for another reason, deep or not: a syntax error before
+        // the nesting is not taken for it, on the first line or a later one.
         assert!(matches!(parse(b"[[[oops"), Parsed::NotJson(_)));
+        let deep_after = |before: &str| {
+            format!(
+                "{before}{{\"a\": nope, \"b\": {}1{}}}",
+                "[".repeat(200),
+                "]".repeat(200)
+            )
+        };
+        for before in ["", "\n\n  "] {
+            let text = deep_after(before);
+            assert!(
+                matches!(parse(text.as_bytes()), Parsed::NotJson(_)),
+                "{text}"
+            );
+        }
+        let deep_on_line_three = format!("\n\n{}1{}", "[".repeat(200), "]".repeat(200));
+        assert!(matches!(
+            parse(deep_on_line_three.as_bytes()),
+            Parsed::TooDeep
+        ));
     }
 
     #[test]
