@@ -72,6 +72,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_required_violation_names_the_missing_property() {
+        let compiled = crate::SchemaEngine::default()
+            .compile(&serde_json::json!({"properties": {"inner": {"type": "object", "required": ["a b/c"]}}}))
+            .unwrap();
+        let error = compiled
+            .validate(&serde_json::json!({"inner": {}}))
+            .unwrap_err();
+        let violation = &error.violations()[0];
+        assert_eq!(
+            (violation.instance_path.as_str(), violation.keyword.as_str()),
+            ("/inner", "required")
+        );
+        assert_eq!(violation.missing_property.as_deref(), Some("a b/c"));
+        let typed = compiled
+            .validate(&serde_json::json!({"inner": 1}))
+            .err()
+            .map(|error| error.violations()[0].missing_property.clone());
+        assert_eq!(typed, Some(None));
+    }
+
+    #[test]
     fn excerpt_cuts_on_characters() {
         assert_eq!(excerpt("héllo", 2), "hé…");
         assert_eq!(excerpt("hi", 2), "hi");
