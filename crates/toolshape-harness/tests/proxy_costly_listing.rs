@@ -86,16 +86,25 @@ async fn a_costly_listing_is_registered_off_the_runtime_thread() {
 }
 
 /// Tools whose schemas each stay within the bounds on one schema, but whose
-/// patterns take a while to compile (about 0.1 to 0.3 s each in a debug
-/// build; each distinct, so none is cached), listed after a few cheap ones.
+/// patterns take a while to compile (see [`pattern_length`]; each distinct,
+/// so none is cached), listed after a few cheap ones.
 const PATTERNED_TOOLS: usize = 16;
 const CHEAP_TOOLS: usize = 3;
+
+/// How many letters or digits the pattern of tool `index` asks for (each
+/// distinct): about 1 ms of compiling per unit in a debug build on this
+/// 2-core machine, so 8 of them take twice the 300 ms budget, and one stays
+/// under the 500 ms pattern budget on a machine three times slower. (At 10
+/// to 17 units 8 of them took 170 ms on a faster day, within the budget.)
+fn pattern_length(index: usize) -> usize {
+    60 + 5 * index
+}
 
 fn patterned_tool(index: usize) -> Tool {
     let output = json!({
         "type": "object",
         "properties": {
-            "code": {"type": "string", "pattern": format!("^(\\p{{L}}|\\p{{N}}){{{}}}$", 10 + index)}
+            "code": {"type": "string", "pattern": format!("^(\\p{{L}}|\\p{{N}}){{{}}}$", pattern_length(index))}
         }
     });
     Tool::dynamic(
@@ -103,8 +112,8 @@ fn patterned_tool(index: usize) -> Tool {
         json!({"type": "object"}),
         Some(output),
         move |_context: ToolContext, _arguments: Value| async move {
-            // What the pattern asks for: 10 + index letters or digits.
-            let code = "a".repeat(10 + index);
+            // What the pattern asks for.
+            let code = "a".repeat(pattern_length(index));
             Ok::<_, ToolError>(ToolOutput::structured(json!({"code": code})))
         },
     )
@@ -217,5 +226,8 @@ async fn the_tools_a_compile_budget_left_out_are_compiled_by_later_listings() {
     assert_eq!(listed.len(), TOOLS);
     let last = format!("patterned_{}", TOOLS - 1);
     let value: Value = client.call(&last, json!({})).await.unwrap();
-    assert_eq!(value, json!({"code": "a".repeat(TOOLS + 9)}));
+    assert_eq!(
+        value,
+        json!({"code": "a".repeat(pattern_length(TOOLS - 1))})
+    );
 }
