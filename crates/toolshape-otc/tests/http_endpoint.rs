@@ -235,7 +235,11 @@ async fn success_nothing_text_and_tool_failures() -> TestResult {
 #[tokio::test]
 async fn bad_requests_are_400_and_bad_input_is_422() -> TestResult {
     let (registry, counters) = tools::registry();
-    let running = start(&registry, OtcOptions::default()).await?;
+    let mut options = OtcOptions::default();
+    options
+        .authorization_urls
+        .insert("google".into(), "https://accounts.example/google".into());
+    let running = start(&registry, options).await?;
     let raw = |body: &'static [u8]| send(&running, "post", "/tools/call", &[], Some(body.to_vec()));
     for (body, says) in [
         (&b"{not json"[..], "not JSON"),
@@ -276,6 +280,19 @@ async fn bad_requests_are_400_and_bad_input_is_422() -> TestResult {
     )
     .await?;
     assert_eq!(given.body["result"]["value"], "ada:5");
+    // A missing token is a challenge where the server knows the URL, and
+    // named in the message either way.
+    let mail = call_request(&running, json!({"tool_id": "Test.Mail", "input": {}})).await?;
+    assert_eq!(mail.status, 400);
+    assert_eq!(
+        mail.body["missing_requirements"],
+        json!({"authorization": [{"id": "google", "url": "https://accounts.example/google"}]})
+    );
+    let message = mail.body["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("google") && message.contains("github"),
+        "{message}"
+    );
     // Input that fails the schema: 422 with each parameter, and the tool did not run.
     let before = counters.counted();
     let invalid = call_request(

@@ -220,7 +220,11 @@ async fn run(
             return Err(reply::uncheckable_input(&tool.otc_id(), &error.to_string()));
         }
         CallOutcome::Failed(ToolFailure::MissingRequirements(missing)) => {
-            return Err(reply::missing_requirements(&tool.otc_id(), &missing));
+            return Err(reply::missing_requirements(
+                &tool.otc_id(),
+                &missing,
+                &state.options.authorization_urls,
+            ));
         }
         CallOutcome::Failed(failure) => CallOutput::Error(error_of(
             tool,

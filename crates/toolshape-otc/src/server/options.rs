@@ -1,5 +1,6 @@
 //! How the OTC endpoint serves.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use toolshape::HttpOptions;
@@ -31,6 +32,12 @@ pub struct OtcOptions {
     /// Whether a tool's `developer_message` is sent to callers (OTC says
     /// it is for their logs, never for a user or a model); it is always logged.
     pub send_developer_messages: bool,
+    /// Where a user grants each authorization provider's token, by provider
+    /// id: a call lacking a provider's token is answered 400 with
+    /// `missing_requirements.authorization: [{id, url}]` for the providers
+    /// given here (the spec's challenge needs a `url`; a provider without
+    /// one is named in the message only). None by default.
+    pub authorization_urls: BTreeMap<String, String>,
 }
 
 impl Default for OtcOptions {
@@ -44,6 +51,7 @@ impl Default for OtcOptions {
             idempotency_max_bytes: 64 * 1024 * 1024,
             drain: Duration::ZERO,
             send_developer_messages: true,
+            authorization_urls: BTreeMap::new(),
         }
     }
 }

@@ -48,13 +48,22 @@ pub(crate) fn unauthorized(message: &str) -> Response {
     response
 }
 
-/// 400: the call lacks what its tool requires.
-pub(crate) fn missing_requirements(tool: &str, missing: &MissingRequirements) -> Response {
+/// 400: the call lacks what its tool requires; a missing provider's token
+/// is a challenge when `urls` says where a user grants it.
+pub(crate) fn missing_requirements(
+    tool: &str,
+    missing: &MissingRequirements,
+    urls: &BTreeMap<String, String>,
+) -> Response {
     let body = ServerErrorBody {
         message: format!("Tool {tool} cannot run: {missing}"),
         developer_message: None,
         missing_requirements: Some(MissingRequirementsBody {
-            authorization: Vec::new(),
+            authorization: missing
+                .authorization
+                .iter()
+                .filter_map(|id| Some(serde_json::json!({"id": id, "url": urls.get(id)?})))
+                .collect(),
             secrets: missing
                 .secrets
                 .iter()

@@ -212,7 +212,8 @@ fn read_error(error: &Value) -> Result<ToolCallError, InvalidResponse> {
 /// What the server lists as missing when a call lacks what its tool requires.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MissingRequirementsBody {
-    /// Authorization challenges (the spec's; a toolshape server has no URLs to offer and lists none).
+    /// Authorization challenges `{id, url}`: the providers whose token is
+    /// missing and whose URL the server knows (`OtcOptions::authorization_urls`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub authorization: Vec<Value>,
     /// Secrets missing, as `{id}`.

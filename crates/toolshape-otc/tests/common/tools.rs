@@ -215,6 +215,19 @@ pub fn registry() -> (ToolRegistry, Counters) {
             )
             .toolkit("Test")
             .requirements(Requirements::new().secret("API_KEY").user_id()),
+            // Needs two providers' tokens.
+            Tool::typed_with_context(
+                "Test_Mail",
+                |context: toolshape::ToolContext, _: Nothing| async move {
+                    Ok::<_, ToolError>(context.authorization_token("google").map_or(0, str::len))
+                },
+            )
+            .toolkit("Test")
+            .requirements(
+                Requirements::new()
+                    .authorization("google", ["mail.read"])
+                    .authorization("github", Vec::<String>::new()),
+            ),
             // Text and content tools.
             Tool::text("Test_Shout", |i: SmsInput| async move {
                 Ok(i.body.to_uppercase())
