@@ -41,9 +41,12 @@ pub fn inline_local_refs(schema: &Value) -> Option<Value> {
         bytes: 0,
         limits: &limits,
         found: false,
+        dropped: false,
     };
     let mut inlined = inliner.object(root, 0, true)?;
-    if !inliner.found {
+    // Nothing to do without references or definitions (definitions no
+    // reference uses are dropped all the same).
+    if !inliner.found && !inliner.dropped {
         return None;
     }
     // A root reference before 2019-09 replaced the root with its target:
@@ -62,30 +65,43 @@ pub fn inline_local_refs(schema: &Value) -> Option<Value> {
 /// Pointer; `None` when it uses neither. Subschemas are found by keyword,
 /// so instance data (`const`, `enum`, `default`, `examples`) is not read.
 pub fn first_reference(schema: &Value) -> Option<String> {
-    let mut pending = vec![(schema, String::new())];
-    while let Some((value, pointer)) = pending.pop() {
-        let Value::Object(map) = value else {
-            continue;
-        };
-        if let Some(keyword) = [
-            "$ref",
-            "$dynamicRef",
-            "$recursiveRef",
-            "$defs",
-            "definitions",
-        ]
-        .into_iter()
-        .find(|keyword| map.contains_key(*keyword))
-        {
-            let mut at = pointer;
-            crate::walk::push_segment(&mut at, keyword);
-            return Some(at);
+    // Each subschema met, with its parent's index and the keyword (and
+    // name or index) below it: the pointer is built for the one found only.
+    let mut met: Vec<(&Value, Option<usize>, Option<crate::walk::Edge<'_>>)> =
+        vec![(schema, None, None)];
+    let mut next = 0;
+    while let Some(&(value, _, _)) = met.get(next) {
+        if let Value::Object(map) = value {
+            if let Some(keyword) = [
+                "$ref",
+                "$dynamicRef",
+                "$recursiveRef",
+                "$defs",
+                "definitions",
+            ]
+            .into_iter()
+            .find(|keyword| map.contains_key(*keyword))
+            {
+                let mut edges = Vec::new();
+                let mut at = Some(next);
+                while let Some(index) = at {
+                    let (_, parent, edge) = met[index];
+                    edges.extend(edge);
+                    at = parent;
+                }
+                let mut pointer = String::new();
+                for edge in edges.iter().rev() {
+                    edge.push_pointer(&mut pointer);
+                }
+                crate::walk::push_segment(&mut pointer, keyword);
+                return Some(pointer);
+            }
+            let parent = next;
+            crate::walk::for_each_subschema(map, |edge| {
+                met.push((edge.schema, Some(parent), Some(edge)))
+            });
         }
-        crate::walk::for_each_subschema(map, |edge| {
-            let mut below = pointer.clone();
-            edge.push_pointer(&mut below);
-            pending.push((edge.schema, below));
-        });
+        next += 1;
     }
     None
 }
@@ -100,14 +116,19 @@ struct Inliner<'a> {
     /// About how many bytes the copies made so far take as JSON.
     bytes: usize,
     limits: &'a Limits,
+    /// A reference was inlined.
     found: bool,
+    /// Definitions were left out.
+    dropped: bool,
 }
 
 impl<'a> Inliner<'a> {
     fn count(&mut self) -> Option<()> {
         self.subschemas += 1;
         self.bytes += 2;
-        (self.subschemas <= self.limits.max_subschemas).then_some(())
+        (self.subschemas <= self.limits.max_subschemas
+            && self.bytes <= self.limits.max_schema_bytes)
+            .then_some(())
     }
 
     /// A copy of `value` (instance data, or words for people), counted.
@@ -148,7 +169,8 @@ impl<'a> Inliner<'a> {
                 }
                 // Definitions are reached only through references, all of
                 // which are inlined (or the whole is declined).
-                "$ref" | "$defs" | "definitions" => {}
+                "$ref" => {}
+                "$defs" | "definitions" => self.dropped = true,
                 _ if holds_subschemas(keyword) => {
                     let held = self.holder(keyword, value, depth)?;
                     self.bytes += keyword.len() + 4;
@@ -193,6 +215,7 @@ impl<'a> Inliner<'a> {
             Value::Object(map) if named => {
                 let mut out = Map::new();
                 for (name, item) in map {
+                    self.bytes += name.len() + 4;
                     let item = if item.is_object() || item.is_boolean() {
                         self.schema(item, depth + 2)?
                     } else {
@@ -447,37 +470,71 @@ mod tests {
         );
     }
 
-    #[test]
-    fn copies_stop_at_the_size_a_reader_takes() {
-        // 2^10 copies of a 4 KB description: 4 MB, past 512 KiB.
+    /// `leaf` reached through `levels` definitions, each an `anyOf` of two
+    /// references to the one below: 2^levels copies once inlined.
+    fn doubling(leaf: Value, levels: usize) -> Value {
         let mut defs = Map::new();
-        defs.insert(
-            "D0".into(),
-            json!({"type": "integer", "description": "x".repeat(4096)}),
-        );
-        for level in 1..=10 {
+        defs.insert("D0".into(), leaf);
+        for level in 1..=levels {
             let below = format!("#/$defs/D{}", level - 1);
             defs.insert(
                 format!("D{level}"),
                 json!({"anyOf": [{"$ref": below}, {"$ref": below}]}),
             );
         }
-        let schema = json!({"$defs": defs, "$ref": "#/$defs/D10"});
+        json!({"$defs": defs, "$ref": format!("#/$defs/D{levels}")})
+    }
+
+    #[test]
+    fn copies_stop_at_the_size_a_reader_takes() {
+        // 2^10 copies of a 4 KB description: 4 MB, past 512 KiB.
+        let schema = doubling(
+            json!({"type": "integer", "description": "x".repeat(4096)}),
+            10,
+        );
         assert_eq!(inline_local_refs(&schema), None);
     }
 
     #[test]
+    fn property_names_count_in_the_size() {
+        // 2^10 copies of a 4 KB property name: about 4 MB, past 512 KiB,
+        // with few subschemas.
+        let mut properties = Map::new();
+        properties.insert("n".repeat(4096), json!({}));
+        let schema = doubling(json!({"properties": properties}), 10);
+        let mut inliner = Inliner {
+            root: &schema,
+            dialect: Dialect::Draft202012,
+            stack: Vec::new(),
+            subschemas: 0,
+            bytes: 0,
+            limits: &bounds(),
+            found: false,
+            dropped: false,
+        };
+        let Value::Object(root) = &schema else {
+            unreachable!()
+        };
+        // Stopped while copying, not only by the exact check at the end.
+        assert_eq!(inliner.object(root, 0, true), None);
+        assert!(
+            inliner.bytes <= bounds().max_schema_bytes + 8192,
+            "{}",
+            inliner.bytes
+        );
+    }
+
+    #[test]
+    fn definitions_no_reference_uses_are_dropped() {
+        assert_eq!(
+            inline_local_refs(&json!({"$defs": {"A": {"type": "string"}}, "type": "object"})),
+            Some(json!({"type": "object"}))
+        );
+    }
+
+    #[test]
     fn doubling_definitions_hit_the_size_bound() {
-        let mut defs = Map::new();
-        defs.insert("D0".into(), json!({"type": "integer"}));
-        for level in 1..40 {
-            let below = format!("#/$defs/D{}", level - 1);
-            defs.insert(
-                format!("D{level}"),
-                json!({"anyOf": [{"$ref": below}, {"$ref": below}]}),
-            );
-        }
-        let schema = json!({"$defs": defs, "$ref": "#/$defs/D39"});
+        let schema = doubling(json!({"type": "integer"}), 39);
         assert_eq!(inline_local_refs(&schema), None);
     }
 }
