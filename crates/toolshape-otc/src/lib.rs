@@ -24,6 +24,7 @@ pub mod wire;
 
 pub use auth::OtcAuth;
 pub use client::{
-    ListedTool, OtcCallOptions, OtcClient, OtcClientBuilder, OtcError, OtcErrorKind, RetryPolicy,
+    AuthorizationChallenge, ListedTool, OtcCallOptions, OtcClient, OtcClientBuilder, OtcError,
+    OtcErrorKind, RetryPolicy,
 };
 pub use server::{OtcExt, OtcOptions, OtcServer, new_call_id, router, serve, serve_with};

@@ -67,10 +67,13 @@ async fn lists_resolves_and_calls() -> TestResult {
     let missing = client.call::<String>("Test.Secretive", json!({})).await;
     match missing.as_ref().map_err(|e| e.kind()) {
         Err(OtcErrorKind::MissingRequirements {
-            secrets, user_id, ..
+            secrets,
+            user_id,
+            authorization,
+            ..
         }) => assert_eq!(
-            (secrets.as_slice(), *user_id),
-            (&["API_KEY".to_owned()][..], true)
+            (secrets.as_slice(), *user_id, authorization.len()),
+            (&["API_KEY".to_owned()][..], true, 0)
         ),
         other => return Err(format!("expected MissingRequirements, got {other:?}").into()),
     }
@@ -240,6 +243,38 @@ async fn a_listing_is_fetched_again_for_what_it_lacks() -> TestResult {
         ),
         "{gone:?}"
     );
+    Ok(())
+}
+
+#[tokio::test]
+async fn missing_tokens_come_with_where_to_grant_them() -> TestResult {
+    let (registry, _) = tools::registry();
+    let mut options = OtcOptions::default();
+    options
+        .authorization_urls
+        .insert("google".into(), "https://accounts.example/google".into());
+    let running = start(&registry, options).await?;
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    let lacking = client.call::<i64>("Test.Mail", json!({})).await;
+    match lacking.as_ref().map_err(|e| e.kind()) {
+        Err(OtcErrorKind::MissingRequirements {
+            authorization,
+            message,
+            ..
+        }) => {
+            let listed: Vec<(&str, Option<&str>)> = authorization
+                .iter()
+                .map(|challenge| (challenge.id.as_str(), challenge.url.as_deref()))
+                .collect();
+            assert_eq!(
+                listed,
+                [("google", Some("https://accounts.example/google"))]
+            );
+            // The provider without a URL is named in the message.
+            assert!(message.contains("github"), "{message}");
+        }
+        other => return Err(format!("expected MissingRequirements, got {other:?}").into()),
+    }
     Ok(())
 }
 

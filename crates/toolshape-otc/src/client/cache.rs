@@ -46,6 +46,8 @@ impl OtcClient {
     /// Fetches the listing and caches it (the caller holds the fetch lock);
     /// the tools listed as before keep their compiled output schemas.
     async fn fetch_listing(&self) -> Result<(Arc<Listing>, Instant), OtcError> {
+        // When the request left: what the listing can know of.
+        let fetched = Instant::now();
         let (status, body) = self
             .exchange(self.inner.http.get(self.url("tools")?), MAX_LISTING_BYTES)
             .await?;
@@ -54,12 +56,11 @@ impl OtcClient {
         }
         let previous = self.cached().map(|(listing, _)| listing);
         let listing = Arc::new(Listing::from_json(&body, previous.as_deref())?);
-        let fetched = Instant::now();
         *self.cache_write() = Some((Arc::clone(&listing), fetched));
         Ok((listing, fetched))
     }
 
-    /// A listing fetched after `since`: the one cached, if it was, else
+    /// A listing requested after `since`: the one cached, if it was, else
     /// fetched now unless the cached one is under [`MIN_RELIST_AGE`] old
     /// (`None` then).
     async fn relist(&self, since: Instant) -> Result<Option<Arc<Listing>>, OtcError> {

@@ -85,8 +85,10 @@ pub enum OtcErrorKind {
     MissingRequirements {
         /// The server's message.
         message: String,
-        /// Authorization providers whose token is missing, by id.
-        authorization: Vec<String>,
+        /// Authorization providers whose token is missing, with where a
+        /// user grants it (the server lists only the providers it knows a
+        /// URL for; its message names them all).
+        authorization: Vec<AuthorizationChallenge>,
         /// Secrets missing, by id.
         secrets: Vec<String>,
         /// Whether the user id is missing.
@@ -118,6 +120,17 @@ pub enum OtcErrorKind {
     /// A token could not be minted.
     #[error("{0}")]
     Token(#[source] JwtError),
+}
+
+/// A provider whose token a call lacks, and where a user grants it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuthorizationChallenge {
+    /// The provider's id.
+    pub id: String,
+    /// Where the user grants the token (the spec requires it; a server
+    /// that leaves it out still names the provider).
+    pub url: Option<String>,
 }
 
 fn parameter_list(errors: &BTreeMap<String, String>) -> String {

@@ -24,7 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use toolshape::schema::SchemaEngine;
 
-pub use error::{OtcError, OtcErrorKind};
+pub use error::{AuthorizationChallenge, OtcError, OtcErrorKind};
 pub use retry::RetryPolicy;
 pub use tools::ListedTool;
 use tools::Listing;
@@ -516,23 +516,39 @@ fn refusal(status: StatusCode, body: &Value) -> OtcError {
             }
             .into()
         }
-        StatusCode::BAD_REQUEST if body.get("missing_requirements").is_some() => {
+        // An object (`null` is how some servers write "none").
+        StatusCode::BAD_REQUEST
+            if body
+                .get("missing_requirements")
+                .is_some_and(Value::is_object) =>
+        {
             let requirements = &body["missing_requirements"];
-            let ids = |key: &str| -> Vec<String> {
+            let items = |key: &str| {
                 requirements
                     .get(key)
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
                     .take(64)
-                    .filter_map(|item| item.get("id").and_then(Value::as_str))
-                    .map(|id| toolshape_protocol::text::excerpt(id, 200))
-                    .collect()
+            };
+            let text = |item: &Value, key: &str| {
+                item.get(key)
+                    .and_then(Value::as_str)
+                    .map(|text| toolshape_protocol::text::excerpt(text, 2000))
             };
             OtcErrorKind::MissingRequirements {
                 message,
-                authorization: ids("authorization"),
-                secrets: ids("secrets"),
+                authorization: items("authorization")
+                    .filter_map(|item| {
+                        Some(AuthorizationChallenge {
+                            id: text(item, "id")?,
+                            url: text(item, "url"),
+                        })
+                    })
+                    .collect(),
+                secrets: items("secrets")
+                    .filter_map(|item| text(item, "id"))
+                    .collect(),
                 user_id: requirements.get("user_id") == Some(&Value::Bool(true)),
             }
             .into()

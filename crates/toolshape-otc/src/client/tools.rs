@@ -163,7 +163,11 @@ impl Listing {
             }
             if let Some(unchanged) = previous
                 .and_then(|previous| previous.index.by_versioned_id.get(&id.to_string()))
-                .filter(|listed| listed.definition == definition)
+                // (Not one whose schema failed to compile: a failure may
+                // have been the machine's load.)
+                .filter(|listed| {
+                    listed.definition == definition && !matches!(listed.output.get(), Some(Err(_)))
+                })
             {
                 tools.push(Arc::clone(unchanged));
                 continue;
