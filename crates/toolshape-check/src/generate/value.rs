@@ -40,16 +40,21 @@ const NOT_GENERATIVE: &[&str] = &[
     "$dynamicAnchor",
 ];
 
+/// Kept merges: by reference, and the depth a bound cut the merge at (none
+/// for a whole one).
+type Merges = HashMap<(String, Option<usize>), Map<String, Value>>;
+
 /// Makes values from one schema document (an `inputSchema`).
 #[derive(Debug)]
 pub(crate) struct Generator<'a> {
     root: &'a Value,
     /// Values made and merges done so far (see [`MAX_STEPS`]).
     steps: std::sync::atomic::AtomicUsize,
-    /// The merged form of each `$ref`'s target, by the reference: a
-    /// subschema reached through many `allOf`s and `$ref`s (a diamond, or
-    /// one value per candidate) is merged once, not once per path.
-    merges: std::sync::Mutex<HashMap<String, Map<String, Value>>>,
+    /// The merged form of each `$ref`'s target, by the reference (and the
+    /// depth it was merged at, when a bound cut the merge there): a
+    /// subschema reached through many `allOf`s and `$ref`s (a diamond, a
+    /// recursion, one value per candidate) is merged once, not once per path.
+    merges: std::sync::Mutex<Merges>,
 }
 
 fn number(value: f64, integer: bool) -> Value {
@@ -190,9 +195,10 @@ impl<'a> Generator<'a> {
     /// the depth or step bound anywhere below).
     fn merged_noting(&self, schema: &Value, depth: usize) -> (Map<String, Value>, bool) {
         // A reference that resolves names the same target wherever it
-        // appears in the document: its whole merge is kept (other
-        // subschemas are merged where they are, once per path through the
-        // document, which its size bounds).
+        // appears in the document: its whole merge is kept, and a merge a
+        // bound cut is kept for the depth it was cut at (other subschemas
+        // are merged where they are, once per path through the document,
+        // which its size bounds).
         let reference = schema
             .get("$ref")
             .and_then(Value::as_str)
@@ -200,17 +206,19 @@ impl<'a> Generator<'a> {
         let Some(reference) = reference else {
             return self.merge(schema, depth);
         };
-        if let Some(merged) = self.merges().get(reference) {
-            return (merged.clone(), true);
+        for (key, whole) in [(None, true), (Some(depth), false)] {
+            if let Some(merged) = self.merges().get(&(reference.to_owned(), key)) {
+                return (merged.clone(), whole);
+            }
         }
         let (merged, whole) = self.merge(schema, depth);
-        if whole {
-            self.merges().insert(reference.to_owned(), merged.clone());
-        }
+        let key = (!whole).then_some(depth);
+        self.merges()
+            .insert((reference.to_owned(), key), merged.clone());
         (merged, whole)
     }
 
-    fn merges(&self) -> std::sync::MutexGuard<'_, HashMap<String, Map<String, Value>>> {
+    fn merges(&self) -> std::sync::MutexGuard<'_, Merges> {
         self.merges
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
