@@ -22,6 +22,14 @@ fn bounds() -> Limits {
     Limits::default()
 }
 
+/// How many times its written size an inlined schema may take (at least
+/// [`MIN_INLINED_BYTES`]): a listing of many small schemas each inlined
+/// to the size bound would be far larger than the listing as written.
+const MAX_GROWTH: usize = 4;
+
+/// The size an inlined schema may take whatever its written size.
+const MIN_INLINED_BYTES: usize = 8 * 1024;
+
 /// `schema` with every local `$ref` replaced by a copy of its target and its
 /// definitions dropped, or `None` when it has no reference or one that
 /// cannot be inlined faithfully within the bounds (see the module docs).
@@ -33,12 +41,17 @@ pub fn inline_local_refs(schema: &Value) -> Option<Value> {
     let root = schema.as_object()?;
     let dialect = Dialect::of(schema).ok()?;
     let limits = bounds();
+    let written = footprint(schema, limits.max_schema_bytes).ok()?.bytes;
     let mut inliner = Inliner {
         root: schema,
         dialect,
         stack: Vec::new(),
         subschemas: 0,
         bytes: 0,
+        max_bytes: written
+            .saturating_mul(MAX_GROWTH)
+            .max(MIN_INLINED_BYTES)
+            .min(limits.max_schema_bytes),
         limits: &limits,
         found: false,
         dropped: false,
@@ -55,7 +68,7 @@ pub fn inline_local_refs(schema: &Value) -> Option<Value> {
         map.entry("$schema").or_insert_with(|| declared.clone());
     }
     // The counts above are close; these are exact.
-    footprint(&inlined, limits.max_schema_bytes).ok()?;
+    footprint(&inlined, inliner.max_bytes).ok()?;
     check_document_depth(&inlined, &limits).ok()?;
     Some(inlined)
 }
@@ -115,6 +128,8 @@ struct Inliner<'a> {
     subschemas: usize,
     /// About how many bytes the copies made so far take as JSON.
     bytes: usize,
+    /// The most the inlined schema may take (see [`MAX_GROWTH`]).
+    max_bytes: usize,
     limits: &'a Limits,
     /// A reference was inlined.
     found: bool,
@@ -126,15 +141,14 @@ impl<'a> Inliner<'a> {
     fn count(&mut self) -> Option<()> {
         self.subschemas += 1;
         self.bytes += 2;
-        (self.subschemas <= self.limits.max_subschemas
-            && self.bytes <= self.limits.max_schema_bytes)
+        (self.subschemas <= self.limits.max_subschemas && self.bytes <= self.max_bytes)
             .then_some(())
     }
 
     /// A copy of `value` (instance data, or words for people), counted.
     fn copy(&mut self, key: &str, value: &Value) -> Option<Value> {
-        self.bytes += key.len() + 4 + approximate_bytes(value, self.limits.max_schema_bytes);
-        (self.bytes <= self.limits.max_schema_bytes).then(|| value.clone())
+        self.bytes += key.len() + 4 + approximate_bytes(value, self.max_bytes);
+        (self.bytes <= self.max_bytes).then(|| value.clone())
     }
 
     /// A subschema (object or boolean) at `depth`.
@@ -508,6 +522,7 @@ mod tests {
             stack: Vec::new(),
             subschemas: 0,
             bytes: 0,
+            max_bytes: bounds().max_schema_bytes,
             limits: &bounds(),
             found: false,
             dropped: false,
@@ -522,6 +537,22 @@ mod tests {
             "{}",
             inliner.bytes
         );
+    }
+
+    #[test]
+    fn an_inlined_schema_grows_at_most_four_times_its_written_size() {
+        // 2^6 copies of a 1 KB description: 64 KB from 1.4 KB written.
+        let schema = doubling(
+            json!({"type": "integer", "description": "x".repeat(1024)}),
+            6,
+        );
+        assert_eq!(inline_local_refs(&schema), None);
+        // 2^2 copies: 4 KB from 1.3 KB written, within 8 KiB.
+        let schema = doubling(
+            json!({"type": "integer", "description": "x".repeat(1024)}),
+            2,
+        );
+        assert!(inline_local_refs(&schema).is_some());
     }
 
     #[test]
