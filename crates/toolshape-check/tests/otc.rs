@@ -39,7 +39,7 @@ fn tool(id: &str, input: Value, output: Value) -> Value {
 }
 
 /// The bad mode's tools, each breaking one rule (named after it).
-const BAD_TOOLS: [&str; 8] = [
+const BAD_TOOLS: [&str; 9] = [
     "Bad.Value@1.0.0",
     "Bad.NoCallId@1.0.0",
     "Bad.WrongCallId@1.0.0",
@@ -48,6 +48,7 @@ const BAD_TOOLS: [&str; 8] = [
     "Bad.Status@1.0.0",
     "Bad.NoMessage@1.0.0",
     "Bad.Refs@1.0.0",
+    "Bad.OldRefs@1.0.0",
 ];
 
 async fn tools(State(mode): State<Arc<Mode>>) -> Json<Value> {
@@ -73,7 +74,13 @@ async fn tools(State(mode): State<Arc<Mode>>) -> Json<Value> {
             } else {
                 json!({"type": "object", "properties": {"y": {"type": "integer"}}, "required": ["y"]})
             };
-            items.push(tool(id, x_input(), output));
+            let input = if id == "Bad.OldRefs@1.0.0" {
+                // The OTC-era wrapping, with a reference inside it.
+                json!({"parameters": {"$defs": {"X": {"type": "integer"}}, "type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}, "required": ["x"]}})
+            } else {
+                x_input()
+            };
+            items.push(tool(id, input, output));
         }
     }
     Json(json!({"items": items}))
@@ -261,6 +268,7 @@ async fn each_planted_defect_is_found_with_its_rule() {
         ("Bad.Status@1.0.0", &["otc-call-status"]),
         ("Bad.NoMessage@1.0.0", &["otc-error-body"]),
         ("Bad.Refs@1.0.0", &["otc-schema-ref"]),
+        ("Bad.OldRefs@1.0.0", &["otc-schema-ref"]),
     ]
     .into_iter()
     .map(|(tool, rules)| (tool.to_owned(), rules.iter().copied().collect()))
@@ -279,6 +287,19 @@ async fn each_planted_defect_is_found_with_its_rule() {
         .find(|f| f.rule == Rule::OtcValueInvalid)
         .unwrap();
     assert_eq!(value.location.pointer, "/result/value/y");
+    // Inside the OTC-era wrapper, where the reference is.
+    let old = report
+        .findings
+        .iter()
+        .find(|f| f.rule == Rule::OtcSchemaRef && f.tool.as_deref() == Some("Bad.OldRefs@1.0.0"))
+        .unwrap();
+    assert!(
+        old.location
+            .pointer
+            .ends_with("/input_schema/parameters/$defs"),
+        "{}",
+        old.location.pointer
+    );
     assert_eq!(report.exit_code(false), 3);
 }
 

@@ -254,22 +254,20 @@ fn listing(listed: &http::Answer, engines: &Engines, findings: &mut Vec<Finding>
             Some(version) if is_semver(version) => {}
             _ => tool_findings.push(shape(join(&at, "version"), "no version x.y.z".into())),
         }
-        // Older documents wrap the input schema as {"parameters": schema}.
-        let input_schema = match item.get("input_schema") {
-            Some(Value::Object(map)) if map.len() == 1 && map.contains_key("parameters") => {
-                map.get("parameters").cloned().unwrap_or(Value::Null)
-            }
-            Some(schema) => schema.clone(),
-            None => Value::Object(Default::default()),
+        // Older documents wrap the input schema as {"parameters": schema}:
+        // findings point inside the wrapper.
+        let input_at = join(&at, "input_schema");
+        let (input_schema, input_at) = match item.get("input_schema") {
+            Some(Value::Object(map)) if map.len() == 1 && map.contains_key("parameters") => (
+                map.get("parameters").cloned().unwrap_or(Value::Null),
+                join(&input_at, "parameters"),
+            ),
+            Some(schema) => (schema.clone(), input_at),
+            None => (Value::Object(Default::default()), input_at),
         };
-        let (found, input) = schemas::check(
-            engines,
-            &input_schema,
-            Document::Otc,
-            &join(&at, "input_schema"),
-        );
+        let (found, input) = schemas::check(engines, &input_schema, Document::Otc, &input_at);
         tool_findings.extend(found);
-        tool_findings.extend(reference_finding(&input_schema, &join(&at, "input_schema")));
+        tool_findings.extend(reference_finding(&input_schema, &input_at));
         let output_schema = item.get("output_schema").cloned();
         let output = match &output_schema {
             Some(Value::Null) | None => None,
