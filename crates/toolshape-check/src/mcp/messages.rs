@@ -61,19 +61,32 @@ fn up_to<'b>(bytes: &'b [u8], error: &serde_json::Error) -> &'b [u8] {
 /// Whether arrays and objects nest more than `limit` deep in `bytes`
 /// (strings skipped; read as far as that is seen, whatever follows).
 fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0_usize, false, false);
+    // Whether each open container is an object (at most `limit` + 1).
+    let mut open: Vec<bool> = Vec::new();
+    let (mut in_string, mut escaped, mut key_due) = (false, false, false);
     for &byte in bytes {
-        match (in_string, escaped, byte) {
-            (true, true, _) => escaped = false,
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
-            (false, _, b'[' | b'{') => {
-                depth += 1;
-                if depth > limit {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => (in_string, key_due) = (true, false),
+            // Where a key is due the parser stops for the syntax, not the depth.
+            b'[' | b'{' if key_due => return false,
+            b'[' | b'{' => {
+                open.push(byte == b'{');
+                if open.len() > limit {
                     return true;
                 }
+                key_due = byte == b'{';
             }
-            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            b']' | b'}' => (_, key_due) = (open.pop(), false),
+            b',' => key_due = open.last() == Some(&true),
             _ => {}
         }
     }
@@ -318,6 +331,9 @@ mod tests {
                 "{text}"
             );
         }
+        // A bracket where a key is due is a syntax error, deep as it is.
+        let key_due = format!("{}{{[", "[".repeat(126));
+        assert!(matches!(parse(key_due.as_bytes()), Parsed::NotJson(_)));
         let deep_on_line_three = format!("\n\n{}1{}", "[".repeat(200), "]".repeat(200));
         assert!(matches!(
             parse(deep_on_line_three.as_bytes()),
