@@ -246,6 +246,51 @@ async fn a_listing_is_fetched_again_for_what_it_lacks() -> TestResult {
     Ok(())
 }
 
+/// A tool `Shape.Get@1.0.0` returning `value`, declared with `output`.
+fn shape_tool(output: serde_json::Value, value: serde_json::Value) -> toolshape::Tool {
+    toolshape::Tool::dynamic(
+        "Shape_Get",
+        json!({"type": "object"}),
+        Some(output),
+        move |_context: toolshape::ToolContext, _arguments: serde_json::Value| {
+            let value = value.clone();
+            async move {
+                Ok::<_, toolshape::ToolError>(toolshape::tool::ToolOutput::structured(value))
+            }
+        },
+    )
+    .toolkit("Shape")
+}
+
+#[tokio::test]
+async fn a_tool_defined_anew_under_its_id_is_checked_against_its_new_schema() -> TestResult {
+    let registry = toolshape::ToolRegistry::new();
+    registry.register(shape_tool(
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+        json!({"n": 1}),
+    ))?;
+    let running = start(&registry, OtcOptions::default()).await?;
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    let first: serde_json::Value = client.call("Shape.Get", json!({})).await?;
+    assert_eq!(first, json!({"n": 1}));
+    // The same id and version, another output schema.
+    registry.remove("Shape_Get");
+    registry.register(shape_tool(
+        json!({"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}),
+        json!({"s": "x"}),
+    ))?;
+    // Within the second of the listing: checked against the old schema.
+    let stale = client
+        .call::<serde_json::Value>("Shape.Get", json!({}))
+        .await;
+    assert!(stale.is_err_and(|e| e.is_validation_error()));
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Later, a listing asked for after the call has the new one.
+    let second: serde_json::Value = client.call("Shape.Get", json!({})).await?;
+    assert_eq!(second, json!({"s": "x"}));
+    Ok(())
+}
+
 #[tokio::test]
 async fn missing_tokens_come_with_where_to_grant_them() -> TestResult {
     let (registry, _) = tools::registry();

@@ -87,6 +87,18 @@ impl OtcClient {
         }
     }
 
+    /// `listed`'s tool as a listing asked for after `since` defines it, if
+    /// that definition differs (its schemas changed under the same id).
+    pub(super) async fn redefined(
+        &self,
+        since: Instant,
+        listed: &ListedTool,
+    ) -> Option<Arc<ListedTool>> {
+        let fresh = self.relist(since).await.ok()??;
+        let found = fresh.find(&listed.definition.id).ok()?;
+        (found.definition != listed.definition).then_some(found)
+    }
+
     /// The tool `tool` names in a listing fetched after `since` (when a
     /// call sent then was refused), if it has another id than `listed`'s (a
     /// listing that fails leaves the refusal).

@@ -383,6 +383,7 @@ impl OtcClient {
         listed: &ListedTool,
         request: &CallToolRequest,
     ) -> Result<CallToolResponse, OtcError> {
+        let sent = Instant::now();
         let post = self
             .inner
             .http
@@ -405,7 +406,18 @@ impl OtcClient {
             ))
             .into());
         }
-        self.check_output(listed, &response).await?;
+        match self.check_output(listed, &response).await {
+            // The tool may have been defined anew under the same id since
+            // the listing: checked against a listing asked for after the
+            // call, when there is one (at most one listing a second).
+            Err(invalid) if invalid.is_validation_error() => {
+                match self.redefined(sent, listed).await {
+                    Some(current) => self.check_output(&current, &response).await?,
+                    None => return Err(invalid),
+                }
+            }
+            checked => checked?,
+        }
         Ok(response)
     }
 
