@@ -168,7 +168,7 @@ impl<'a> Inliner<'a> {
         depth: usize,
         is_root: bool,
     ) -> Option<Value> {
-        if depth > self.limits.max_schema_depth {
+        if depth > self.limits.max_schema_depth || (!is_root && self.sets_base_uri(map)) {
             return None;
         }
         self.count()?;
@@ -177,10 +177,6 @@ impl<'a> Inliner<'a> {
             match keyword.as_str() {
                 "$dynamicRef" | "$recursiveRef" | "$anchor" | "$dynamicAnchor"
                 | "$recursiveAnchor" => return None,
-                "$id" if !is_root => return None,
-                "id" if !is_root && self.dialect == Dialect::Draft4 && value.is_string() => {
-                    return None;
-                }
                 // Definitions are reached only through references, all of
                 // which are inlined (or the whole is declined).
                 "$ref" => {}
@@ -269,38 +265,31 @@ impl<'a> Inliner<'a> {
         self.stack.pop();
         inlined
     }
-}
 
-impl Inliner<'_> {
+    /// Whether `map` gives its subschemas a base URI of their own (`$id`,
+    /// draft-04's `id`): references inside resolve against it.
+    fn sets_base_uri(&self, map: &Map<String, Value>) -> bool {
+        let ids: &[&str] = if self.dialect == Dialect::Draft4 {
+            &["$id", "id"]
+        } else {
+            &["$id"]
+        };
+        ids.iter()
+            .any(|id| map.get(*id).is_some_and(Value::is_string))
+    }
+
     /// Whether the way to `pointer`'s target passes a subschema below the
-    /// root with a base URI of its own (`$id`, draft-04's `id`): a
-    /// reference inside it would resolve against that base.
+    /// root with a base URI of its own.
     fn passes_a_base_uri(&self, pointer: &str) -> bool {
-        let mut at = self.root;
-        for token in pointer.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
-            let next = match at {
-                Value::Object(map) => map.get(&token),
-                Value::Array(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
-                _ => None,
-            };
-            let Some(next) = next else {
-                return false;
-            };
-            at = next;
-            let ids: &[&str] = if self.dialect == Dialect::Draft4 {
-                &["$id", "id"]
-            } else {
-                &["$id"]
-            };
-            if ids
-                .iter()
-                .any(|id| at.get(*id).is_some_and(Value::is_string))
-            {
-                return true;
-            }
-        }
-        false
+        // Each prefix of the pointer but the root's, the whole one last.
+        let below_root = pointer
+            .match_indices('/')
+            .skip(1)
+            .map(|(at, _)| &pointer[..at]);
+        below_root
+            .chain(std::iter::once(pointer))
+            .filter_map(|prefix| self.root.pointer(prefix)?.as_object())
+            .any(|map| self.sets_base_uri(map))
     }
 }
 
