@@ -1,5 +1,6 @@
 //! The client's cached listing: fetched once, and again (at most once a
-//! second) for a tool it lacks or a call the server refuses with 400.
+//! second) for a tool it lacks, a call the server refuses with 400, or a
+//! value its cached schema refuses.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -87,29 +88,10 @@ impl OtcClient {
         }
     }
 
-    /// `listed`'s tool as a listing asked for after `since` defines it, if
-    /// that definition differs (its schemas changed under the same id).
-    pub(super) async fn redefined(
-        &self,
-        since: Instant,
-        listed: &ListedTool,
-    ) -> Option<Arc<ListedTool>> {
-        let fresh = self.relist(since).await.ok()??;
-        let found = fresh.find(&listed.definition.id).ok()?;
-        (found.definition != listed.definition).then_some(found)
-    }
-
-    /// The tool `tool` names in a listing fetched after `since` (when a
-    /// call sent then was refused), if it has another id than `listed`'s (a
-    /// listing that fails leaves the refusal).
-    pub(super) async fn newer_definition(
-        &self,
-        since: Instant,
-        listed: &ListedTool,
-        tool: &str,
-    ) -> Option<Arc<ListedTool>> {
-        let fresh = self.relist(since).await.ok()??;
-        let found = fresh.find(tool).ok()?;
-        (found.definition.id != listed.definition.id).then_some(found)
+    /// The tool `wanted` names in a listing asked for after `since` (when a
+    /// call sent then was refused or answered out of its schema), if there
+    /// is one: at most one listing a second.
+    pub(super) async fn relisted(&self, since: Instant, wanted: &str) -> Option<Arc<ListedTool>> {
+        self.relist(since).await.ok()??.find(wanted).ok()
     }
 }

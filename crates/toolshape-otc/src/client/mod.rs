@@ -353,7 +353,8 @@ impl OtcClient {
                         && matches!(refused.kind(), OtcErrorKind::Refused { status: 400, .. }) =>
                 {
                     relisted = true;
-                    match self.newer_definition(sent, &listed, tool).await {
+                    let newer = self.relisted(sent, tool).await;
+                    match newer.filter(|newer| newer.definition.id != listed.definition.id) {
                         Some(newer) => {
                             tracing::debug!(tool, from = %listed.definition.id, to = %newer.definition.id, "listed again");
                             request.tool_id.clone_from(&newer.definition.id);
@@ -396,13 +397,13 @@ impl OtcClient {
         }
         let response = CallToolResponse::from_json(&body)
             .map_err(|e| OtcErrorKind::InvalidResponse(e.to_string()))?;
-        if let Some(sent) = &request.call_id
-            && response.call_id != *sent
+        if let Some(call_id) = &request.call_id
+            && response.call_id != *call_id
         {
             return Err(OtcErrorKind::InvalidResponse(format!(
                 "the response is for call_id {:?}, not the call's {:?}",
                 toolshape_protocol::text::excerpt(&response.call_id, 80),
-                toolshape_protocol::text::excerpt(sent, 80)
+                toolshape_protocol::text::excerpt(call_id, 80)
             ))
             .into());
         }
@@ -411,7 +412,8 @@ impl OtcClient {
             // the listing: checked against a listing asked for after the
             // call, when there is one (at most one listing a second).
             Err(invalid) if invalid.is_validation_error() => {
-                match self.redefined(sent, listed).await {
+                let current = self.relisted(sent, &listed.definition.id).await;
+                match current.filter(|current| current.definition != listed.definition) {
                     Some(current) => self.check_output(&current, &response).await?,
                     None => return Err(invalid),
                 }
