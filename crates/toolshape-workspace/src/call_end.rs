@@ -82,6 +82,11 @@ pub(crate) fn call_ended() -> bool {
     })
 }
 
+/// The error a read stops with once its call has ended.
+pub(crate) fn ended_reading() -> std::io::Error {
+    std::io::Error::other("the call ended before the file was read")
+}
+
 /// By when the waits of the call this thread works for must be over (the
 /// wait for a place to run counted), if it works for one.
 pub(crate) fn wait_until() -> Option<Instant> {

@@ -64,10 +64,7 @@ pub(crate) fn read_prefix(
     let mut reader = file.take(limit.saturating_add(1));
     loop {
         if crate::call_end::call_ended() {
-            return Err(WorkspaceError::io(
-                user,
-                std::io::Error::other("the call ended before the file was read"),
-            ));
+            return Err(WorkspaceError::io(user, crate::call_end::ended_reading()));
         }
         let read = (&mut reader)
             .take(CHUNK)

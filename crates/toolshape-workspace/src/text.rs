@@ -35,7 +35,7 @@ pub(crate) fn scan(mut reader: impl Read) -> io::Result<TextScan> {
     let mut utf8 = Utf8Check::default();
     loop {
         if crate::call_end::call_ended() {
-            return Err(io::Error::other("the call ended before the file was read"));
+            return Err(crate::call_end::ended_reading());
         }
         let n = match reader.read(&mut buf) {
             Ok(0) => break,

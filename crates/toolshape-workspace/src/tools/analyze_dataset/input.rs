@@ -75,7 +75,7 @@ impl<R: Read> Read for Bounded<R> {
             return Ok(0);
         }
         if crate::call_end::call_ended() {
-            return Err(io::Error::other("the call ended before the file was read"));
+            return Err(crate::call_end::ended_reading());
         }
         // The parser never holds more than its buffer beyond the row start.
         let row_end = self
