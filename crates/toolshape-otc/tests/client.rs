@@ -347,3 +347,61 @@ async fn refusals_are_told_apart() -> TestResult {
     assert!(OtcClient::builder("ftp://example").build().is_err());
     Ok(())
 }
+
+/// A schema of a few hundred bytes whose references, inlined, make it about
+/// 7 KB: each level holds the one below it twice.
+fn diamond() -> serde_json::Value {
+    let mut defs = serde_json::Map::new();
+    defs.insert(
+        "d0".into(),
+        json!({"type": "string", "description": "one leaf of the diamond"}),
+    );
+    for level in 1..=6 {
+        let below = format!("#/$defs/d{}", level - 1);
+        defs.insert(
+            format!("d{level}"),
+            json!({"type": "object", "properties": {"l": {"$ref": below}, "r": {"$ref": below}}}),
+        );
+    }
+    json!({"type": "object", "properties": {"top": {"$ref": "#/$defs/d6"}}, "$defs": defs})
+}
+
+#[tokio::test]
+async fn inlining_never_grows_a_listing_past_what_the_client_reads() -> TestResult {
+    let schema = diamond();
+    let written = serde_json::to_vec(&schema)?.len();
+    let inlined = toolshape::schema::inline::inline_local_refs(&schema).ok_or("not inlined")?;
+    let grown = serde_json::to_vec(&inlined)?.len();
+    // Alone, each schema is inlined (within its own bound of 8 KiB).
+    assert!(
+        written < 1000 && grown > 6000 && grown < 8192,
+        "{written} -> {grown}"
+    );
+    // 1,600 of them inlined would make a 22 MB listing (each tool twice,
+    // under `items` and `tools`), past the client's 16 MiB.
+    let registry = toolshape::ToolRegistry::new();
+    let tools = (0..1600).map(|i| {
+        toolshape::Tool::dynamic(format!("Wide_T{i}"), schema.clone(), None, |_, _| async {
+            Ok::<_, toolshape::ToolError>(toolshape::tool::ToolOutput::text("ok"))
+        })
+        .toolkit("Wide")
+    });
+    if let Err(errors) = registry.register_all(tools) {
+        return Err(format!("{errors:?}").into());
+    }
+    let running = start(&registry, OtcOptions::default()).await?;
+    let body = reqwest::get(running.url("/tools")).await?.bytes().await?;
+    assert!(body.len() <= 16 * 1024 * 1024, "{} bytes", body.len());
+    let listed: serde_json::Value = serde_json::from_slice(&body)?;
+    let items = listed["items"].as_array().ok_or("no items")?;
+    let with_refs = items
+        .iter()
+        .filter(|item| item["input_schema"].get("$defs").is_some())
+        .count();
+    // Inlined while there was room (most of them), the rest as written.
+    assert_eq!(items.len(), 1600);
+    assert!(with_refs > 0 && with_refs < 800, "{with_refs} written");
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    assert_eq!(client.list_tools().await?.len(), 1600);
+    Ok(())
+}

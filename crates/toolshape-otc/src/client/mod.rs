@@ -30,10 +30,9 @@ pub use tools::ListedTool;
 use tools::Listing;
 
 use crate::auth::mint_hs256;
-use crate::wire::{CallContext, CallOutput, CallToolRequest, CallToolResponse, ToolDefinition};
-
-/// Largest `GET /tools` body read.
-const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
+use crate::wire::{
+    CallContext, CallOutput, CallToolRequest, CallToolResponse, MAX_LISTING_BYTES, ToolDefinition,
+};
 
 /// How the client authenticates.
 #[derive(Clone, Default)]

@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 
 use super::reply;
 use super::state::OtcState;
-use crate::wire::ToolDefinition;
 
 /// No credentials needed: 200 when calls are taken, 503 once shutdown has begun.
 pub(crate) async fn health(State(state): State<Arc<OtcState>>, headers: HeaderMap) -> Response {
@@ -47,12 +46,7 @@ fn rendered(document: Option<axum::body::Bytes>) -> Response {
 
 /// The body of `GET /tools`.
 fn listing(state: &OtcState) -> Value {
-    let items: Vec<ToolDefinition> = state
-        .registry
-        .tools()
-        .iter()
-        .map(|tool| ToolDefinition::of(tool))
-        .collect();
+    let items = crate::wire::listing(&state.registry.tools());
     let items = serde_json::to_value(&items).unwrap_or(Value::Array(Vec::new()));
     json!({"$schema": crate::wire::PROTOCOL_VERSIONS[0], "items": items, "tools": items})
 }

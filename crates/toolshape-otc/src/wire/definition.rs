@@ -1,9 +1,14 @@
 //! The OTC ToolDefinition, written from a registered tool and read (checked)
 //! from a server's listing.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
+use toolshape::schema::inline::inline_local_refs;
 use toolshape::tool::{OutputShape, RegisteredTool, Requirements};
+
+use super::MAX_LISTING_BYTES;
 
 /// One tool as `GET /tools` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,13 +90,18 @@ fn requirements_json(requirements: &Requirements) -> Option<Value> {
 /// bounded (the spec's schemas "exclude `$ref` and definitions"); a
 /// recursive schema, or one that would grow past the bounds, as it is.
 fn served_schema(schema: &Value) -> Value {
-    toolshape::schema::inline::inline_local_refs(schema).unwrap_or_else(|| schema.clone())
+    inline_local_refs(schema).unwrap_or_else(|| schema.clone())
 }
 
 /// The OTC `output_schema` of a registered tool: its output schema;
 /// `{"type":"string"}` for a text tool; `{}` (any value) for a content tool;
 /// `null` for a tool that returns nothing.
 pub fn output_schema_of(tool: &RegisteredTool) -> Value {
+    written_output_schema(tool, served_schema)
+}
+
+/// [`output_schema_of`], a declared schema given as `serve` makes it.
+fn written_output_schema(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Value {
     match tool.output_shape() {
         OutputShape::Nothing => Value::Null,
         OutputShape::Text => json!({"type": "string"}),
@@ -99,8 +109,64 @@ pub fn output_schema_of(tool: &RegisteredTool) -> Value {
             .definition()
             .output_schema
             .as_ref()
-            .map_or_else(|| json!({}), served_schema),
+            .map_or_else(|| json!({}), serve),
         _ => json!({}),
+    }
+}
+
+/// Every tool's definition, as `GET /tools` lists them (each under `items`
+/// and again under `tools`): schemas inlined as [`ToolDefinition::of`]
+/// inlines them, in order, while the listing stays within
+/// [`MAX_LISTING_BYTES`] (what this crate's client reads); past that, as
+/// written. Each schema's own bound lets it grow fourfold (8 KiB at
+/// least), so 10,000 small schemas could otherwise grow a listing many
+/// times over, past what a client takes where the written one was within.
+pub(crate) fn listing(tools: &[Arc<RegisteredTool>]) -> Vec<ToolDefinition> {
+    let mut items: Vec<ToolDefinition> = tools
+        .iter()
+        .map(|tool| ToolDefinition::with_schemas(tool, Value::clone))
+        .collect();
+    // Room for growth in one copy of the items (the body holds two, and a
+    // few members around them).
+    let mut room = (MAX_LISTING_BYTES / 2)
+        .saturating_sub(1024)
+        .saturating_sub(json_len(&items));
+    for item in &mut items {
+        let schemas = std::iter::once(&mut item.input_schema).chain(item.output_schema.as_mut());
+        for schema in schemas {
+            let Some(inlined) = inline_local_refs(schema) else {
+                continue;
+            };
+            let (before, after) = (json_len(schema), json_len(&inlined));
+            if after > before.saturating_add(room) {
+                // Served as written; a smaller one later may still fit.
+                continue;
+            }
+            room = room.saturating_add(before) - after;
+            *schema = inlined;
+        }
+    }
+    items
+}
+
+/// The length of `value` as compact JSON, counted without writing it.
+fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(bytes.len());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing to a counter fails only for a value JSON cannot hold, which
+    // then counts as no room at all.
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
     }
 }
 
@@ -108,14 +174,20 @@ impl ToolDefinition {
     /// The definition of a registered tool, as `GET /tools` serves it (its
     /// schemas' local references inlined where faithful and bounded).
     pub fn of(tool: &RegisteredTool) -> ToolDefinition {
+        Self::with_schemas(tool, served_schema)
+    }
+
+    /// The definition of a registered tool, its declared schemas as
+    /// `serve` makes them.
+    fn with_schemas(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> ToolDefinition {
         let definition = tool.definition();
         ToolDefinition {
             id: tool.otc_id(),
             name: tool.qualified_name().underscored(),
             description: definition.description.clone().unwrap_or_default(),
             version: tool.version().to_string(),
-            input_schema: served_schema(&definition.input_schema),
-            output_schema: Some(output_schema_of(tool)),
+            input_schema: serve(&definition.input_schema),
+            output_schema: Some(written_output_schema(tool, serve)),
             requirements: requirements_json(tool.requirements()),
         }
     }

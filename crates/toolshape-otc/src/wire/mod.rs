@@ -5,6 +5,11 @@ mod id;
 mod request;
 mod response;
 
+/// The largest `GET /tools` body: what this crate's client reads, and what
+/// its server's inlining of schemas never takes a listing past.
+pub(crate) const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
+
+pub(crate) use definition::listing;
 pub use definition::{DeclaredOutput, ToolDefinition, output_schema_of};
 pub use id::{InvalidToolId, MAX_TOOL_ID_CHARS, ToolId};
 pub use request::{
