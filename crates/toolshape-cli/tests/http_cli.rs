@@ -3,7 +3,7 @@
 //! over real loopback HTTP: listing and calling in both eras, the exit codes
 //! of `connect.rs` (0 success, 1 tool error, 2 usage, 3 validation failure,
 //! 4 protocol or transport failure), `--stateless`, `--allow-origin`, a
-//! graceful stop on SIGINT, the session a pinned handshake leaves behind, and
+//! graceful stop on SIGINT, a drain on SIGTERM (`/health`), the session a pinned handshake leaves behind, and
 //! an API key in a `--header` (no OAuth).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 mod http_serve;
 
 use http_serve::{HttpServe, WAIT, toolshape};
+#[cfg(unix)]
+use http_serve::{health, signal, wait_exit, wait_until};
 
 fn code(output: &Output) -> i32 {
     output.status.code().expect("an exit code")
@@ -199,6 +201,34 @@ fn serve_http_stops_gracefully_on_sigint() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_http_drains_on_sigterm_with_health_saying_so() {
+    let mut server = HttpServe::start(&["--drain", "5"]);
+    assert_eq!(
+        health(&server.address),
+        (200, r#"{"status":"ok"}"#.to_owned())
+    );
+    // What process managers and orchestrators send (it killed the server
+    // at once before).
+    signal(&server.child, "TERM");
+    let signalled = Instant::now();
+    wait_until("/health answering 503", || match health(&server.address) {
+        (503, body) if body == r#"{"status":"unavailable"}"# => Ok(()),
+        other => Err(format!("{other:?} at {:?}", signalled.elapsed())),
+    });
+    // Still served while draining, for the load balancer to notice.
+    let listed = toolshape(&["tools", "--url", &server.url]);
+    assert_eq!(code(&listed), 0, "{}", describe(&listed));
+    let status = wait_exit(&mut server.child);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(
+        signalled.elapsed() >= Duration::from_secs(4),
+        "the drain was cut short: {:?}",
+        signalled.elapsed()
+    );
 }
 
 /// A Streamable HTTP endpoint that lies: its one tool lists an outputSchema

@@ -576,3 +576,110 @@ fn bench_reports_the_cpu_of_the_server_behind_a_proxy() {
     assert!(proxied["server_cpu_us_per_call"].is_number(), "{proxied}");
     assert!(proxied["children_cpu_us_per_call"].is_number(), "{proxied}");
 }
+
+/// A stdio proxy stops on Ctrl-C (SIGINT) and on SIGTERM, closing its
+/// upstream (SIGINT was ignored before: the signal handler of the HTTP
+/// fronts held it, and the stdio front waited for the end of its input).
+#[cfg(unix)]
+#[test]
+fn a_stdio_proxy_stops_on_sigint_and_sigterm() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let root = fixture();
+    let serve = toolshape_bin();
+    for name in ["INT", "TERM"] {
+        let mut proxy = Command::new(&serve)
+            .args(["proxy", "--"])
+            .arg(&serve)
+            .args(["serve", "--root"])
+            .arg(root.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // It serves: a handshake is answered. Its input stays open.
+        let mut input = proxy.stdin.take().unwrap();
+        let hello = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}});
+        writeln!(input, "{hello}").unwrap();
+        let output = proxy.stdout.take().unwrap();
+        let (line, answered) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut first = String::new();
+            let _ = BufReader::new(output).read_line(&mut first);
+            let _ = line.send(first);
+        });
+        let first = answered.recv_timeout(http_serve::WAIT).unwrap();
+        assert!(first.contains("\"protocolVersion\""), "{first}");
+        http_serve::signal(&proxy, name);
+        let status = http_serve::wait_exit(&mut proxy);
+        assert_eq!(status.code(), Some(0), "SIG{name}: {status:?}");
+        drop(input);
+    }
+}
+
+/// The proxy's HTTP front answers `GET /health`, and on SIGTERM says 503
+/// while it drains (`--drain`), still serving, then exits.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_http_front_drains_on_sigterm_with_health_saying_so() {
+    let root = fixture();
+    let serve = toolshape_bin();
+    let (serve, root_path) = (serve.to_str().unwrap(), root.path().to_str().unwrap());
+    let mut proxy = HttpServe::run(&[
+        "proxy",
+        "--http",
+        "127.0.0.1:0",
+        "--stateless",
+        "--drain",
+        "5",
+        "--",
+        serve,
+        "serve",
+        "--root",
+        root_path,
+    ]);
+    let address = proxy.address.clone();
+    let health = move || http_serve::health(&address);
+    let probe = health.clone();
+    let (status, body) = tokio::task::spawn_blocking(probe).await.unwrap();
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    http_serve::signal(&proxy.child, "TERM");
+    let signalled = Instant::now();
+    let probe = health.clone();
+    tokio::task::spawn_blocking(move || {
+        http_serve::wait_until("/health answering 503", || match probe() {
+            (503, _) => Ok(()),
+            other => Err(format!("{other:?} at {:?}", signalled.elapsed())),
+        });
+    })
+    .await
+    .unwrap();
+    // Still served while draining.
+    let client = Client::builder()
+        .options(options())
+        .connect_http(&proxy.url)
+        .await
+        .unwrap();
+    let counted = client
+        .call_tool("count_lines", arguments(json!({"path": "three.txt"})))
+        .await
+        .unwrap();
+    assert!(!counted.is_error, "{counted:?}");
+    drop(client);
+    let status = tokio::task::spawn_blocking(move || {
+        let status = http_serve::wait_exit(&mut proxy.child);
+        (status, signalled.elapsed())
+    })
+    .await
+    .unwrap();
+    assert_eq!(status.0.code(), Some(0), "{:?}", status.0);
+    assert!(
+        status.1 >= Duration::from_secs(4),
+        "drain cut short: {:?}",
+        status.1
+    );
+}

@@ -1,5 +1,6 @@
 //! What `serve` and `proxy` share to serve over HTTP: binding an address,
-//! stopping on Ctrl-C, and waiting for every front to end.
+//! stopping on Ctrl-C or SIGTERM (after a drain, `/health` saying so), and
+//! waiting for every front to end.
 
 use std::future::Future;
 use std::process::ExitCode;
@@ -43,12 +44,23 @@ pub(crate) struct HttpFrontArgs {
         default_value_t = 1800
     )]
     session_idle_timeout: u64,
+    /// With --http or --otc: after Ctrl-C or SIGTERM, how long GET /health
+    /// answers 503 while requests are still served (for a load balancer to
+    /// notice), in seconds; then the listeners close and the requests in
+    /// flight finish.
+    #[arg(long, value_name = "SECONDS", alias = "otc-drain", default_value_t = 0)]
+    pub(crate) drain: u64,
 }
 
 impl HttpFrontArgs {
     /// Whether any HTTP front (MCP or OTC) is asked for.
     pub(crate) fn any(&self) -> bool {
         self.http.is_some() || self.otc.is_some()
+    }
+
+    /// How long a front drains after the stop signal (`--drain`).
+    pub(crate) fn drain(&self) -> Duration {
+        Duration::from_secs(self.drain)
     }
 
     /// The HTTP options these flags make.
@@ -100,19 +112,22 @@ pub(crate) async fn bind(
     }
 }
 
-/// The signal every front stops on: Ctrl-C (SIGINT).
+/// The signal every front stops on: Ctrl-C (SIGINT) or, on Unix, SIGTERM
+/// (what process managers, containers and orchestrators send).
 #[derive(Debug, Clone)]
 pub(crate) struct Stop {
     stopped: watch::Receiver<bool>,
 }
 
 impl Stop {
-    /// Starts watching for Ctrl-C.
-    pub(crate) fn on_ctrl_c() -> Stop {
+    /// Starts watching for the signals (from this call on: a signal that
+    /// comes before the watch's task first runs is not missed).
+    pub(crate) fn on_signals() -> Stop {
         let (stop, stopped) = watch::channel(false);
+        let signal = stop_signal();
         tokio::spawn(async move {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
+            let signal = signal.await;
+            tracing::info!(signal, "shutting down");
             let _ = stop.send(true);
         });
         Stop { stopped }
@@ -125,6 +140,87 @@ impl Stop {
             let _ = stopped.wait_for(|stop| *stop).await;
         }
     }
+
+    /// Resolves `drain` after it is time to stop: what an HTTP front waits
+    /// for before it closes its listener.
+    pub(crate) fn drained(&self, drain: Duration) -> impl Future<Output = ()> + Send + 'static {
+        let signal = self.signal();
+        async move {
+            signal.await;
+            tokio::time::sleep(drain).await;
+        }
+    }
+
+    /// Whether the stop signal came.
+    fn is_stopping(&self) -> bool {
+        *self.stopped.borrow()
+    }
+}
+
+/// The first stop signal to come, by name, watched from this call on. One
+/// that cannot be watched is never taken as having come.
+#[cfg(unix)]
+fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    async fn next(watched: std::io::Result<Signal>, name: &'static str) {
+        match watched {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, signal = name, "cannot watch for the signal");
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+    let interrupted = next(signal(SignalKind::interrupt()), "SIGINT");
+    let terminated = next(signal(SignalKind::terminate()), "SIGTERM");
+    async move {
+        tokio::select! {
+            () = interrupted => "SIGINT",
+            () = terminated => "SIGTERM",
+        }
+    }
+}
+
+/// The first stop signal to come: Ctrl-C. One that cannot be watched is
+/// never taken as having come.
+#[cfg(not(unix))]
+fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
+    async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        "Ctrl-C"
+    }
+}
+
+/// Adds `GET /health` to an MCP HTTP front's router, outside any
+/// authorization (what a load balancer polls): `200 {"status":"ok"}` while
+/// serving, `503 {"status":"unavailable"}` once the stop signal came (the
+/// requests of `--drain` still served meanwhile), as the OTC front answers.
+pub(crate) fn with_health(router: axum::Router, stop: &Stop) -> axum::Router {
+    let stop = stop.clone();
+    router.route(
+        "/health",
+        axum::routing::get(move || {
+            let (status, body) = if stop.is_stopping() {
+                (
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                    r#"{"status":"unavailable"}"#,
+                )
+            } else {
+                (axum::http::StatusCode::OK, r#"{"status":"ok"}"#)
+            };
+            async move {
+                (
+                    status,
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    body,
+                )
+            }
+        }),
+    )
 }
 
 /// Waits for the fronts to end: all of them, or (`first_ends_all`) the

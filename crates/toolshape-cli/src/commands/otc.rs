@@ -41,17 +41,16 @@ pub(crate) struct OtcServeAuth {
     /// With --otc: the `aud` a JWT must name.
     #[arg(long, value_name = "AUDIENCE", requires = "otc")]
     otc_jwt_audience: Option<String>,
-    /// With --otc: seconds /health answers 503 after Ctrl-C before the listener closes.
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "otc")]
-    otc_drain: u64,
 }
 
 impl OtcServeAuth {
-    /// The OTC endpoint's options.
+    /// The OTC endpoint's options; `drain`: how long `/health` answers 503
+    /// after the stop signal before the listener closes.
     pub(crate) fn options(
         &self,
         http: HttpOptions,
         call_timeout: u64,
+        drain: Duration,
     ) -> Result<OtcOptions, String> {
         let mut keys: Vec<String> = match secret::from_env(SERVER_API_KEYS_ENV) {
             Ok(text) => text
@@ -83,7 +82,7 @@ impl OtcServeAuth {
         options.http = http;
         options.auth = auth;
         options.call_timeout = Some(Duration::from_secs(call_timeout.max(1)));
-        options.drain = Duration::from_secs(self.otc_drain);
+        options.drain = drain;
         Ok(options)
     }
 }

@@ -214,7 +214,8 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     code
 }
 
-/// Serves every front asked for until Ctrl-C, or until the stdio front's input ends.
+/// Serves every front asked for until Ctrl-C or SIGTERM (the HTTP fronts
+/// then drain for `--drain`), or until the stdio front's input ends.
 async fn serve(
     args: &ProxyArgs,
     server: &Server,
@@ -222,7 +223,7 @@ async fn serve(
     longest_call: Duration,
 ) -> ExitCode {
     let stdio = args.stdio || !args.fronts.any();
-    let stop = fronts::Stop::on_ctrl_c();
+    let stop = fronts::Stop::on_signals();
     let mut serving = tokio::task::JoinSet::new();
     let http = args.fronts.options();
     // The proxy checks no caller: a gateway in front of it must.
@@ -239,8 +240,10 @@ async fn serve(
             http.path
         );
         errln!("toolshape proxy: metrics on http://{bound}/metrics");
-        let wrap = with_metrics(proxy);
-        let (server, options, shutdown) = (server.clone(), http.clone(), stop.signal());
+        let (metrics, health) = (with_metrics(proxy), stop.clone());
+        let wrap = move |router| fronts::with_health(metrics(router), &health);
+        let drained = stop.drained(args.fronts.drain());
+        let (server, options, shutdown) = (server.clone(), http.clone(), drained);
         serving.spawn(async move {
             server
                 .serve_http_with(listener, options, wrap, shutdown)
@@ -258,6 +261,7 @@ async fn serve(
         let mut otc = toolshape_otc::OtcOptions::default();
         otc.http = http.clone();
         otc.call_timeout = Some(longest_call + Duration::from_secs(5));
+        otc.drain = args.fronts.drain();
         let (registry, shutdown) = (server.registry().clone(), stop.signal());
         let wrap = with_metrics(proxy);
         serving.spawn(async move {
@@ -270,8 +274,15 @@ async fn serve(
                 "toolshape proxy: serving MCP over stdio: waiting for JSON-RPC messages on stdin (Ctrl-D ends)"
             );
         }
-        let server = server.clone();
-        serving.spawn(async move { server.serve_stdio().await });
+        // The stdio front ends with its input, or at the stop signal (the
+        // upstream is then closed as at the end of input).
+        let (server, stopped) = (server.clone(), stop.signal());
+        serving.spawn(async move {
+            tokio::select! {
+                served = server.serve_stdio() => served,
+                () = stopped => Ok(()),
+            }
+        });
     }
     fronts::join(serving, stdio).await
 }

@@ -167,13 +167,18 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     if args.serves_http() {
         let options = args.fronts.options();
         let otc = match args.fronts.otc {
-            Some(address) => match args.otc_auth.options(options.clone(), args.call_timeout) {
-                Ok(otc_options) => Some((address, otc_options)),
-                Err(message) => {
-                    errln!("toolshape serve: {message}");
-                    return ExitCode::from(2);
+            Some(address) => {
+                match args
+                    .otc_auth
+                    .options(options.clone(), args.call_timeout, args.fronts.drain())
+                {
+                    Ok(otc_options) => Some((address, otc_options)),
+                    Err(message) => {
+                        errln!("toolshape serve: {message}");
+                        return ExitCode::from(2);
+                    }
                 }
-            },
+            }
             None => None,
         };
         return serve_both(
@@ -181,6 +186,7 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
             args.fronts.http.map(|a| (a, options)),
             otc,
             &args.auth,
+            args.fronts.drain(),
         )
         .await;
     }
@@ -262,14 +268,16 @@ async fn watch(workspace: &Workspace, events: &ResourceEvents, max_folders: usiz
     }
 }
 
-/// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT).
+/// Serves MCP over Streamable HTTP, OTC, or both, until Ctrl-C (SIGINT) or
+/// SIGTERM, then for `drain` with `/health` answering 503.
 async fn serve_both(
     server: &Server,
     mcp: Option<(std::net::SocketAddr, HttpOptions)>,
     otc: Option<(std::net::SocketAddr, toolshape_otc::OtcOptions)>,
     auth: &ServeAuthArgs,
+    drain: Duration,
 ) -> ExitCode {
-    let stop = super::fronts::Stop::on_ctrl_c();
+    let stop = super::fronts::Stop::on_signals();
     let shutdown = || stop.signal();
     let mut serving = tokio::task::JoinSet::new();
     if let Some((address, options)) = mcp {
@@ -302,11 +310,15 @@ async fn serve_both(
             ),
             None => errln!("toolshape: serving MCP on http://{bound}{}", options.path),
         }
-        let wrap = move |router| match &protection {
-            Some(protected) => protected.protect(router),
-            None => router,
+        let health = stop.clone();
+        let wrap = move |router| {
+            let router = match &protection {
+                Some(protected) => protected.protect(router),
+                None => router,
+            };
+            super::fronts::with_health(router, &health)
         };
-        let (server, shutdown) = (server.clone(), shutdown());
+        let (server, shutdown) = (server.clone(), stop.drained(drain));
         serving.spawn(async move {
             server
                 .serve_http_with(listener, options, wrap, shutdown)

@@ -113,3 +113,69 @@ pub fn toolshape(args: &[&str]) -> Output {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// `GET /health` at `address`: its status and body (status 0 and the error
+/// when it could not be asked).
+pub fn health(address: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let ask = || -> std::io::Result<String> {
+        let mut stream = std::net::TcpStream::connect(address)?;
+        stream.set_read_timeout(Some(WAIT))?;
+        let request =
+            format!("GET /health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes())?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        Ok(answer)
+    };
+    let answer = match ask() {
+        Ok(answer) => answer,
+        Err(error) => return (0, error.to_string()),
+    };
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or(answer.as_str(), |(_, body)| body)
+        .to_owned();
+    (status, body)
+}
+
+/// Sends `signal` (`INT`, `TERM`) to `child`, with the system's `kill`.
+#[cfg(unix)]
+pub fn signal(child: &Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal} failed");
+}
+
+/// Waits for `child` to exit, at most [`WAIT`].
+pub fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(started.elapsed() < WAIT, "the process did not exit in time");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until `check` says `Ok`, at most [`WAIT`]; past it, fails with
+/// what it said last.
+pub fn wait_until(what: &str, mut check: impl FnMut() -> Result<(), String>) {
+    let started = Instant::now();
+    while let Err(last) = check() {
+        assert!(
+            started.elapsed() < WAIT,
+            "{what} did not happen in {:?}; last: {last}",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
