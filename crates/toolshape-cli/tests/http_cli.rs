@@ -122,12 +122,23 @@ fn a_stateless_server_serves_2026_07_28_and_refuses_handshakes() {
     assert_eq!(code(&legacy), 4, "{}", describe(&legacy));
 }
 
-/// Sends one raw HTTP/1.1 request; returns the status code.
+/// Sends one raw HTTP/1.1 request to `/mcp`; returns the status code.
 fn raw_status(address: &str, method: &str, headers: &[(&str, &str)], body: &str) -> u16 {
+    raw_status_at(address, method, "/mcp", headers, body)
+}
+
+/// Sends one raw HTTP/1.1 request to `path`; returns the status code.
+fn raw_status_at(
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> u16 {
     let mut stream = TcpStream::connect(address).unwrap();
     stream.set_read_timeout(Some(WAIT)).unwrap();
     let mut request = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         body.len()
     );
     for (name, value) in headers {
@@ -206,15 +217,21 @@ fn serve_http_stops_gracefully_on_sigint() {
 #[cfg(unix)]
 #[test]
 fn serve_http_drains_on_sigterm_with_health_saying_so() {
-    let mut server = HttpServe::start(&["--drain", "5"]);
+    let mut server = HttpServe::start(&["--drain", "8"]);
     assert_eq!(
         health(&server.address),
         (200, r#"{"status":"ok"}"#.to_owned())
     );
+    // A foreign Origin is refused there as on /mcp.
+    let origin = [("Origin", "https://evil.example")];
+    assert_eq!(
+        raw_status_at(&server.address, "GET", "/health", &origin, ""),
+        403
+    );
     // What process managers and orchestrators send (it killed the server
     // at once before).
-    signal(&server.child, "TERM");
     let signalled = Instant::now();
+    signal(&server.child, "TERM");
     wait_until("/health answering 503", || match health(&server.address) {
         (503, body) if body == r#"{"status":"unavailable"}"# => Ok(()),
         other => Err(format!("{other:?} at {:?}", signalled.elapsed())),
@@ -225,9 +242,38 @@ fn serve_http_drains_on_sigterm_with_health_saying_so() {
     let status = wait_exit(&mut server.child);
     assert_eq!(status.code(), Some(0), "{status:?}");
     assert!(
-        signalled.elapsed() >= Duration::from_secs(4),
+        signalled.elapsed() >= Duration::from_secs(7),
         "the drain was cut short: {:?}",
         signalled.elapsed()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_signal_stops_at_once_and_otc_drain_names_the_drain() {
+    // `--otc-drain` (its name before `--drain` covered the MCP front too)
+    // sets the drain of both fronts; `server.address` is the MCP one's.
+    let mut server = HttpServe::start(&["--otc", "127.0.0.1:0", "--otc-drain", "30"]);
+    assert_eq!(health(&server.address).0, 200);
+    signal(&server.child, "TERM");
+    wait_until("/health answering 503", || match health(&server.address) {
+        (503, _) => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    // Thirty seconds of drain, cut short by a second signal.
+    signal(&server.child, "INT");
+    let status = wait_exit(&mut server.child);
+    assert_eq!(status.code(), Some(130), "{status:?}");
+}
+
+#[test]
+fn drain_without_an_http_front_is_a_usage_error() {
+    let refused = toolshape(&["serve", "--drain", "5"]);
+    assert_eq!(code(&refused), 2, "{}", describe(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--drain needs --http or --otc"),
+        "{}",
+        describe(&refused)
     );
 }
 

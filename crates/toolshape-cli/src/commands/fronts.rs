@@ -46,10 +46,10 @@ pub(crate) struct HttpFrontArgs {
     session_idle_timeout: u64,
     /// With --http or --otc: after Ctrl-C or SIGTERM, how long GET /health
     /// answers 503 while requests are still served (for a load balancer to
-    /// notice), in seconds; then the listeners close and the requests in
-    /// flight finish.
-    #[arg(long, value_name = "SECONDS", alias = "otc-drain", default_value_t = 0)]
-    pub(crate) drain: u64,
+    /// notice), in seconds (default 0); then the listeners close and the
+    /// requests in flight finish. A second signal stops at once.
+    #[arg(long, value_name = "SECONDS", visible_alias = "otc-drain")]
+    drain: Option<u64>,
 }
 
 impl HttpFrontArgs {
@@ -60,7 +60,16 @@ impl HttpFrontArgs {
 
     /// How long a front drains after the stop signal (`--drain`).
     pub(crate) fn drain(&self) -> Duration {
-        Duration::from_secs(self.drain)
+        Duration::from_secs(self.drain.unwrap_or(0))
+    }
+
+    /// Refuses flags that need an HTTP front when none is asked for (the
+    /// usage error clap cannot say: `--drain` needs `--http` or `--otc`).
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.drain.is_some() && !self.any() {
+            return Err("--drain needs --http or --otc: a stdio front stops at once".into());
+        }
+        Ok(())
     }
 
     /// The HTTP options these flags make.
@@ -121,14 +130,20 @@ pub(crate) struct Stop {
 
 impl Stop {
     /// Starts watching for the signals (from this call on: a signal that
-    /// comes before the watch's task first runs is not missed).
+    /// comes before the watch's task first runs is not missed). A second
+    /// signal, while a front drains or the calls in flight finish, ends the
+    /// process at once.
     pub(crate) fn on_signals() -> Stop {
         let (stop, stopped) = watch::channel(false);
-        let signal = stop_signal();
+        let mut signals = StopSignals::watch();
         tokio::spawn(async move {
-            let signal = signal.await;
-            tracing::info!(signal, "shutting down");
+            let signal = signals.next().await;
+            tracing::info!(signal, "shutting down (a second signal stops at once)");
             let _ = stop.send(true);
+            let signal = signals.next().await;
+            errln!("toolshape: {signal} again: stopping at once");
+            // As a shell reports death by the signal: 128 and its number.
+            std::process::exit(if signal == "SIGTERM" { 143 } else { 130 });
         });
         Stop { stopped }
     }
@@ -157,41 +172,62 @@ impl Stop {
     }
 }
 
-/// The first stop signal to come, by name, watched from this call on. One
-/// that cannot be watched is never taken as having come.
-#[cfg(unix)]
-fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
-    use tokio::signal::unix::{Signal, SignalKind, signal};
-    async fn next(watched: std::io::Result<Signal>, name: &'static str) {
-        match watched {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, signal = name, "cannot watch for the signal");
-                std::future::pending::<()>().await;
-            }
-        }
-    }
-    let interrupted = next(signal(SignalKind::interrupt()), "SIGINT");
-    let terminated = next(signal(SignalKind::terminate()), "SIGTERM");
-    async move {
-        tokio::select! {
-            () = interrupted => "SIGINT",
-            () = terminated => "SIGTERM",
-        }
-    }
+/// The stop signals, watched from the moment they are made.
+struct StopSignals {
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
 }
 
-/// The first stop signal to come: Ctrl-C. One that cannot be watched is
-/// never taken as having come.
-#[cfg(not(unix))]
-fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
-    async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
+impl StopSignals {
+    /// Watches SIGINT and SIGTERM (on Unix; elsewhere Ctrl-C, watched from
+    /// the first wait on). One that cannot be watched never comes.
+    fn watch() -> StopSignals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let watched = |kind: SignalKind, name: &str| match signal(kind) {
+                Ok(signal) => Some(signal),
+                Err(error) => {
+                    tracing::warn!(%error, signal = name, "cannot watch for the signal");
+                    None
+                }
+            };
+            StopSignals {
+                interrupt: watched(SignalKind::interrupt(), "SIGINT"),
+                terminate: watched(SignalKind::terminate(), "SIGTERM"),
+            }
         }
-        "Ctrl-C"
+        #[cfg(not(unix))]
+        StopSignals {}
+    }
+
+    /// The next signal to come, by name.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            async fn next_of(signal: &mut Option<tokio::signal::unix::Signal>) {
+                let came = match signal {
+                    Some(signal) => signal.recv().await.is_some(),
+                    None => false,
+                };
+                if !came {
+                    std::future::pending::<()>().await;
+                }
+            }
+            tokio::select! {
+                () = next_of(&mut self.interrupt) => "SIGINT",
+                () = next_of(&mut self.terminate) => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            "Ctrl-C"
+        }
     }
 }
 
@@ -199,35 +235,50 @@ fn stop_signal() -> impl Future<Output = &'static str> + Send + 'static {
 /// authorization (what a load balancer polls): `200 {"status":"ok"}` while
 /// serving, `503 {"status":"unavailable"}` once the stop signal came (the
 /// requests of `--drain` still served meanwhile), as the OTC front answers.
-pub(crate) fn with_health(router: axum::Router, stop: &Stop) -> axum::Router {
+/// A foreign `Host` or `Origin` gets `403`, as on `/mcp` (`options`, and the
+/// address `bound` when it is not a wildcard, say which are allowed).
+pub(crate) fn with_health(
+    router: axum::Router,
+    stop: &Stop,
+    options: &HttpOptions,
+    bound: std::net::SocketAddr,
+) -> axum::Router {
+    use axum::http::{HeaderMap, StatusCode, header};
     let stop = stop.clone();
+    let mut admitted = options.clone();
+    if !bound.ip().is_unspecified() {
+        admitted.allowed_hosts.push(bound.to_string());
+    }
+    let admitted = std::sync::Arc::new(admitted);
     router.route(
         "/health",
-        axum::routing::get(move || {
-            let (status, body) = if stop.is_stopping() {
-                (
-                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                    r#"{"status":"unavailable"}"#,
-                )
-            } else {
-                (axum::http::StatusCode::OK, r#"{"status":"ok"}"#)
+        axum::routing::get(move |headers: HeaderMap| {
+            let answer = match toolshape::check_host_and_origin(&headers, &admitted) {
+                Err(refused) => (
+                    StatusCode::FORBIDDEN,
+                    serde_json::json!({"message": refused.to_string()}).to_string(),
+                ),
+                Ok(()) if stop.is_stopping() => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    r#"{"status":"unavailable"}"#.to_owned(),
+                ),
+                Ok(()) => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
             };
             async move {
-                (
-                    status,
-                    [(axum::http::header::CONTENT_TYPE, "application/json")],
-                    body,
-                )
+                let (status, body) = answer;
+                (status, [(header::CONTENT_TYPE, "application/json")], body)
             }
         }),
     )
 }
 
 /// Waits for the fronts to end: all of them, or (`first_ends_all`) the
-/// first one. Failure if any failed.
+/// first one, unless the stop signal came (each front then ends in its own
+/// time: the HTTP fronts after their drain). Failure if any failed.
 pub(crate) async fn join(
     mut serving: JoinSet<std::io::Result<()>>,
     first_ends_all: bool,
+    stop: &Stop,
 ) -> ExitCode {
     let mut code = ExitCode::SUCCESS;
     while let Some(joined) = serving.join_next().await {
@@ -235,7 +286,7 @@ pub(crate) async fn join(
             tracing::error!(?joined, "serving failed");
             code = ExitCode::FAILURE;
         }
-        if first_ends_all {
+        if first_ends_all && !stop.is_stopping() {
             serving.abort_all();
             break;
         }

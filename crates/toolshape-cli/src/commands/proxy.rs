@@ -176,6 +176,9 @@ impl ProxyArgs {
 }
 
 pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
+    if let Err(message) = args.fronts.check() {
+        return super::connect::fail("proxy", (2, message));
+    }
     let mut options = match args.options() {
         Ok(options) => options,
         Err(message) => return super::connect::fail("proxy", (2, message)),
@@ -240,8 +243,10 @@ async fn serve(
             http.path
         );
         errln!("toolshape proxy: metrics on http://{bound}/metrics");
-        let (metrics, health) = (with_metrics(proxy), stop.clone());
-        let wrap = move |router| fronts::with_health(metrics(router), &health);
+        let (metrics, health, admitted) = (with_metrics(proxy), stop.clone(), http.clone());
+        let bound_address = listener.local_addr().unwrap_or(address);
+        let wrap =
+            move |router| fronts::with_health(metrics(router), &health, &admitted, bound_address);
         let drained = stop.drained(args.fronts.drain());
         let (server, options, shutdown) = (server.clone(), http.clone(), drained);
         serving.spawn(async move {
@@ -284,7 +289,7 @@ async fn serve(
             }
         });
     }
-    fronts::join(serving, stdio).await
+    fronts::join(serving, stdio, &stop).await
 }
 
 /// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP

@@ -105,6 +105,10 @@ impl ServeArgs {
 }
 
 pub(crate) async fn run(args: ServeArgs) -> ExitCode {
+    if let Err(message) = args.fronts.check() {
+        errln!("toolshape serve: {message}");
+        return ExitCode::from(2);
+    }
     let call_timeout = Duration::from_secs(args.call_timeout.max(1));
     let budget = MemoryBudget::new(args.memory_budget * MIB, call_timeout * 3 / 4);
     let workspace = match Workspace::open(&args.root) {
@@ -310,13 +314,13 @@ async fn serve_both(
             ),
             None => errln!("toolshape: serving MCP on http://{bound}{}", options.path),
         }
-        let health = stop.clone();
+        let (health, admitted) = (stop.clone(), options.clone());
         let wrap = move |router| {
             let router = match &protection {
                 Some(protected) => protected.protect(router),
                 None => router,
             };
-            super::fronts::with_health(router, &health)
+            super::fronts::with_health(router, &health, &admitted, bound_address)
         };
         let (server, shutdown) = (server.clone(), stop.drained(drain));
         serving.spawn(async move {
@@ -346,5 +350,5 @@ async fn serve_both(
             async move { toolshape_otc::serve(&registry, listener, options, shutdown).await },
         );
     }
-    super::fronts::join(serving, false).await
+    super::fronts::join(serving, false, &stop).await
 }

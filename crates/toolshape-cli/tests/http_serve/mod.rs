@@ -47,9 +47,15 @@ impl HttpServe {
 
     /// `toolshape <args>`, which must serve `--http 127.0.0.1:0` and announce it.
     pub fn run(args: &[&str]) -> HttpServe {
+        HttpServe::run_with_input(args, Stdio::null())
+    }
+
+    /// [`HttpServe::run`] with `input` as the process's stdin (a stdio
+    /// front beside the HTTP one ends when its input does).
+    pub fn run_with_input(args: &[&str], input: Stdio) -> HttpServe {
         let mut child = Command::new(TOOLSHAPE)
             .args(args)
-            .stdin(Stdio::null())
+            .stdin(input)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
