@@ -688,3 +688,57 @@ async fn the_http_front_drains_on_sigterm_with_health_saying_so() {
         status.1
     );
 }
+
+/// The proxy's `/health` says 503 while its upstream is down (here a
+/// child that cannot be started again), so that a load balancer takes it
+/// out of rotation, and 200 once the proxy has started it again.
+#[cfg(unix)]
+#[test]
+fn health_says_when_the_upstream_is_down() {
+    let root = fixture();
+    let down = root.path().join("down");
+    let serve = toolshape_bin();
+    // `sh` becomes `toolshape serve`, unless `down` exists: then it exits.
+    let script = format!(
+        "test -e '{}' && exit 1; exec '{}' serve --root '{}'",
+        down.display(),
+        serve.display(),
+        root.path().display()
+    );
+    let proxy = HttpServe::run(&[
+        "proxy",
+        "--http",
+        "127.0.0.1:0",
+        "--stateless",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert_eq!(http_serve::health(&proxy.address).0, 200);
+    std::fs::write(&down, "").unwrap();
+    let children =
+        std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", proxy.child.id())).unwrap();
+    let upstream = children
+        .split_whitespace()
+        .next()
+        .expect("an upstream child");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", upstream])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    http_serve::wait_until("/health answering 503", || {
+        match http_serve::health(&proxy.address) {
+            (503, body) if body.contains("upstream") => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    std::fs::remove_file(&down).unwrap();
+    http_serve::wait_until("/health answering 200 again", || {
+        match http_serve::health(&proxy.address) {
+            (200, _) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+}

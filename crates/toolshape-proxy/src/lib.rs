@@ -276,6 +276,15 @@ impl Proxy {
         &self.broken
     }
 
+    /// Whether the upstream is connected: its first connection (a child
+    /// process, or an HTTP client), the one whose tools the proxy mirrors,
+    /// is open. While it is not, the proxy connects again with backoff and
+    /// the calls that reach it meanwhile fail (retryably): what a front's
+    /// health check should say.
+    pub fn is_upstream_connected(&self) -> bool {
+        self.forwarder.upstream.is_connected()
+    }
+
     /// The counters of forwarded calls, in the Prometheus text format.
     pub fn metrics_text(&self) -> String {
         self.forwarder

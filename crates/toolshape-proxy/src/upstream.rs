@@ -148,6 +148,13 @@ impl Upstream {
         Ok(upstream)
     }
 
+    /// Whether the first connection, the one whose tools the proxy
+    /// mirrors, is open. While it is not, the proxy is connecting again
+    /// (with backoff, `mirror::follow`).
+    pub(crate) fn is_connected(&self) -> bool {
+        self.slots.first().is_some_and(|slot| live(slot).is_some())
+    }
+
     /// How many times a connection was made again after closing.
     pub(crate) fn restarts(&self) -> u64 {
         self.restarts.load(Ordering::Relaxed)

@@ -234,15 +234,20 @@ impl StopSignals {
 /// Adds `GET /health` to an MCP HTTP front's router, outside any
 /// authorization (what a load balancer polls): `200 {"status":"ok"}` while
 /// serving, `503 {"status":"unavailable"}` once the stop signal came (the
-/// requests of `--drain` still served meanwhile), as the OTC front answers.
-/// A foreign `Host` or `Origin` gets `403`, as on `/mcp` (`options`, and the
-/// address `bound` when it is not a wildcard, say which are allowed).
-pub(crate) fn with_health(
+/// requests of `--drain` still served meanwhile), as the OTC front answers,
+/// or while `ready` says no (with its reason). A foreign `Host` or `Origin`
+/// gets `403`, as on `/mcp` (`options`, and the address `bound` when it is
+/// not a wildcard, say which are allowed).
+pub(crate) fn with_health<R>(
     router: axum::Router,
     stop: &Stop,
     options: &HttpOptions,
     bound: std::net::SocketAddr,
-) -> axum::Router {
+    ready: R,
+) -> axum::Router
+where
+    R: Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static,
+{
     use axum::http::{HeaderMap, StatusCode, header};
     let stop = stop.clone();
     let mut admitted = options.clone();
@@ -253,16 +258,23 @@ pub(crate) fn with_health(
     router.route(
         "/health",
         axum::routing::get(move |headers: HeaderMap| {
+            let unavailable = |reason: Option<&str>| {
+                let mut body = serde_json::json!({"status": "unavailable"});
+                if let Some(reason) = reason {
+                    body["reason"] = reason.into();
+                }
+                (StatusCode::SERVICE_UNAVAILABLE, body.to_string())
+            };
             let answer = match toolshape::check_host_and_origin(&headers, &admitted) {
                 Err(refused) => (
                     StatusCode::FORBIDDEN,
                     serde_json::json!({"message": refused.to_string()}).to_string(),
                 ),
-                Ok(()) if stop.is_stopping() => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    r#"{"status":"unavailable"}"#.to_owned(),
-                ),
-                Ok(()) => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
+                Ok(()) if stop.is_stopping() => unavailable(None),
+                Ok(()) => match ready() {
+                    Ok(()) => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
+                    Err(reason) => unavailable(Some(reason)),
+                },
             };
             async move {
                 let (status, body) = answer;
@@ -270,6 +282,11 @@ pub(crate) fn with_health(
             }
         }),
     )
+}
+
+/// Always ready: a front whose health is the process's own.
+pub(crate) fn always_ready() -> Result<(), &'static str> {
+    Ok(())
 }
 
 /// Waits for the fronts to end: all of them, or (`first_ends_all`) the

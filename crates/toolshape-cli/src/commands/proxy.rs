@@ -245,8 +245,18 @@ async fn serve(
         errln!("toolshape proxy: metrics on http://{bound}/metrics");
         let (metrics, health, admitted) = (with_metrics(proxy), stop.clone(), http.clone());
         let bound_address = listener.local_addr().unwrap_or(address);
-        let wrap =
-            move |router| fronts::with_health(metrics(router), &health, &admitted, bound_address);
+        let upstream = Arc::clone(proxy);
+        // Out of rotation while the upstream is down: its calls would fail.
+        let ready = move || {
+            if upstream.is_upstream_connected() {
+                Ok(())
+            } else {
+                Err("the upstream server is not connected")
+            }
+        };
+        let wrap = move |router| {
+            fronts::with_health(metrics(router), &health, &admitted, bound_address, ready)
+        };
         let drained = stop.drained(args.fronts.drain());
         let (server, options, shutdown) = (server.clone(), http.clone(), drained);
         serving.spawn(async move {
