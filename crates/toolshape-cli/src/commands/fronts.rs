@@ -251,9 +251,7 @@ where
     use axum::http::{HeaderMap, StatusCode, header};
     let stop = stop.clone();
     let mut admitted = options.clone();
-    if !bound.ip().is_unspecified() {
-        admitted.allowed_hosts.push(bound.to_string());
-    }
+    admitted.allow_bound_address(bound);
     let admitted = std::sync::Arc::new(admitted);
     router.route(
         "/health",

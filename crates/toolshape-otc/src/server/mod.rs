@@ -119,10 +119,8 @@ where
     F: Future<Output = ()> + Send + 'static,
     W: FnOnce(Router) -> Router,
 {
-    if let Ok(address) = listener.local_addr()
-        && !address.ip().is_unspecified()
-    {
-        options.http.allowed_hosts.push(address.to_string());
+    if let Ok(address) = listener.local_addr() {
+        options.http.allow_bound_address(address);
     }
     let drain = options.drain;
     let http = options.http.clone();

@@ -95,10 +95,8 @@ impl Server {
         F: Future<Output = ()> + Send + 'static,
         W: FnOnce(Router) -> Router,
     {
-        if let Ok(address) = listener.local_addr()
-            && !address.ip().is_unspecified()
-        {
-            options.allowed_hosts.push(address.to_string());
+        if let Ok(address) = listener.local_addr() {
+            options.allow_bound_address(address);
         }
         let limits = listen::ConnectionLimits {
             max_connections: options.max_connections,

@@ -48,6 +48,17 @@ pub struct HttpOptions {
     pub sessions: bool,
 }
 
+impl HttpOptions {
+    /// Allows the address a listener is bound to as a `Host`, unless it is
+    /// a wildcard (`0.0.0.0`, `[::]`: no client names it); what
+    /// [`Server::serve_http`](crate::Server::serve_http) does with its listener's.
+    pub fn allow_bound_address(&mut self, address: std::net::SocketAddr) {
+        if !address.ip().is_unspecified() {
+            self.allowed_hosts.push(address.to_string());
+        }
+    }
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
