@@ -97,11 +97,11 @@ fn served_schema(schema: &Value) -> Value {
 /// `{"type":"string"}` for a text tool; `{}` (any value) for a content tool;
 /// `null` for a tool that returns nothing.
 pub fn output_schema_of(tool: &RegisteredTool) -> Value {
-    written_output_schema(tool, served_schema)
+    output_schema_with(tool, served_schema)
 }
 
 /// [`output_schema_of`], a declared schema given as `serve` makes it.
-fn written_output_schema(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Value {
+fn output_schema_with(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Value {
     match tool.output_shape() {
         OutputShape::Nothing => Value::Null,
         OutputShape::Text => json!({"type": "string"}),
@@ -187,7 +187,7 @@ impl ToolDefinition {
             description: definition.description.clone().unwrap_or_default(),
             version: tool.version().to_string(),
             input_schema: serve(&definition.input_schema),
-            output_schema: Some(written_output_schema(tool, serve)),
+            output_schema: Some(output_schema_with(tool, serve)),
             requirements: requirements_json(tool.requirements()),
         }
     }
