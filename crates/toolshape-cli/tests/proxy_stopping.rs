@@ -147,6 +147,18 @@ async fn the_http_front_drains_on_sigterm_with_health_saying_so() {
 #[cfg(unix)]
 #[test]
 fn health_says_when_the_upstream_is_down() {
+    health_follows_the_upstream(&["--http", "127.0.0.1:0", "--stateless"]);
+}
+
+/// The same on the OTC front, whose `/health` is the OTC endpoint's own.
+#[cfg(unix)]
+#[test]
+fn otc_health_says_when_the_upstream_is_down() {
+    health_follows_the_upstream(&["--otc", "127.0.0.1:0"]);
+}
+
+#[cfg(unix)]
+fn health_follows_the_upstream(front: &[&str]) {
     let root = fixture();
     let down = root.path().join("down");
     let serve = toolshape_bin();
@@ -157,16 +169,10 @@ fn health_says_when_the_upstream_is_down() {
         serve.display(),
         root.path().display()
     );
-    let proxy = HttpServe::run(&[
-        "proxy",
-        "--http",
-        "127.0.0.1:0",
-        "--stateless",
-        "--",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    let mut args = vec!["proxy"];
+    args.extend_from_slice(front);
+    args.extend_from_slice(&["--", "sh", "-c", &script]);
+    let proxy = HttpServe::run(&args);
     assert_eq!(http_serve::health(&proxy.address).0, 200);
     std::fs::write(&down, "").unwrap();
     let children =

@@ -256,22 +256,17 @@ where
     router.route(
         "/health",
         axum::routing::get(move |headers: HeaderMap| {
-            let unavailable = |reason: Option<&str>| {
-                let mut body = serde_json::json!({"status": "unavailable"});
-                if let Some(reason) = reason {
-                    body["reason"] = reason.into();
-                }
-                (StatusCode::SERVICE_UNAVAILABLE, body.to_string())
-            };
             let answer = match toolshape::check_host_and_origin(&headers, &admitted) {
                 Err(refused) => (
                     StatusCode::FORBIDDEN,
                     serde_json::json!({"message": refused.to_string()}).to_string(),
                 ),
-                Ok(()) if stop.is_stopping() => unavailable(None),
+                Ok(()) if stop.is_stopping() => {
+                    (StatusCode::SERVICE_UNAVAILABLE, unavailable(None))
+                }
                 Ok(()) => match ready() {
                     Ok(()) => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
-                    Err(reason) => unavailable(Some(reason)),
+                    Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, unavailable(Some(reason))),
                 },
             };
             async move {
@@ -280,6 +275,46 @@ where
             }
         }),
     )
+}
+
+/// The body of a `503` from `GET /health`: `{"status":"unavailable"}`, with
+/// the reason when it is not that the process is stopping.
+fn unavailable(reason: Option<&str>) -> String {
+    let mut body = serde_json::json!({"status": "unavailable"});
+    if let Some(reason) = reason {
+        body["reason"] = reason.into();
+    }
+    body.to_string()
+}
+
+/// Puts `ready` into the `GET /health` of a router that answers it already
+/// (the OTC endpoint's, which checks `Host` and `Origin` and says whether
+/// the front is stopping): a `200` it gives becomes `503` with the reason
+/// while `ready` says no; any other answer passes as it is.
+pub(crate) fn with_readiness<R>(router: axum::Router, ready: R) -> axum::Router
+where
+    R: Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static,
+{
+    use axum::http::{Method, StatusCode, header};
+    use axum::response::IntoResponse;
+    router.layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let ready = ready.clone();
+            async move {
+                let health = request.method() == Method::GET && request.uri().path() == "/health";
+                let answer = next.run(request).await;
+                match ready() {
+                    Err(reason) if health && answer.status() == StatusCode::OK => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        [(header::CONTENT_TYPE, "application/json")],
+                        unavailable(Some(reason)),
+                    )
+                        .into_response(),
+                    _ => answer,
+                }
+            }
+        },
+    ))
 }
 
 /// Always ready: a front whose health is the process's own.

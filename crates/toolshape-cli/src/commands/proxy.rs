@@ -245,15 +245,7 @@ async fn serve(
         errln!("toolshape proxy: metrics on http://{bound}/metrics");
         let (metrics, health, admitted) = (with_metrics(proxy), stop.clone(), http.clone());
         let bound_address = listener.local_addr().unwrap_or(address);
-        let upstream = Arc::clone(proxy);
-        // Out of rotation while the upstream is down: its calls would fail.
-        let ready = move || {
-            if upstream.is_upstream_connected() {
-                Ok(())
-            } else {
-                Err("the upstream server is not connected")
-            }
-        };
+        let ready = upstream_ready(proxy);
         let wrap = move |router| {
             fronts::with_health(metrics(router), &health, &admitted, bound_address, ready)
         };
@@ -278,7 +270,8 @@ async fn serve(
         otc.call_timeout = Some(longest_call + Duration::from_secs(5));
         otc.drain = args.fronts.drain();
         let (registry, shutdown) = (server.registry().clone(), stop.signal());
-        let wrap = with_metrics(proxy);
+        let (metrics, ready) = (with_metrics(proxy), upstream_ready(proxy));
+        let wrap = move |router| fronts::with_readiness(metrics(router), ready);
         serving.spawn(async move {
             toolshape_otc::serve_with(&registry, listener, otc, wrap, shutdown).await
         });
@@ -304,6 +297,21 @@ async fn serve(
 
 /// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP
 /// front's router.
+/// Whether the proxy's HTTP fronts are in rotation (`GET /health`): not
+/// while the upstream is down, its calls would fail.
+fn upstream_ready(
+    proxy: &Arc<Proxy>,
+) -> impl Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static + use<> {
+    let upstream = Arc::clone(proxy);
+    move || {
+        if upstream.is_upstream_connected() {
+            Ok(())
+        } else {
+            Err("the upstream server is not connected")
+        }
+    }
+}
+
 fn with_metrics(proxy: &Arc<Proxy>) -> impl FnOnce(axum::Router) -> axum::Router + use<> {
     let metrics = Arc::clone(proxy);
     move |router: axum::Router| {
