@@ -392,6 +392,27 @@ async fn limits_origins_and_methods() -> TestResult {
     // A method the endpoint does not have.
     let deleted = common::http().delete(running.url("/tools")).send().await?;
     assert_eq!(deleted.status().as_u16(), 405);
+    // Said in the endpoint's error body, as every refusal is, with the
+    // methods the path takes.
+    assert_eq!(deleted.headers()["allow"], "GET,HEAD");
+    let body: serde_json::Value = serde_json::from_slice(&deleted.bytes().await?)?;
+    assert_eq!(
+        body["message"], "DELETE is not allowed on /tools (the Allow header says what is)",
+        "{body}"
+    );
+    let got = common::http()
+        .get(running.url("/tools/call"))
+        .send()
+        .await?;
+    assert_eq!(got.status().as_u16(), 405);
+    assert_eq!(got.headers()["allow"], "POST");
+    let body: serde_json::Value = serde_json::from_slice(&got.bytes().await?)?;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("GET is not allowed on /tools/call")),
+        "{body}"
+    );
     Ok(())
 }
 

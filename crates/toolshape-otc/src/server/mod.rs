@@ -65,6 +65,7 @@ impl OtcServer {
             .route("/tools", get(routes::tools))
             .route("/tools/call", post(call::post))
             .route("/openapi.json", get(routes::openapi))
+            .method_not_allowed_fallback(routes::method_not_allowed)
             .layer(DefaultBodyLimit::max(
                 self.state.options.http.max_body_bytes,
             ))

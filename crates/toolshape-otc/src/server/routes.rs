@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{Value, json};
+use toolshape_protocol::text::excerpt;
 
 use super::reply;
 use super::state::OtcState;
@@ -23,6 +24,19 @@ pub(crate) async fn health(State(state): State<Arc<OtcState>>, headers: HeaderMa
             &json!({"status": "unavailable"}),
         )
     }
+}
+
+/// A method a path of the endpoint does not take: `405` with the error body
+/// every refusal has (axum adds the `Allow` header).
+pub(crate) async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    reply::refuse(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "{} is not allowed on {} (the Allow header says what is)",
+            excerpt(method.as_str(), 40),
+            excerpt(uri.path(), 200)
+        ),
+    )
 }
 
 /// Every tool, every version, under `items` and (for older clients) `tools`.
