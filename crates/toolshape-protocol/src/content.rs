@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::meta::Meta;
 use crate::serde_util::serialize_opt_js_number;
 use crate::tools::Icon;
+use crate::version::ProtocolVersion;
 
 /// Who a piece of content is meant for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -298,6 +299,17 @@ impl ContentBlock {
             Self::ResourceLink(_) => "resource_link",
             Self::Resource(_) => "resource",
             Self::Unknown(value) => value.get("type").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// Whether a peer on `version` knows this kind of block: audio came
+    /// with 2025-03-26, resource links with 2025-06-18. A block of a kind
+    /// this crate does not know counts as known (it cannot tell).
+    pub fn is_known_to(&self, version: ProtocolVersion) -> bool {
+        match self {
+            Self::Audio(_) => version.has_audio_content(),
+            Self::ResourceLink(_) => version.has_resource_links(),
+            Self::Text(_) | Self::Image(_) | Self::Resource(_) | Self::Unknown(_) => true,
         }
     }
 

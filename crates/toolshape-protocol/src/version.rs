@@ -94,6 +94,17 @@ impl ProtocolVersion {
         self == Self::V2025_11_25
     }
 
+    /// Content may be audio (`"type": "audio"`, 2025-03-26 on).
+    pub fn has_audio_content(self) -> bool {
+        self >= Self::V2025_03_26
+    }
+
+    /// Content may link to a resource (`"type": "resource_link"`,
+    /// 2025-06-18 on).
+    pub fn has_resource_links(self) -> bool {
+        self >= Self::V2025_06_18
+    }
+
     /// Tools may carry `annotations` (2025-03-26 on).
     pub fn has_tool_annotations(self) -> bool {
         self >= Self::V2025_03_26

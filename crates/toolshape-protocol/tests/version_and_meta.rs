@@ -81,6 +81,14 @@ fn feature_predicates_follow_the_changelogs() {
         [V2025_03_26, V2025_06_18, V2025_11_25, V2026_07_28]
     );
     assert_eq!(with(ProtocolVersion::has_icons), [V2025_11_25, V2026_07_28]);
+    assert_eq!(
+        with(ProtocolVersion::has_audio_content),
+        [V2025_03_26, V2025_06_18, V2025_11_25, V2026_07_28]
+    );
+    assert_eq!(
+        with(ProtocolVersion::has_resource_links),
+        [V2025_06_18, V2025_11_25, V2026_07_28]
+    );
     assert_eq!(with(ProtocolVersion::allows_batches), [V2025_03_26]);
     assert_eq!(with(ProtocolVersion::has_result_type), [V2026_07_28]);
     assert_eq!(with(ProtocolVersion::has_server_discover), [V2026_07_28]);

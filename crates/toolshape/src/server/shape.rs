@@ -10,7 +10,9 @@
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use toolshape_protocol::content::TextContent;
 use toolshape_protocol::meta::keys;
+use toolshape_protocol::prompts::PromptMessage;
 use toolshape_protocol::{
     CallToolResult, ContentBlock, Meta, ProtocolVersion, RequestId, ResultType,
 };
@@ -125,13 +127,55 @@ fn build(
             );
         }
     }
-    if !version.supports_structured_output() {
-        // Resource links came with 2025-06-18. Older peers read the text as
-        // the value, so the links are left out rather than added as text.
-        content.retain(|block| !matches!(block, ContentBlock::ResourceLink(_)));
-    }
+    // A block the peer's revision has not (audio before 2025-03-26, a
+    // resource link before 2025-06-18) is left out rather than added as
+    // text: older peers read the text as the value.
+    content.retain(|block| block.is_known_to(version));
     result.content = content;
     finish(result, version)
+}
+
+/// A prompt's messages as a peer on `version` can take them: a block its
+/// revision has not (audio before 2025-03-26, a resource link before
+/// 2025-06-18) becomes a text block saying what was there, so that the
+/// conversation keeps its turns.
+pub(crate) fn prompt_messages(messages: &mut [PromptMessage], version: ProtocolVersion) {
+    for message in messages {
+        if !message.content.is_known_to(version) {
+            message.content = stand_in(&message.content);
+        }
+    }
+}
+
+/// The text that stands in for a block a revision has not.
+fn stand_in(block: &ContentBlock) -> ContentBlock {
+    let (text, annotations) = match block {
+        ContentBlock::ResourceLink(link) => (
+            format!(
+                "[resource] {}: {}",
+                link.title.as_deref().unwrap_or(&link.name),
+                link.uri
+            ),
+            link.annotations.clone(),
+        ),
+        ContentBlock::Audio(audio) => (
+            format!(
+                "[{} audio left out: this protocol revision has no audio]",
+                audio.mime_type
+            ),
+            audio.annotations.clone(),
+        ),
+        other => (
+            format!(
+                "[{} content left out: this protocol revision has none]",
+                other.type_name()
+            ),
+            None,
+        ),
+    };
+    let mut text = TextContent::new(text);
+    text.annotations = annotations;
+    ContentBlock::Text(text)
 }
 
 /// The wire result of a failed call: `isError: true` and a message.

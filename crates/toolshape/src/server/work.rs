@@ -220,6 +220,7 @@ async fn run_prompt(
     let future = (prompt.render)(context, arguments);
     match drive(Arc::from(name.as_str()), future, bounds).await {
         Ran::Done(mut result) => {
+            super::shape::prompt_messages(&mut result.messages, running.version);
             result.result_type = complete_type(running.version);
             Some(Answer::result(running.id, &result))
         }
