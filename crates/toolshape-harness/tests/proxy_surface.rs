@@ -6,12 +6,13 @@
 //! a direct client sees them, on every pair of 2025-11-25 and 2026-07-28,
 //! and an unknown resource is "not found" in the shape of the client's
 //! revision. In front of the hostile server, a prompt and a template
-//! listed twice are served once, and the proxy starts.
+//! listed twice are served once, the proxy starts, and the upstream's
+//! refusal of a prompt's arguments reaches the client as invalid params.
 
 mod client_common;
 
 use serde_json::{Map, Value, json};
-use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
+use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
 use toolshape_proxy::{Proxy, ProxyOptions};
 
@@ -144,6 +145,21 @@ async fn a_prompt_or_template_listed_twice_is_served_once() {
         }
         let missing = client.read_resource("hostile://other").await.unwrap_err();
         client_common::assert_not_found(&client, &missing, "hostile://other");
+        // The upstream refuses the argument: the client is told so (invalid
+        // params, the upstream's reason), not that something broke.
+        let mut arguments = Map::new();
+        arguments.insert("who".into(), json!(""));
+        let refused = client
+            .get_prompt("greet", Some(arguments))
+            .await
+            .unwrap_err();
+        match refused.kind() {
+            ClientErrorKind::Protocol(error) => {
+                assert_eq!(error.code, -32602, "{era:?}: {error:?}");
+                assert!(error.message.contains("who must name someone"), "{error:?}");
+            }
+            other => panic!("{era:?}: {other:?}"),
+        }
     }
     proxy.shutdown(std::time::Duration::from_secs(2)).await;
 }

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 use toolshape::client::{Client, ClientError, ClientErrorKind};
+use toolshape::prompt::InvalidArguments;
 use toolshape::protocol::completion::{Completion, CompletionRef};
 use toolshape::protocol::content::ResourceContents;
 use toolshape::protocol::error_code;
@@ -314,7 +315,16 @@ async fn get_prompt(
     } else {
         client.get_prompt(&name, arguments).await
     };
-    rendered.map_err(|error| upstream_failed(&format!("render the prompt {name}"), error))
+    rendered.map_err(|error| match error.kind() {
+        // The client's arguments (or the name) will not do: so it is told.
+        ClientErrorKind::Protocol(object) if object.code == error_code::INVALID_PARAMS => {
+            ToolError::from_error(InvalidArguments::new(excerpt(
+                &object.message,
+                crate::MAX_ERROR_TEXT,
+            )))
+        }
+        _ => upstream_failed(&format!("render the prompt {name}"), error),
+    })
 }
 
 /// Suggestions for `argument` of what `reference` names, asked of the

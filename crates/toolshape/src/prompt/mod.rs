@@ -31,6 +31,28 @@ pub(crate) type Renderer = Arc<
 /// Longest argument value accepted, in bytes.
 const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
 
+/// Why a prompt cannot be rendered from the arguments it was given (a
+/// value out of range, a combination that makes no sense): returned as
+/// `ToolError::from_error(InvalidArguments::new(..))`, the request is
+/// answered `-32602 Invalid params` with this message, as a missing
+/// required argument is, instead of as an internal error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+#[non_exhaustive]
+pub struct InvalidArguments {
+    /// What is wrong with them, for the client.
+    pub message: String,
+}
+
+impl InvalidArguments {
+    /// The arguments will not do, for this reason.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
 /// A prompt to register.
 #[derive(Clone)]
 pub struct Prompt {
@@ -84,15 +106,20 @@ impl Prompt {
     {
         let render = Arc::new(render);
         let schema = crate::tool::derive_input_schema::<A>();
+        let name: String = name.into();
+        let named: Arc<str> = Arc::from(name.as_str());
         let mut prompt = Prompt::new(name, move |context, arguments: BTreeMap<String, String>| {
-            let render = Arc::clone(&render);
+            let (render, named) = (Arc::clone(&render), Arc::clone(&named));
             async move {
                 let object: Map<String, Value> = arguments
                     .into_iter()
                     .map(|(key, value)| (key, Value::String(value)))
                     .collect();
-                let arguments: A = serde_json::from_value(Value::Object(object))
-                    .map_err(|e| ToolError::with_source(format!("invalid arguments: {e}"), e))?;
+                let arguments: A = serde_json::from_value(Value::Object(object)).map_err(|e| {
+                    ToolError::from_error(InvalidArguments::new(format!(
+                        "Invalid arguments for prompt {named}: {e}"
+                    )))
+                })?;
                 render(context, arguments).await
             }
         });

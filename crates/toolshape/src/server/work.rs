@@ -9,7 +9,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use toolshape_protocol::completion::{CompleteResult, Completion};
 use toolshape_protocol::resources::ReadResourceResult;
-use toolshape_protocol::{ErrorObject, ProtocolVersion, RequestId, ResultType};
+use toolshape_protocol::text::excerpt;
+use toolshape_protocol::{ErrorObject, ProtocolVersion, RequestId, ResultType, error_code};
 
 use super::Shared;
 use super::asking::AskPlan;
@@ -92,6 +93,10 @@ fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
     }
     if let Some(uri) = failure.resource_not_found() {
         return Answer::error(running.id, &not_found(uri, running.version), false);
+    }
+    if let Some(message) = failure.invalid_arguments() {
+        let error = ErrorObject::new(error_code::INVALID_PARAMS, excerpt(message, 1000));
+        return Answer::error(running.id, &error, false);
     }
     match failure.missing_capability() {
         Some(required) if running.version.is_stateless() => Answer::error(
@@ -220,7 +225,7 @@ async fn run_prompt(
     let future = (prompt.render)(context, arguments);
     match drive(Arc::from(name.as_str()), future, bounds).await {
         Ran::Done(mut result) => {
-            super::shape::prompt_messages(&mut result.messages, running.version);
+            shape::prompt_messages(&mut result.messages, running.version);
             result.result_type = complete_type(running.version);
             Some(Answer::result(running.id, &result))
         }

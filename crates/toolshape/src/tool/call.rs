@@ -57,55 +57,51 @@ pub enum ToolFailure {
 }
 
 impl ToolFailure {
-    /// The URL-mode elicitations a handler said must be completed first,
-    /// when it failed with [`UrlElicitationRequired`](super::UrlElicitationRequired).
-    pub(crate) fn url_elicitation_required(&self) -> Option<&super::UrlElicitationRequired> {
+    /// The first error of type `E` in the chain of causes of a handler's
+    /// error (the handler returned it as `ToolError::from_error`, or as a
+    /// source), by which it asked for a particular answer.
+    fn cause<E: std::error::Error + 'static>(&self) -> Option<&E> {
         let ToolFailure::Tool(error) = self else {
             return None;
         };
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
-            if let Some(required) = cause.downcast_ref::<super::UrlElicitationRequired>() {
-                return Some(required);
+            if let Some(found) = cause.downcast_ref::<E>() {
+                return Some(found);
             }
             source = cause.source();
         }
         None
     }
 
+    /// The URL-mode elicitations a handler said must be completed first,
+    /// when it failed with [`UrlElicitationRequired`](super::UrlElicitationRequired).
+    pub(crate) fn url_elicitation_required(&self) -> Option<&super::UrlElicitationRequired> {
+        self.cause()
+    }
+
     /// The URI a resource reader said names nothing, when it failed with
     /// [`ResourceNotFound`](crate::resource::ResourceNotFound).
     pub(crate) fn resource_not_found(&self) -> Option<&str> {
-        let ToolFailure::Tool(error) = self else {
-            return None;
-        };
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            if let Some(missing) = cause.downcast_ref::<crate::resource::ResourceNotFound>() {
-                return Some(&missing.uri);
-            }
-            source = cause.source();
-        }
-        None
+        self.cause::<crate::resource::ResourceNotFound>()
+            .map(|missing| missing.uri.as_str())
+    }
+
+    /// What a prompt's renderer said of its arguments, when it failed with
+    /// [`InvalidArguments`](crate::prompt::InvalidArguments).
+    pub(crate) fn invalid_arguments(&self) -> Option<&str> {
+        self.cause::<crate::prompt::InvalidArguments>()
+            .map(|invalid| invalid.message.as_str())
     }
 
     /// When the tool failed because the client lacks a capability it needed
     /// (it asked the client something the client cannot answer): the
     /// capabilities that would have allowed it.
     pub fn missing_capability(&self) -> Option<&toolshape_protocol::ClientCapabilities> {
-        let ToolFailure::Tool(error) = self else {
-            return None;
-        };
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            if let Some(super::AskError::MissingCapability { required, .. }) =
-                cause.downcast_ref::<super::AskError>()
-            {
-                return Some(required);
-            }
-            source = cause.source();
+        match self.cause::<super::AskError>()? {
+            super::AskError::MissingCapability { required, .. } => Some(required),
+            _ => None,
         }
-        None
     }
 
     /// The message the caller sees, written for a model to act on. Nothing

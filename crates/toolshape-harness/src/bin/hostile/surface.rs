@@ -34,6 +34,12 @@ pub(crate) fn answer(method: &str, params: &Value) -> Option<Result<Value, (i64,
                 .pointer("/arguments/who")
                 .and_then(Value::as_str)
                 .unwrap_or("nobody");
+            if who.is_empty() {
+                return Some(Err((
+                    -32602,
+                    "Invalid params: who must name someone".to_owned(),
+                )));
+            }
             Ok(
                 json!({"messages": [{"role": "user", "content": {"type": "text", "text": format!("hello, {who}")}}]}),
             )
