@@ -423,6 +423,12 @@ async fn the_otc_front_serves_the_same_tools() {
         metrics.contains("toolshape_proxy_calls_total{tool=\"count_lines\",outcome=\"ok\"} 1\n"),
         "{metrics}"
     );
+    // A method `/metrics` does not take is refused as the endpoint's own
+    // routes refuse one: 405 with a JSON message.
+    let deleted = http.delete(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(deleted.status().as_u16(), 405);
+    let body: Value = serde_json::from_slice(&deleted.bytes().await.unwrap()).unwrap();
+    assert!(body["message"].is_string(), "{body}");
 }
 
 #[tokio::test]

@@ -192,6 +192,8 @@ fn health_follows_the_upstream(front: &[&str]) {
             other => Err(format!("{other:?}")),
         }
     });
+    // As a load balancer that asks with HEAD is answered.
+    assert_eq!(http_serve::health_by("HEAD", &proxy.address).0, 503);
     std::fs::remove_file(&down).unwrap();
     http_serve::wait_until("/health answering 200 again", || {
         match http_serve::health(&proxy.address) {

@@ -317,6 +317,8 @@ async fn get_prompt(
     };
     rendered.map_err(|error| match error.kind() {
         // The client's arguments (or the name) will not do: so it is told.
+        // (An upstream that refuses what the proxy itself sent, or an answer
+        // it relayed, is taken at its word too; its `data` is not relayed.)
         ClientErrorKind::Protocol(object) if object.code == error_code::INVALID_PARAMS => {
             ToolError::from_error(InvalidArguments::new(excerpt(
                 &object.message,

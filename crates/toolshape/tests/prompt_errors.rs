@@ -29,10 +29,10 @@ struct Countdown {
 fn server() -> Server {
     let countdown = Prompt::typed("countdown", |_, arguments: Countdown| async move {
         let from: u32 = arguments.from.parse().map_err(|_| {
-            ToolError::from_error(InvalidArguments::new(format!(
+            InvalidArguments::new(format!(
                 "`from` must be a whole number, not {:?}",
                 arguments.from
-            )))
+            ))
         })?;
         let text = format!("Count down from {from}.");
         Ok(GetPromptResult::new(vec![PromptMessage::new(

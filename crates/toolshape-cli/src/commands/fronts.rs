@@ -287,7 +287,7 @@ fn unavailable(reason: Option<&str>) -> String {
     body.to_string()
 }
 
-/// Puts `ready` into the `GET /health` of a router that answers it already
+/// Puts `ready` into the `GET /health` (and `HEAD`) of a router that answers it already
 /// (the OTC endpoint's, which checks `Host` and `Origin` and says whether
 /// the front is stopping): a `200` it gives becomes `503` with the reason
 /// while `ready` says no; any other answer passes as it is.
@@ -301,16 +301,21 @@ where
         move |request: axum::extract::Request, next: axum::middleware::Next| {
             let ready = ready.clone();
             async move {
-                let health = request.method() == Method::GET && request.uri().path() == "/health";
+                // HEAD too: axum answers it with the GET route.
+                let health = matches!(*request.method(), Method::GET | Method::HEAD)
+                    && request.uri().path() == "/health";
                 let answer = next.run(request).await;
+                if !health || answer.status() != StatusCode::OK {
+                    return answer;
+                }
                 match ready() {
-                    Err(reason) if health && answer.status() == StatusCode::OK => (
+                    Err(reason) => (
                         StatusCode::SERVICE_UNAVAILABLE,
                         [(header::CONTENT_TYPE, "application/json")],
                         unavailable(Some(reason)),
                     )
                         .into_response(),
-                    _ => answer,
+                    Ok(()) => answer,
                 }
             }
         },

@@ -295,8 +295,6 @@ async fn serve(
     fronts::join(serving, stdio, &stop).await
 }
 
-/// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP
-/// front's router.
 /// Whether the proxy's HTTP fronts are in rotation (`GET /health`): not
 /// while the upstream is down, its calls would fail.
 fn upstream_ready(
@@ -312,6 +310,8 @@ fn upstream_ready(
     }
 }
 
+/// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP
+/// front's router.
 fn with_metrics(proxy: &Arc<Proxy>) -> impl FnOnce(axum::Router) -> axum::Router + use<> {
     let metrics = Arc::clone(proxy);
     move |router: axum::Router| {

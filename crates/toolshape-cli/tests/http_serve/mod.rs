@@ -123,12 +123,17 @@ pub fn toolshape(args: &[&str]) -> Output {
 /// `GET /health` at `address`: its status and body (status 0 and the error
 /// when it could not be asked).
 pub fn health(address: &str) -> (u16, String) {
+    health_by("GET", address)
+}
+
+/// [`health`] asked with `method` (`GET` or `HEAD`, as load balancers do).
+pub fn health_by(method: &str, address: &str) -> (u16, String) {
     use std::io::{Read, Write};
     let ask = || -> std::io::Result<String> {
         let mut stream = std::net::TcpStream::connect(address)?;
         stream.set_read_timeout(Some(WAIT))?;
         let request =
-            format!("GET /health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+            format!("{method} /health HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
         stream.write_all(request.as_bytes())?;
         let mut answer = String::new();
         stream.read_to_string(&mut answer)?;

@@ -126,7 +126,8 @@ where
     let drain = options.drain;
     let http = options.http.clone();
     let server = OtcServer::new(registry.clone(), options);
-    let router = wrap(server.router());
+    // Routes `wrap` added answer a method they do not take as the endpoint's do.
+    let router = wrap(server.router()).method_not_allowed_fallback(routes::method_not_allowed);
     let shutdown = async move {
         shutdown.await;
         server.begin_shutdown();

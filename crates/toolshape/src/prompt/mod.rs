@@ -32,10 +32,11 @@ pub(crate) type Renderer = Arc<
 const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
 
 /// Why a prompt cannot be rendered from the arguments it was given (a
-/// value out of range, a combination that makes no sense): returned as
-/// `ToolError::from_error(InvalidArguments::new(..))`, the request is
-/// answered `-32602 Invalid params` with this message, as a missing
-/// required argument is, instead of as an internal error.
+/// value out of range, a combination that makes no sense): returned by a
+/// prompt's renderer (`Err(InvalidArguments::new(..).into())`), the
+/// request is answered `-32602 Invalid params` with this message as
+/// written (at most 1,000 characters), as a missing required argument is
+/// answered `-32602`, instead of as an internal error.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 #[non_exhaustive]
@@ -50,6 +51,13 @@ impl InvalidArguments {
         Self {
             message: message.into(),
         }
+    }
+}
+
+/// `?` on a refusal of the arguments in a prompt's renderer.
+impl From<InvalidArguments> for ToolError {
+    fn from(invalid: InvalidArguments) -> ToolError {
+        ToolError::from_error(invalid)
     }
 }
 

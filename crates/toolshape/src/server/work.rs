@@ -94,10 +94,6 @@ fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
     if let Some(uri) = failure.resource_not_found() {
         return Answer::error(running.id, &not_found(uri, running.version), false);
     }
-    if let Some(message) = failure.invalid_arguments() {
-        let error = ErrorObject::new(error_code::INVALID_PARAMS, excerpt(message, 1000));
-        return Answer::error(running.id, &error, false);
-    }
     match failure.missing_capability() {
         Some(required) if running.version.is_stateless() => Answer::error(
             running.id,
@@ -229,7 +225,14 @@ async fn run_prompt(
             result.result_type = complete_type(running.version);
             Some(Answer::result(running.id, &result))
         }
-        Ran::Failed(failure) => Some(failed(running, &name, &failure)),
+        Ran::Failed(failure) => Some(match failure.invalid_arguments() {
+            // The renderer's reason, as written (a proxy's upstream wrote its own).
+            Some(message) => {
+                let error = ErrorObject::new(error_code::INVALID_PARAMS, excerpt(message, 1000));
+                Answer::error(running.id, &error, false)
+            }
+            None => failed(running, &name, &failure),
+        }),
         Ran::Cancelled => None,
         Ran::InputRequired(questions) => {
             let result = running
