@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::version::ProtocolVersion;
+
 /// A JSON object (capability settings, extension settings).
 pub type JsonObject = serde_json::Map<String, Value>;
 
@@ -134,6 +136,22 @@ impl ClientCapabilities {
         self.elicitation
             .as_ref()
             .is_some_and(|modes| modes.contains_key("url"))
+    }
+
+    /// What of these a client on `version` may be asked for: elicitation
+    /// only from 2025-06-18 and its URL mode only from 2025-11-25, whatever
+    /// the client declared (a server asking it otherwise would send what
+    /// its revision does not define).
+    #[must_use]
+    pub fn for_revision(mut self, version: ProtocolVersion) -> Self {
+        if !version.has_elicitation() {
+            self.elicitation = None;
+        } else if !version.has_url_elicitation()
+            && let Some(modes) = self.elicitation.as_mut()
+        {
+            modes.remove("url");
+        }
+        self
     }
 
     /// Whether the client supports sampling.

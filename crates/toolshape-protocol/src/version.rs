@@ -115,6 +115,12 @@ impl ProtocolVersion {
         self >= Self::V2025_11_25
     }
 
+    /// The server may ask the client to fill in a form
+    /// (`elicitation/create`, 2025-06-18 on).
+    pub fn has_elicitation(self) -> bool {
+        self >= Self::V2025_06_18
+    }
+
     /// Elicitation has a URL mode (2025-11-25 on).
     pub fn has_url_elicitation(self) -> bool {
         self >= Self::V2025_11_25

@@ -5,6 +5,8 @@
 //! For the older revisions, a non-object output is sent as `{"result": value}`
 //! under the wrapped schema [`wrap_output_schema`] builds.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 mod wrap;
@@ -49,10 +51,50 @@ pub fn check_input_schema(schema: &Value) -> Result<(), McpSchemaError> {
     Err(McpSchemaError::InputNotObject { found })
 }
 
+/// `schema` as the revisions before 2026-07-28 take it: their `schema.json`
+/// requires each of a tool schema's top-level `properties` to be an object,
+/// so a boolean one is written as the object schema that means the same
+/// (`true` as `{}`, `false` as `{"not": {}}`; schemars derives `true` for a
+/// `serde_json::Value` field). Borrowed when nothing needs changing.
+pub fn with_object_property_schemas(schema: &Value) -> Cow<'_, Value> {
+    let boolean =
+        |properties: &serde_json::Map<String, Value>| properties.values().any(Value::is_boolean);
+    match schema.get("properties").and_then(Value::as_object) {
+        Some(properties) if boolean(properties) => {
+            let mut schema = schema.clone();
+            if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+                for property in properties.values_mut() {
+                    match property {
+                        Value::Bool(true) => *property = Value::Object(serde_json::Map::new()),
+                        Value::Bool(false) => *property = serde_json::json!({"not": {}}),
+                        _ => {}
+                    }
+                }
+            }
+            Cow::Owned(schema)
+        }
+        _ => Cow::Borrowed(schema),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn boolean_property_schemas_become_objects() {
+        let schema = json!({"type": "object", "properties": {"any": true, "none": false, "n": {"type": "integer"}}});
+        assert_eq!(
+            with_object_property_schemas(&schema).into_owned(),
+            json!({"type": "object", "properties": {"any": {}, "none": {"not": {}}, "n": {"type": "integer"}}})
+        );
+        let plain = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        assert!(matches!(
+            with_object_property_schemas(&plain),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn input_schema_must_be_object_rooted() {

@@ -1,21 +1,30 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! Content blocks a peer's revision has not never reach it: audio came with
-//! 2025-03-26, resource links with 2025-06-18. A tool result leaves such a
-//! block out; a prompt's message gets a text block saying what was there,
-//! so the conversation keeps its turns. Over real HTTP, a client pinned to
-//! each revision.
+//! What each revision gets is what its `schema.json` allows. Content blocks
+//! a peer's revision has not never reach it in tool results and prompts:
+//! audio came with 2025-03-26, resource links with 2025-06-18. A tool result
+//! with a value leaves such a block out (the text is the value); a prompt's
+//! message, and a tool result without a value, get a text block saying what
+//! was there. A property schema derived as `true` (a `serde_json::Value`
+//! field) is written `{}` before 2026-07-28, whose predecessors want each
+//! property an object. A client is asked to fill in a form only on a
+//! revision that has elicitation (2025-06-18 on), and with a form of
+//! primitive fields whatever the type derived it. Over real HTTP, a client
+//! pinned to each revision.
 
 mod http_support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
 use toolshape::client::{Client, Negotiation};
+use toolshape::protocol::asks::{ElicitParams, ElicitResult};
 use toolshape::protocol::content::{BinaryContent, ContentBlock, ResourceLink};
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
 use toolshape::protocol::{ProtocolVersion, Role};
-use toolshape::tool::ToolOutput;
-use toolshape::{HttpOptions, Server, Tool, ToolError};
+use toolshape::tool::{Elicitation, ToolOutput};
+use toolshape::{HttpOptions, Server, Tool, ToolContext, ToolError};
 
 use http_support::{Probe, Serving, TIMEOUT};
 
@@ -44,11 +53,79 @@ fn server() -> Server {
             audio(),
         ]))
     });
+    let valued = Tool::dynamic(
+        "media_found",
+        json!({"type": "object"}),
+        Some(json!({"type": "object"})),
+        |_, _| async {
+            let mut output = ToolOutput::structured(json!({"found": 1}));
+            output.content = vec![link(), audio()];
+            Ok::<_, ToolError>(output)
+        },
+    );
     Server::builder("content", "1")
         .tool(tool)
+        .tool(valued)
+        .tool(Tool::typed("store", |input: Store| async move {
+            Ok::<_, ToolError>(Stored {
+                kept: input.payload.is_some(),
+            })
+        }))
+        .tool(Tool::typed_with_context(
+            "sign_up",
+            |context: ToolContext, _: NoInput| async move {
+                let said = match context.elicit::<SignUp>("Who are you?").await? {
+                    Elicitation::Accepted(form) => {
+                        format!("{} {:?} {:?}", form.name, form.age, form.plan)
+                    }
+                    _ => "nobody".to_owned(),
+                };
+                Ok::<_, ToolError>(Stored {
+                    kept: !said.is_empty(),
+                })
+            },
+        ))
         .prompt(prompt)
         .build()
         .unwrap()
+}
+
+/// Anything, kept as it is (an undocumented `Value` field derives as the
+/// schema `true`).
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Store {
+    payload: Option<Value>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Stored {
+    kept: bool,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct NoInput {}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+enum Plan {
+    Free,
+    Paid,
+}
+
+/// A form with an optional number and an enum.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SignUp {
+    name: String,
+    age: Option<u32>,
+    plan: Option<Plan>,
+}
+
+/// A call's value: its `structuredContent`, or (before 2025-06-18, which has
+/// none) the JSON of its text.
+fn value_of(result: &toolshape::client::ToolResult) -> Value {
+    result.structured.clone().unwrap_or_else(|| {
+        let text = result.content[0].as_text().unwrap_or_default();
+        serde_json::from_str(text).unwrap_or(Value::Null)
+    })
 }
 
 async fn client(url: &str, version: ProtocolVersion) -> Client {
@@ -94,7 +171,19 @@ async fn blocks_a_revision_has_not_never_reach_it() {
             assert!(said.starts_with("[audio/wav audio left out"), "{said}");
         }
 
+        // Without a value, a tool result's blocks are stood in for as a
+        // prompt's are (left out, the result would say nothing).
         let result = client.call_tool("media", None).await.unwrap();
+        let kinds: Vec<_> = result
+            .content
+            .iter()
+            .map(|block| block.type_name().to_owned())
+            .collect();
+        assert_eq!(kinds, expected, "{version}");
+
+        // Beside a value they are left out: an older peer reads the text
+        // as the value.
+        let result = client.call_tool("media_found", None).await.unwrap();
         let kinds: Vec<_> = result
             .content
             .iter()
@@ -108,5 +197,81 @@ async fn blocks_a_revision_has_not_never_reach_it() {
             expected.push("audio");
         }
         assert_eq!(kinds, expected, "{version}");
+        if !links {
+            assert_eq!(result.content[0].as_text(), Some(r#"{"found":1}"#));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_property_schema_is_an_object_before_2026_07_28() {
+    let serving =
+        Serving::start_server(server(), Arc::new(Probe::default()), HttpOptions::default()).await;
+    for version in ProtocolVersion::ALL {
+        let client = client(&serving.url, version).await;
+        let tools = client.list_tools().await.unwrap();
+        let store = tools.iter().find(|tool| tool.name == "store").unwrap();
+        let payload = &store.input_schema["properties"]["payload"];
+        if version >= ProtocolVersion::V2026_07_28 {
+            assert_eq!(*payload, json!(true), "{version}");
+        } else {
+            assert_eq!(*payload, json!({}), "{version}");
+        }
+        // Either way, the same arguments are taken.
+        let mut arguments = Map::new();
+        arguments.insert("payload".into(), json!([1, {"two": 2}]));
+        let stored = client.call_tool("store", Some(arguments)).await.unwrap();
+        assert_eq!(value_of(&stored), json!({"kept": true}), "{version}");
+    }
+}
+
+#[tokio::test]
+async fn forms_go_only_to_revisions_with_elicitation_and_are_primitive() {
+    let serving =
+        Serving::start_server(server(), Arc::new(Probe::default()), HttpOptions::default()).await;
+    for version in ProtocolVersion::ALL {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let forms = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+        let (counter, seen) = (Arc::clone(&asked), Arc::clone(&forms));
+        let client = Client::builder()
+            .negotiation(Negotiation::Pinned(version))
+            .request_timeout(TIMEOUT)
+            .on_elicit(true, move |params: ElicitParams| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if let Some(schema) = &params.requested_schema {
+                    seen.lock().unwrap().push(schema.clone());
+                }
+                async {
+                    let mut content = Map::new();
+                    content.insert("name".into(), json!("Ada"));
+                    content.insert("plan".into(), json!("Paid"));
+                    Ok(ElicitResult::accept(content))
+                }
+            })
+            .connect_http(&serving.url)
+            .await
+            .unwrap();
+        let result = client
+            .call_tool("sign_up", None)
+            .await
+            .unwrap_or_else(|error| panic!("{version}: {error}"));
+        if version >= ProtocolVersion::V2025_06_18 {
+            assert_eq!(value_of(&result), json!({"kept": true}), "{version}");
+            assert_eq!(asked.load(Ordering::SeqCst), 1, "{version}");
+            let forms = forms.lock().unwrap();
+            let properties = &forms[0]["properties"];
+            assert_eq!(properties["age"], json!({"type": "integer", "minimum": 0}));
+            assert_eq!(
+                properties["plan"],
+                json!({"type": "string", "enum": ["Free", "Paid"]})
+            );
+        } else {
+            // Its revision has no elicitation: the tool is told the client
+            // cannot be asked, and nothing is sent.
+            assert!(result.is_error, "{version}: {result:?}");
+            let said = result.content[0].as_text().unwrap_or_default();
+            assert!(said.contains("elicitation"), "{version}: {said}");
+            assert_eq!(asked.load(Ordering::SeqCst), 0, "{version}");
+        }
     }
 }

@@ -47,7 +47,7 @@ pub(crate) fn initialize(
     let version = negotiate_initialize_version(&request.protocol_version, &SUPPORTED)
         .map_err(|e| e.to_error_object())?;
     session.set_handshake(version);
-    session.set_client_capabilities(request.capabilities.clone());
+    session.set_client_capabilities(request.capabilities.clone().for_revision(version));
     tracing::debug!(client = %request.client_info.name, requested = %request.protocol_version, negotiated = %version, "initialize");
     let mut info = shared.info.clone();
     if !version.has_icons() {

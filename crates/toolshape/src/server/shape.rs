@@ -85,6 +85,7 @@ fn build(
     } = output;
     let mut result = WireResult::from_parts(Vec::new(), None);
     result.meta = meta;
+    let has_value = structured.is_some();
     if let Some(value) = structured {
         let native = !version.supports_structured_output()
             || version.allows_any_structured_content()
@@ -128,9 +129,14 @@ fn build(
         }
     }
     // A block the peer's revision has not (audio before 2025-03-26, a
-    // resource link before 2025-06-18) is left out rather than added as
-    // text: older peers read the text as the value.
-    content.retain(|block| block.is_known_to(version));
+    // resource link before 2025-06-18) is left out beside a value, rather
+    // than added as text (older peers read the text as the value); without
+    // one, a text block says what was there, as in a prompt.
+    if has_value {
+        content.retain(|block| block.is_known_to(version));
+    } else {
+        stand_in_for_unknown(&mut content, version);
+    }
     result.content = content;
     finish(result, version)
 }
@@ -143,6 +149,16 @@ pub(crate) fn prompt_messages(messages: &mut [PromptMessage], version: ProtocolV
     for message in messages {
         if !message.content.is_known_to(version) {
             message.content = stand_in(&message.content);
+        }
+    }
+}
+
+/// Each block of `content` a peer on `version` has not, replaced by a text
+/// block saying what was there.
+fn stand_in_for_unknown(content: &mut [ContentBlock], version: ProtocolVersion) {
+    for block in content {
+        if !block.is_known_to(version) {
+            *block = stand_in(block);
         }
     }
 }
@@ -174,7 +190,12 @@ fn stand_in(block: &ContentBlock) -> ContentBlock {
         ),
     };
     let mut text = TextContent::new(text);
-    text.annotations = annotations;
+    text.annotations = annotations.map(|mut annotations| {
+        // Stand-ins go only to peers before 2025-06-18, whose annotations
+        // have no `lastModified`.
+        annotations.last_modified = None;
+        annotations
+    });
     ContentBlock::Text(text)
 }
 

@@ -108,15 +108,15 @@ fn engine() -> &'static SchemaEngine {
     ENGINE.get_or_init(|| SchemaEngine::builder().trust(Trust::Trusted).build())
 }
 
-/// The elicitation schema of `T`: a flat object of primitive properties, as
-/// derived (schemars), without `$schema` and `title` at the root.
-fn requested_schema<T: JsonSchema>() -> Value {
-    let mut schema = super::schema::derive_input::<T>();
-    if let Value::Object(root) = &mut schema {
-        root.remove("$schema");
-        root.remove("title");
-    }
-    schema
+/// The elicitation schema of `T`: a flat object of primitive properties
+/// (`form.rs`), or why `T` cannot be asked as a form.
+fn requested_schema<T: JsonSchema>() -> Result<Value, ToolError> {
+    super::form::form_schema(&super::schema::derive_input::<T>()).map_err(|reason| {
+        ToolError::new(format!(
+            "{} cannot be asked for as a form: {reason}",
+            std::any::type_name::<T>()
+        ))
+    })
 }
 
 fn decode<R: DeserializeOwned>(method: &'static str, answer: Value) -> Result<R, AskError> {
@@ -202,7 +202,7 @@ impl ToolContext {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ToolError> {
-        let schema = requested_schema::<T>();
+        let schema = requested_schema::<T>()?;
         let compiled = engine()
             .compile(&schema)
             .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;

@@ -9,6 +9,7 @@ mod context;
 mod cursor;
 mod definition;
 mod error;
+mod form;
 mod handler;
 pub mod identity;
 pub(crate) mod options;

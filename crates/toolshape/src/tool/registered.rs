@@ -2,6 +2,7 @@
 //! Other protocol bindings (OTC) read it through its accessors and run it
 //! with [`RegisteredTool::call`].
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -387,6 +388,19 @@ fn shape_definition(
             keys::WRAPPED_OUTPUT.into(),
             Value::String(mcp::WRAPPED_RESULT_KEY.into()),
         );
+    }
+    if !version.allows_any_structured_content() {
+        // Their schema.json wants each top-level property schema an object.
+        if let Cow::Owned(input) = mcp::with_object_property_schemas(&shaped.input_schema) {
+            shaped.input_schema = input;
+        }
+        if let Some(Cow::Owned(output)) = shaped
+            .output_schema
+            .as_ref()
+            .map(mcp::with_object_property_schemas)
+        {
+            shaped.output_schema = Some(output);
+        }
     }
     if !version.has_tool_annotations() {
         shaped.annotations = None;

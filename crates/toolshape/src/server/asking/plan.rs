@@ -57,7 +57,8 @@ impl AskPlan {
     ) -> Result<AskPlan, ErrorObject> {
         if !version.is_stateless() {
             return Ok(AskPlan::Session {
-                capabilities: revision_capabilities(session.client_capabilities(), version),
+                // As its revision has them (`ClientCapabilities::for_revision`).
+                capabilities: session.client_capabilities(),
                 requests: Arc::clone(&session.requests),
             });
         }
@@ -170,23 +171,6 @@ impl AskPlan {
         );
         InputRequiredResult::new(requests, Some(state.seal(&shared.state_key)))
     }
-}
-
-/// What a client declared that its revision has: a URL mode of
-/// elicitation declared on a revision before 2025-11-25 is left out (the
-/// client would be sent what its revision does not define).
-fn revision_capabilities(
-    declared: Arc<ClientCapabilities>,
-    version: ProtocolVersion,
-) -> Arc<ClientCapabilities> {
-    if version.has_url_elicitation() || !declared.supports_url_elicitation() {
-        return declared;
-    }
-    let mut capabilities = ClientCapabilities::clone(&declared);
-    if let Some(modes) = capabilities.elicitation.as_mut() {
-        modes.remove("url");
-    }
-    Arc::new(capabilities)
 }
 
 /// `ask` as 2026-07-28 words it: a URL-mode elicitation has no
