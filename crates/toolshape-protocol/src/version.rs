@@ -121,6 +121,17 @@ impl ProtocolVersion {
         self >= Self::V2025_06_18
     }
 
+    /// A form may have multi-select enum fields (2025-11-25 on).
+    pub fn has_multi_select_forms(self) -> bool {
+        self >= Self::V2025_11_25
+    }
+
+    /// A sampling request may offer tools, and its messages hold several
+    /// blocks, tool uses and tool results (2025-11-25 on).
+    pub fn has_sampling_tools(self) -> bool {
+        self >= Self::V2025_11_25
+    }
+
     /// Elicitation has a URL mode (2025-11-25 on).
     pub fn has_url_elicitation(self) -> bool {
         self >= Self::V2025_11_25

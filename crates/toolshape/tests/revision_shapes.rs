@@ -8,8 +8,9 @@
 //! field) is written `{}` before 2026-07-28, whose predecessors want each
 //! property an object. A client is asked to fill in a form only on a
 //! revision that has elicitation (2025-06-18 on), and with a form of
-//! primitive fields whatever the type derived it. Over real HTTP, a client
-//! pinned to each revision.
+//! primitive fields whatever the type derived it; audio in a sampling
+//! message only from 2025-03-26, a multi-select field only from 2025-11-25.
+//! Over real HTTP, a client pinned to each revision.
 
 mod http_support;
 
@@ -19,7 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, Negotiation};
-use toolshape::protocol::asks::{ElicitParams, ElicitResult};
+use toolshape::protocol::asks::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, SamplingMessage,
+};
 use toolshape::protocol::content::{BinaryContent, ContentBlock, ResourceLink};
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
 use toolshape::protocol::{ProtocolVersion, Role};
@@ -71,6 +74,34 @@ fn server() -> Server {
                 kept: input.payload.is_some(),
             })
         }))
+        .tool(Tool::typed_with_context(
+            "listen",
+            |context: ToolContext, _: NoInput| async move {
+                let mut message = SamplingMessage::text(Role::User, "");
+                message.content =
+                    json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"});
+                let heard = context
+                    .sample(CreateMessageParams::new(vec![message], 10))
+                    .await?;
+                Ok::<_, ToolError>(Stored {
+                    kept: !heard.text_content().is_empty(),
+                })
+            },
+        ))
+        .tool(Tool::typed_with_context(
+            "pick",
+            |context: ToolContext, _: NoInput| async move {
+                let schema = json!({"type": "object", "properties": {
+                    "colours": {"type": "array", "items": {"type": "string", "enum": ["red", "green"]}}
+                }});
+                let picked = context
+                    .elicit_form(ElicitParams::form("Which colours?", schema))
+                    .await?;
+                Ok::<_, ToolError>(Stored {
+                    kept: picked.content.is_some(),
+                })
+            },
+        ))
         .tool(Tool::typed_with_context(
             "sign_up",
             |context: ToolContext, _: NoInput| async move {
@@ -273,5 +304,45 @@ async fn forms_go_only_to_revisions_with_elicitation_and_are_primitive() {
             assert!(said.contains("elicitation"), "{version}: {said}");
             assert_eq!(asked.load(Ordering::SeqCst), 0, "{version}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_question_goes_only_to_a_revision_that_has_it() {
+    let serving =
+        Serving::start_server(server(), Arc::new(Probe::default()), HttpOptions::default()).await;
+    for version in ProtocolVersion::ALL {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let (sampled, elicited) = (Arc::clone(&asked), Arc::clone(&asked));
+        let client = Client::builder()
+            .negotiation(Negotiation::Pinned(version))
+            .request_timeout(TIMEOUT)
+            .on_sample(move |_| {
+                sampled.fetch_add(1, Ordering::SeqCst);
+                async { Ok(CreateMessageResult::text("model", "a bell")) }
+            })
+            .on_elicit(false, move |_| {
+                elicited.fetch_add(1, Ordering::SeqCst);
+                let mut content = Map::new();
+                content.insert("colours".into(), json!(["red"]));
+                async { Ok(ElicitResult::accept(content)) }
+            })
+            .connect_http(&serving.url)
+            .await
+            .unwrap();
+        // Audio in a sampling message: from 2025-03-26.
+        let listened = client.call_tool("listen", None).await.unwrap();
+        let audio = version >= ProtocolVersion::V2025_03_26;
+        assert_eq!(!listened.is_error, audio, "{version}: {listened:?}");
+        if !audio {
+            let said = listened.content[0].as_text().unwrap_or_default();
+            assert!(said.contains("audio came with 2025-03-26"), "{said}");
+        }
+        // A multi-select form field: from 2025-11-25.
+        let picked = client.call_tool("pick", None).await.unwrap();
+        let multi = version >= ProtocolVersion::V2025_11_25;
+        assert_eq!(!picked.is_error, multi, "{version}: {picked:?}");
+        let sent = usize::from(audio) + usize::from(multi);
+        assert_eq!(asked.load(Ordering::SeqCst), sent, "{version}");
     }
 }

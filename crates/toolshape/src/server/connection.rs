@@ -300,6 +300,9 @@ impl Connection {
         self.told_client = Told::Ready;
         let asking = super::asking::over_session(
             self.session.client_capabilities(),
+            self.session
+                .handshake()
+                .unwrap_or(ProtocolVersion::V2025_11_25),
             Arc::clone(&self.session.requests),
             Some(self.outbox.clone()),
             self.shared.options.ask_timeout,

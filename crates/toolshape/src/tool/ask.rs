@@ -15,7 +15,7 @@ use toolshape_protocol::asks::{
     Ask, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     ListRootsResult, Root,
 };
-use toolshape_protocol::{ClientCapabilities, ErrorObject};
+use toolshape_protocol::{ClientCapabilities, ErrorObject, ProtocolVersion};
 use toolshape_schema::{SchemaEngine, Trust, ValidationError};
 
 use super::context::ToolContext;
@@ -35,6 +35,8 @@ pub(crate) trait Asker: Send + Sync + std::fmt::Debug {
 pub(crate) struct AskContext {
     /// The client's capabilities (from `initialize`, or this request's `_meta`).
     pub(crate) capabilities: Arc<ClientCapabilities>,
+    /// The client's revision: what it may be asked (`Ask::unfit_for`).
+    pub(crate) version: ProtocolVersion,
     pub(crate) asker: Arc<dyn Asker>,
 }
 
@@ -53,6 +55,15 @@ pub enum AskError {
         capability: &'static str,
         /// The capabilities that would allow it.
         required: Box<ClientCapabilities>,
+    },
+    /// The client's revision has no such question (`Ask::unfit_for`): it
+    /// was not sent.
+    #[error("the client cannot be asked this on protocol revision {version}: {reason}")]
+    NotInRevision {
+        /// The client's revision.
+        version: ProtocolVersion,
+        /// What the revision lacks.
+        reason: &'static str,
     },
     /// There is no client to ask (the tool was called in process).
     #[error("there is no client to ask: the tool was called in process")]
@@ -171,10 +182,12 @@ impl ToolContext {
         self.asking().map(|asking| asking.capabilities.as_ref())
     }
 
-    /// Whether the client declared what `ask` needs.
+    /// Whether the client declared what `ask` needs, and its revision has
+    /// such a question.
     pub fn can_ask(&self, ask: &Ask) -> bool {
-        self.client_capabilities()
-            .is_some_and(|capabilities| allowed(capabilities, ask))
+        self.asking().is_some_and(|asking| {
+            allowed(&asking.capabilities, ask) && ask.unfit_for(asking.version).is_none()
+        })
     }
 
     /// Asks the client `ask` and returns its result as JSON. On 2026-07-28
@@ -190,6 +203,12 @@ impl ToolContext {
                 what,
                 capability,
                 required: Box::new(required),
+            });
+        }
+        if let Some(reason) = ask.unfit_for(asking.version) {
+            return Err(AskError::NotInRevision {
+                version: asking.version,
+                reason,
             });
         }
         asking.asker.ask(key.map(str::to_owned), ask).await
@@ -272,7 +291,9 @@ impl ToolContext {
             .await
             .map_err(|error| match error {
                 AskError::Refused { error, .. } => error,
-                AskError::MissingCapability { .. } | AskError::NoClient => ErrorObject::new(
+                AskError::MissingCapability { .. }
+                | AskError::NotInRevision { .. }
+                | AskError::NoClient => ErrorObject::new(
                     toolshape_protocol::error_code::METHOD_NOT_FOUND,
                     format!("the client this question is for cannot take it: {error}"),
                 ),

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use toolshape_protocol::ClientCapabilities;
 use toolshape_protocol::asks::Ask;
+use toolshape_protocol::{ClientCapabilities, ProtocolVersion};
 
 pub(crate) use plan::{AskPlan, RequestIdentity, Retry};
 pub(crate) use requests::{ServerRequests, over_long_answer};
@@ -50,6 +50,7 @@ impl Asker for SessionAsker {
 /// requests sent through `outbox`.
 pub(crate) fn over_session(
     capabilities: Arc<ClientCapabilities>,
+    version: ProtocolVersion,
     requests: Arc<ServerRequests>,
     outbox: Option<Outbox>,
     timeout: Duration,
@@ -57,6 +58,7 @@ pub(crate) fn over_session(
     Asking {
         context: AskContext {
             capabilities,
+            version,
             asker: Arc::new(SessionAsker {
                 requests,
                 outbox,
@@ -76,6 +78,7 @@ pub(crate) fn in_round(
     Asking {
         context: AskContext {
             capabilities,
+            version: ProtocolVersion::V2026_07_28,
             asker: Arc::clone(&round) as Arc<dyn Asker>,
         },
         round: Some(round),

@@ -28,6 +28,7 @@ pub(crate) enum AskPlan {
     /// A handshake session: server-to-client requests.
     Session {
         capabilities: Arc<ClientCapabilities>,
+        version: ProtocolVersion,
         requests: Arc<ServerRequests>,
     },
     /// A 2026-07-28 request: one round, with the answers given so far.
@@ -59,6 +60,7 @@ impl AskPlan {
             return Ok(AskPlan::Session {
                 // As its revision has them (`ClientCapabilities::for_revision`).
                 capabilities: session.client_capabilities(),
+                version,
                 requests: Arc::clone(&session.requests),
             });
         }
@@ -113,9 +115,11 @@ impl AskPlan {
         match self {
             AskPlan::Session {
                 capabilities,
+                version,
                 requests,
             } => over_session(
                 Arc::clone(capabilities),
+                *version,
                 Arc::clone(requests),
                 outbox.cloned(),
                 shared.options.ask_timeout,

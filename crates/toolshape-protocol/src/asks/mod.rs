@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 use crate::content::Role;
 use crate::meta::Meta;
 
+mod fit;
+
 /// Params of `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
