@@ -75,6 +75,14 @@ async fn handshake_on_each_revision_and_discover() {
     );
     let error = peer.error("tools/list", Value::Null).await;
     assert_eq!(error["code"], -32600, "no version, no handshake: {error}");
+    // 2026-07-28 has no ping, logging level or resource subscription: a
+    // request naming it is refused them over stdio as over HTTP.
+    for method in ["ping", "logging/setLevel", "resources/subscribe"] {
+        let params = json!({"_meta": modern_meta(), "level": "info", "uri": "file:///x"});
+        let error = peer.error(method, params).await;
+        assert_eq!(error["code"], -32601, "{method}: {error}");
+    }
+    assert_eq!(peer.result("ping", Value::Null).await, json!({}));
 }
 
 #[tokio::test]

@@ -161,6 +161,37 @@ impl ProtocolVersion {
         self >= Self::V2026_07_28
     }
 
+    /// Whether a client on this revision may send the request `method`
+    /// (of those this crate knows): 2026-07-28 has `server/discover` and
+    /// `subscriptions/listen` and no longer `initialize`, `ping`,
+    /// `logging/setLevel` or resource subscriptions.
+    pub fn has_request(self, method: &str) -> bool {
+        use crate::methods::{
+            COMPLETION_COMPLETE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ,
+            RESOURCES_TEMPLATES_LIST, SERVER_DISCOVER, SUBSCRIPTIONS_LISTEN, TOOLS_CALL,
+            TOOLS_LIST,
+        };
+        if self.is_stateless() {
+            [
+                SERVER_DISCOVER,
+                TOOLS_LIST,
+                TOOLS_CALL,
+                SUBSCRIPTIONS_LISTEN,
+                RESOURCES_LIST,
+                RESOURCES_TEMPLATES_LIST,
+                RESOURCES_READ,
+                PROMPTS_LIST,
+                PROMPTS_GET,
+                COMPLETION_COMPLETE,
+            ]
+            .contains(&method)
+        } else {
+            // `server/discover` is answered on every revision: it is how a
+            // client finds out which it may speak.
+            method != SUBSCRIPTIONS_LISTEN
+        }
+    }
+
     /// `ping` exists (removed in 2026-07-28).
     pub fn has_ping(self) -> bool {
         self < Self::V2026_07_28

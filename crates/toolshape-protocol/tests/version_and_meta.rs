@@ -89,6 +89,25 @@ fn feature_predicates_follow_the_changelogs() {
         with(ProtocolVersion::has_resource_links),
         [V2025_06_18, V2025_11_25, V2026_07_28]
     );
+    for (method, versions) in [
+        (
+            "ping",
+            vec![V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25],
+        ),
+        (
+            "logging/setLevel",
+            vec![V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25],
+        ),
+        ("subscriptions/listen", vec![V2026_07_28]),
+        ("server/discover", ProtocolVersion::ALL.to_vec()),
+        ("tools/call", ProtocolVersion::ALL.to_vec()),
+    ] {
+        let having: Vec<ProtocolVersion> = ProtocolVersion::ALL
+            .into_iter()
+            .filter(|version| version.has_request(method))
+            .collect();
+        assert_eq!(having, versions, "{method}");
+    }
     assert_eq!(with(ProtocolVersion::allows_batches), [V2025_03_26]);
     assert_eq!(with(ProtocolVersion::has_result_type), [V2026_07_28]);
     assert_eq!(with(ProtocolVersion::has_server_discover), [V2026_07_28]);

@@ -8,7 +8,7 @@ use toolshape_protocol::completion::{CompleteParams, CompletionRef};
 use toolshape_protocol::prompts::GetPromptParams;
 use toolshape_protocol::resources::ReadResourceParams;
 use toolshape_protocol::{
-    ErrorObject, KnownNotification, KnownRequest, Notification, RequestId, methods,
+    ErrorObject, KnownNotification, KnownRequest, Notification, ProtocolVersion, RequestId, methods,
 };
 
 use super::asking::{RequestIdentity, Retry};
@@ -48,6 +48,17 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
         Err(error) => Step::error(&id, &error),
     };
     let method = body.method();
+    // A request that names its revision is refused a method the revision
+    // has not (2026-07-28: `ping`, `initialize`, `logging/setLevel`,
+    // resource subscriptions), as over HTTP.
+    if let Some(version) = meta
+        .protocol_version
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+        && !version.has_request(method)
+    {
+        return Step::error(&id, &ErrorObject::method_not_found(method));
+    }
     let answer = match body {
         KnownRequest::CallTool(call) => {
             return work(PreparedCall::tool(
@@ -88,11 +99,7 @@ pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) 
         KnownRequest::Subscribe(params) | KnownRequest::Unsubscribe(params)
             if !shared.resources.is_empty() =>
         {
-            session.revision(&meta).and_then(|version| {
-                if version.is_stateless() {
-                    // 2026-07-28: `subscriptions/listen` took their place.
-                    return Err(ErrorObject::method_not_found(method));
-                }
+            session.revision(&meta).and_then(|_| {
                 if method == methods::RESOURCES_SUBSCRIBE {
                     session.subscribe(params.uri, &shared.resource_events)?;
                 } else {

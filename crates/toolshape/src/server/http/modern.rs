@@ -7,7 +7,7 @@ use axum::response::Response;
 use toolshape_protocol::http::names;
 use toolshape_protocol::subscriptions::ListenParams;
 use toolshape_protocol::text::excerpt;
-use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion, RequestId, methods};
+use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion, RequestId};
 
 use super::super::notices::Listen;
 use super::super::request::{ParsedRequest, Unparsable};
@@ -20,19 +20,7 @@ use super::{response, run};
 /// Whether `method` is one a stateless 2026-07-28 request may name (`ping`,
 /// `initialize` and `logging/setLevel` are not).
 fn is_modern_method(method: &str) -> bool {
-    [
-        methods::SERVER_DISCOVER,
-        methods::TOOLS_LIST,
-        methods::TOOLS_CALL,
-        methods::SUBSCRIPTIONS_LISTEN,
-        methods::RESOURCES_LIST,
-        methods::RESOURCES_TEMPLATES_LIST,
-        methods::RESOURCES_READ,
-        methods::PROMPTS_LIST,
-        methods::PROMPTS_GET,
-        methods::COMPLETION_COMPLETE,
-    ]
-    .contains(&method)
+    ProtocolVersion::V2026_07_28.has_request(method)
 }
 
 /// A request parsed as 2026-07-28 (its `_meta` names `version`).
