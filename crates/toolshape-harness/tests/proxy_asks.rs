@@ -145,6 +145,43 @@ async fn a_client_that_cannot_answer_gets_a_clear_error_and_nothing_hangs() {
     }
 }
 
+/// A question the calling client's revision has not (elicitation, on
+/// 2025-03-26, though the client declares it) is not passed on: the
+/// upstream is told so and its tool reports it, and nothing hangs; the
+/// questions that revision has still reach the client.
+#[tokio::test]
+async fn a_question_the_clients_revision_has_not_is_not_relayed() {
+    for upstream_era in ERAS {
+        let (_proxy, url) = proxied(upstream_era).await;
+        let case = format!("upstream {upstream_era:?}, client 2025-03-26");
+        let asked = Arc::new(AtomicUsize::new(0));
+        let client = answering(
+            &url,
+            Negotiation::Pinned(ProtocolVersion::V2025_03_26),
+            Arc::clone(&asked),
+        )
+        .await;
+        let started = Instant::now();
+        let result = client.call_tool("ask_user", None).await.unwrap();
+        assert!(result.is_error, "{case}: {}", result.text());
+        // A handshake upstream asks, and is told what the revision lacks; a
+        // 2026-07-28 upstream is told by the capabilities the proxy declares
+        // for the call (those the client's revision has) not to ask.
+        let said = if upstream_era == ERAS[0] {
+            "elicitation came with 2025-06-18"
+        } else {
+            "did not declare the `elicitation` capability"
+        };
+        assert!(result.text().contains(said), "{case}: {}", result.text());
+        assert!(started.elapsed() < Duration::from_secs(5), "{case}");
+        assert_eq!(asked.load(Ordering::SeqCst), 0, "{case}");
+        let model = client.call_tool("ask_model", None).await.unwrap();
+        assert!(!model.is_error, "{case}: {}", model.text());
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "{case}");
+        client.close(Duration::from_secs(2)).await;
+    }
+}
+
 /// With roots of the operator's (`ProxyOptions::roots`), the upstream's
 /// `roots/list` is the proxy's to answer: every client, whatever roots it
 /// offers (or none), makes the upstream see those, on every pair of

@@ -121,15 +121,21 @@ impl ProtocolVersion {
         self >= Self::V2025_06_18
     }
 
-    /// A form may have multi-select enum fields (2025-11-25 on).
-    pub fn has_multi_select_forms(self) -> bool {
+    /// A form may have titled and multi-select enum fields (2025-11-25 on).
+    pub fn has_rich_forms(self) -> bool {
         self >= Self::V2025_11_25
     }
 
     /// A sampling request may offer tools, and its messages hold several
     /// blocks, tool uses and tool results (2025-11-25 on).
-    pub fn has_sampling_tools(self) -> bool {
+    pub fn has_rich_sampling(self) -> bool {
         self >= Self::V2025_11_25
+    }
+
+    /// Each top-level property of a tool's schemas must be an object
+    /// schema (`schema.json` before 2026-07-28), not `true` or `false`.
+    pub fn wants_object_property_schemas(self) -> bool {
+        self < Self::V2026_07_28
     }
 
     /// Elicitation has a URL mode (2025-11-25 on).

@@ -281,3 +281,19 @@ fn request_meta_reads_from_a_parsed_map_too() {
     assert_eq!(read.known_protocol_version(), Some(V2025_11_25));
     assert!(read.client_capabilities.unwrap().roots.is_some());
 }
+
+#[test]
+fn capabilities_are_what_the_revision_has() {
+    use toolshape_protocol::ClientCapabilities;
+    let declared: ClientCapabilities = serde_json::from_value(serde_json::json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+    }))
+    .unwrap();
+    let old = declared.clone().for_revision(ProtocolVersion::V2025_03_26);
+    assert!(!old.supports_elicitation() && old.supports_sampling());
+    let forms = declared.clone().for_revision(ProtocolVersion::V2025_06_18);
+    assert!(forms.supports_elicitation() && !forms.supports_url_elicitation());
+    let all = declared.for_revision(ProtocolVersion::V2025_11_25);
+    assert!(all.supports_url_elicitation());
+}

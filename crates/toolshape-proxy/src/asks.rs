@@ -89,10 +89,7 @@ where
             SOLE_CLIENT_WAIT.as_secs()
         )));
     };
-    ask(client).await.map_err(|error| match error {
-        AskError::Refused { error, .. } => error,
-        other => ErrorObject::internal_error(format!("the proxy's client: {other}")),
-    })
+    ask(client).await.map_err(AskError::into_answer)
 }
 
 /// The answer to a question the proxy cannot pass on.

@@ -301,7 +301,10 @@ async fn forms_go_only_to_revisions_with_elicitation_and_are_primitive() {
             // cannot be asked, and nothing is sent.
             assert!(result.is_error, "{version}: {result:?}");
             let said = result.content[0].as_text().unwrap_or_default();
-            assert!(said.contains("elicitation"), "{version}: {said}");
+            assert!(
+                said.contains("elicitation came with 2025-06-18"),
+                "{version}: {said}"
+            );
             assert_eq!(asked.load(Ordering::SeqCst), 0, "{version}");
         }
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use toolshape_protocol::ProtocolVersion;
-use toolshape_schema::mcp::{is_object_rooted, wrap_output_schema};
+use toolshape_schema::mcp::{is_object_rooted, with_object_property_schemas, wrap_output_schema};
 
 use super::listing::ListedTool;
 use crate::finding::{Document, Finding, Location, push_token};
@@ -66,9 +66,11 @@ fn differs(a: &Value, b: &Value, path: &mut String) -> bool {
     }
 }
 
-/// `schema` without FastMCP's wrap marker (the wrapping itself is compared).
+/// `schema` as compared: without FastMCP's wrap marker (the wrapping itself
+/// is compared), and with its boolean top-level property schemas written as
+/// the objects that mean the same, as revisions before 2026-07-28 need them.
 fn unmarked(schema: &Value) -> Value {
-    let mut schema = schema.clone();
+    let mut schema = with_object_property_schemas(schema).into_owned();
     if let Some(map) = schema.as_object_mut() {
         map.remove("x-fastmcp-wrap-result");
     }
@@ -136,8 +138,8 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
     };
     for (version, definition) in &listed[1..] {
         if let Some(at) = first_difference(
-            first.get("inputSchema").unwrap_or(&Value::Null),
-            definition.get("inputSchema").unwrap_or(&Value::Null),
+            &unmarked(first.get("inputSchema").unwrap_or(&Value::Null)),
+            &unmarked(definition.get("inputSchema").unwrap_or(&Value::Null)),
             "/inputSchema",
         ) {
             findings.push(
@@ -163,7 +165,9 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
         .map(|(v, definition)| (*v, definition.get("outputSchema")))
         .collect();
     let reference = match modern {
-        Some(schema) if !is_object_rooted(schema) => Some(wrap_output_schema(&unmarked(schema))),
+        Some(schema) if !is_object_rooted(schema) => {
+            Some(unmarked(&wrap_output_schema(&unmarked(schema))))
+        }
         other => other.map(unmarked),
     };
     let has_modern = listed
@@ -181,7 +185,7 @@ fn compare_tool(name: &str, listed: &[(ProtocolVersion, &Value)]) -> Vec<Finding
             let differs = match (&reference, schema) {
                 (Some(reference), Some(schema)) => {
                     first_difference(reference, &unmarked(schema), "/outputSchema")
-                        .filter(|_| modern.is_some_and(|m| &unmarked(schema) != m))
+                        .filter(|_| modern.is_some_and(|m| unmarked(schema) != unmarked(m)))
                 }
                 (None, None) => None,
                 _ => Some("/outputSchema".to_owned()),
@@ -290,6 +294,22 @@ mod tests {
             pointers.iter().any(|p| p.starts_with("/outputSchema")),
             "{pointers:?}"
         );
+    }
+
+    #[test]
+    fn a_boolean_property_schema_written_as_an_object_is_no_drift() {
+        use ProtocolVersion::*;
+        let modern = json!({"name": "t",
+            "inputSchema": {"type": "object", "properties": {"any": true}},
+            "outputSchema": {"type": "object", "properties": {"v": true}}});
+        let legacy = json!({"name": "t",
+            "inputSchema": {"type": "object", "properties": {"any": {}}},
+            "outputSchema": {"type": "object", "properties": {"v": {}}}});
+        let clean = compare(&[
+            seen(V2025_11_25, &[("t", legacy)]),
+            seen(V2026_07_28, &[("t", modern)]),
+        ]);
+        assert!(clean.is_empty(), "{clean:?}");
     }
 
     #[test]

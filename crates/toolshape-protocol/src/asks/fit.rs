@@ -7,71 +7,112 @@ use super::{Ask, CreateMessageParams, ElicitParams};
 use crate::version::ProtocolVersion;
 
 impl Ask {
-    /// Why a client on `version` cannot be sent this question, if it
-    /// cannot: elicitation came with 2025-06-18 and its URL mode with
-    /// 2025-11-25; a form's fields are strings, numbers, booleans and single
-    /// enums, with multi-select enums from 2025-11-25; a sampling message
-    /// holds one text, image or audio block (audio from 2025-03-26), with
-    /// several blocks, tool use and `tools` from 2025-11-25.
-    pub fn unfit_for(&self, version: ProtocolVersion) -> Option<&'static str> {
+    /// Whether a client on `version` can be sent this question, and if not,
+    /// what its revision lacks: elicitation came with 2025-06-18 and its URL
+    /// mode with 2025-11-25; a form's fields are strings (of the four
+    /// formats), numbers, booleans and enums of strings, with titled and
+    /// multi-select enums from 2025-11-25; a sampling message holds one text,
+    /// image or audio block (audio from 2025-03-26), with several blocks,
+    /// tool use and `tools` from 2025-11-25.
+    pub fn check_fit(&self, version: ProtocolVersion) -> Result<(), &'static str> {
         match self {
-            Ask::Elicit(params) => elicitation_unfit(params, version),
-            Ask::Sample(params) => sampling_unfit(params, version),
-            Ask::Roots => None,
+            Ask::Elicit(params) => elicitation_fit(params, version),
+            Ask::Sample(params) => sampling_fit(params, version),
+            Ask::Roots => Ok(()),
         }
     }
 }
 
-fn elicitation_unfit(params: &ElicitParams, version: ProtocolVersion) -> Option<&'static str> {
+/// The string formats a form field may declare.
+const FORM_FORMATS: [&str; 4] = ["date", "date-time", "email", "uri"];
+
+fn elicitation_fit(params: &ElicitParams, version: ProtocolVersion) -> Result<(), &'static str> {
     if !version.has_elicitation() {
-        return Some("elicitation came with 2025-06-18");
+        return Err("elicitation came with 2025-06-18");
     }
     if params.is_url() {
-        return (!version.has_url_elicitation())
-            .then_some("URL-mode elicitation came with 2025-11-25");
+        return if version.has_url_elicitation() {
+            Ok(())
+        } else {
+            Err("URL-mode elicitation came with 2025-11-25")
+        };
     }
     let fields = params
         .requested_schema
         .as_ref()
         .and_then(|schema| schema.get("properties"))
         .and_then(Value::as_object);
-    for field in fields.into_iter().flat_map(|fields| fields.values()) {
-        match field.get("type").and_then(Value::as_str) {
-            Some("string" | "number" | "integer" | "boolean") => {}
-            Some("array") if version.has_multi_select_forms() => {}
-            Some("array") => return Some("multi-select form fields came with 2025-11-25"),
-            _ => return Some("a form field is a string, a number, a boolean or an enum"),
-        }
-    }
-    None
+    fields
+        .into_iter()
+        .flat_map(|fields| fields.values())
+        .try_for_each(|field| field_fit(field, version))
 }
 
-fn sampling_unfit(params: &CreateMessageParams, version: ProtocolVersion) -> Option<&'static str> {
-    let rich = version.has_sampling_tools();
+fn field_fit(field: &Value, version: ProtocolVersion) -> Result<(), &'static str> {
+    let rich = version.has_rich_forms();
+    let titled = field.get("oneOf").is_some() || field.get("anyOf").is_some();
+    if titled && !rich {
+        return Err("titled enum form fields came with 2025-11-25");
+    }
+    match field.get("type").and_then(Value::as_str) {
+        Some("string") => {
+            let format = field.get("format").map(Value::as_str);
+            match format {
+                Some(Some(format)) if !FORM_FORMATS.contains(&format) => {
+                    Err("a form's text field may only be a date, date-time, email or uri")
+                }
+                Some(None) => {
+                    Err("a form's text field may only be a date, date-time, email or uri")
+                }
+                _ => Ok(()),
+            }
+        }
+        Some("number" | "integer" | "boolean") => Ok(()),
+        Some("array") if rich => {
+            let items = field.get("items");
+            let choices = items
+                .is_some_and(|items| items.get("enum").is_some() || items.get("anyOf").is_some());
+            if choices {
+                Ok(())
+            } else {
+                Err("a form's list field is a multi-select of given choices")
+            }
+        }
+        Some("array") => Err("multi-select form fields came with 2025-11-25"),
+        _ => Err("a form field is a string, a number, a boolean or an enum"),
+    }
+}
+
+fn sampling_fit(
+    params: &CreateMessageParams,
+    version: ProtocolVersion,
+) -> Result<(), &'static str> {
+    let rich = version.has_rich_sampling();
     if !rich && (params.other.contains_key("tools") || params.other.contains_key("toolChoice")) {
-        return Some("tools in sampling came with 2025-11-25");
+        return Err("tools in sampling came with 2025-11-25");
     }
     for message in &params.messages {
         let blocks = match &message.content {
             Value::Array(_) if !rich => {
-                return Some("several blocks in a sampling message came with 2025-11-25");
+                return Err("several blocks in a sampling message came with 2025-11-25");
             }
             Value::Array(blocks) => blocks.as_slice(),
             block => std::slice::from_ref(block),
         };
         for block in blocks {
             match block.get("type").and_then(Value::as_str) {
-                Some("audio") if !version.has_audio_content() => {
-                    return Some("audio came with 2025-03-26");
+                Some("text" | "image") => {}
+                Some("audio") if version.has_audio_content() => {}
+                Some("audio") => return Err("audio came with 2025-03-26"),
+                Some("tool_use" | "tool_result") if rich => {}
+                Some("tool_use" | "tool_result") => {
+                    return Err("tool use in sampling came with 2025-11-25");
                 }
-                Some("tool_use" | "tool_result") if !rich => {
-                    return Some("tool use in sampling came with 2025-11-25");
-                }
-                _ => {}
+                _ => return Err("a sampling message holds text, images, audio or tool use"),
             }
         }
     }
-    None
+    Ok(())
 }
 
 #[cfg(test)]
@@ -100,27 +141,42 @@ mod tests {
     #[test]
     fn forms_fit_from_2025_06_18_and_multi_select_from_2025_11_25() {
         let text = form(json!({"type": "string"}));
-        assert!(text.unfit_for(V2025_03_26).is_some());
-        assert_eq!(text.unfit_for(V2025_06_18), None);
+        assert!(text.check_fit(V2025_03_26).is_err());
+        assert_eq!(text.check_fit(V2025_06_18), Ok(()));
         let many = form(json!({"type": "array", "items": {"type": "string", "enum": ["a"]}}));
-        assert!(many.unfit_for(V2025_06_18).is_some());
-        assert_eq!(many.unfit_for(V2025_11_25), None);
+        assert!(many.check_fit(V2025_06_18).is_err());
+        assert_eq!(many.check_fit(V2025_11_25), Ok(()));
         let nested = form(json!({"type": "object"}));
-        assert!(nested.unfit_for(V2025_11_25).is_some());
+        assert!(nested.check_fit(V2025_11_25).is_err());
+        let uuid = form(json!({"type": "string", "format": "uuid"}));
+        assert!(uuid.check_fit(V2025_11_25).is_err());
+        let email = form(json!({"type": "string", "format": "email"}));
+        assert_eq!(email.check_fit(V2025_06_18), Ok(()));
+        let titled = form(json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}]}));
+        assert!(titled.check_fit(V2025_06_18).is_err());
+        assert_eq!(titled.check_fit(V2025_11_25), Ok(()));
+        let free_list = form(json!({"type": "array", "items": {"type": "string"}}));
+        assert!(free_list.check_fit(V2025_11_25).is_err());
     }
 
     #[test]
     fn sampling_content_fits_its_revision() {
         let audio = sample(json!({"type": "audio", "data": "", "mimeType": "audio/wav"}));
-        assert!(audio.unfit_for(V2024_11_05).is_some());
-        assert_eq!(audio.unfit_for(V2025_03_26), None);
+        assert!(audio.check_fit(V2024_11_05).is_err());
+        assert_eq!(audio.check_fit(V2025_03_26), Ok(()));
         let several = sample(json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]));
-        assert!(several.unfit_for(V2025_06_18).is_some());
-        assert_eq!(several.unfit_for(V2025_11_25), None);
+        assert!(several.check_fit(V2025_06_18).is_err());
+        assert_eq!(several.check_fit(V2025_11_25), Ok(()));
         let mut tools = CreateMessageParams::new(Vec::new(), 10);
         tools.other.insert("tools".into(), json!([]));
-        assert!(Ask::Sample(tools.clone()).unfit_for(V2025_06_18).is_some());
-        assert_eq!(Ask::Sample(tools).unfit_for(V2025_11_25), None);
-        assert_eq!(Ask::Roots.unfit_for(V2024_11_05), None);
+        assert!(Ask::Sample(tools.clone()).check_fit(V2025_06_18).is_err());
+        assert_eq!(Ask::Sample(tools).check_fit(V2025_11_25), Ok(()));
+        assert_eq!(Ask::Roots.check_fit(V2024_11_05), Ok(()));
+        let resource = sample(json!({"type": "resource_link", "uri": "x:", "name": "x"}));
+        assert!(resource.check_fit(V2025_11_25).is_err());
+        assert_eq!(
+            sample(json!({"type": "text", "text": "hi"})).check_fit(V2024_11_05),
+            Ok(())
+        );
     }
 }

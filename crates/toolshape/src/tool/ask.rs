@@ -35,7 +35,7 @@ pub(crate) trait Asker: Send + Sync + std::fmt::Debug {
 pub(crate) struct AskContext {
     /// The client's capabilities (from `initialize`, or this request's `_meta`).
     pub(crate) capabilities: Arc<ClientCapabilities>,
-    /// The client's revision: what it may be asked (`Ask::unfit_for`).
+    /// The client's revision: what it may be asked (`Ask::check_fit`).
     pub(crate) version: ProtocolVersion,
     pub(crate) asker: Arc<dyn Asker>,
 }
@@ -56,7 +56,7 @@ pub enum AskError {
         /// The capabilities that would allow it.
         required: Box<ClientCapabilities>,
     },
-    /// The client's revision has no such question (`Ask::unfit_for`): it
+    /// The client's revision has no such question (`Ask::check_fit`): it
     /// was not sent.
     #[error("the client cannot be asked this on protocol revision {version}: {reason}")]
     NotInRevision {
@@ -96,6 +96,24 @@ pub enum AskError {
     TimedOut(std::time::Duration),
 }
 
+impl AskError {
+    /// The error to answer a server whose question this was, when a
+    /// gateway relays it: the client's own refusal as it is, `-32601` when
+    /// the client cannot take such a question, else an internal error.
+    pub fn into_answer(self) -> ErrorObject {
+        match self {
+            AskError::Refused { error, .. } => error,
+            AskError::MissingCapability { .. }
+            | AskError::NotInRevision { .. }
+            | AskError::NoClient => ErrorObject::new(
+                toolshape_protocol::error_code::METHOD_NOT_FOUND,
+                format!("the client this question is for cannot take it: {self}"),
+            ),
+            other => ErrorObject::internal_error(other.to_string()),
+        }
+    }
+}
+
 impl From<AskError> for ToolError {
     fn from(error: AskError) -> Self {
         ToolError::with_source(error.to_string(), error)
@@ -121,8 +139,8 @@ fn engine() -> &'static SchemaEngine {
 
 /// The elicitation schema of `T`: a flat object of primitive properties
 /// (`form.rs`), or why `T` cannot be asked as a form.
-fn requested_schema<T: JsonSchema>() -> Result<Value, ToolError> {
-    super::form::form_schema(&super::schema::derive_input::<T>()).map_err(|reason| {
+fn requested_schema<T: JsonSchema>(derived: &Value) -> Result<Value, ToolError> {
+    super::form::form_schema(derived).map_err(|reason| {
         ToolError::new(format!(
             "{} cannot be asked for as a form: {reason}",
             std::any::type_name::<T>()
@@ -186,7 +204,7 @@ impl ToolContext {
     /// such a question.
     pub fn can_ask(&self, ask: &Ask) -> bool {
         self.asking().is_some_and(|asking| {
-            allowed(&asking.capabilities, ask) && ask.unfit_for(asking.version).is_none()
+            allowed(&asking.capabilities, ask) && ask.check_fit(asking.version).is_ok()
         })
     }
 
@@ -197,18 +215,19 @@ impl ToolContext {
     /// capability the question needs.
     pub async fn ask_as(&self, key: Option<&str>, ask: Ask) -> Result<Value, AskError> {
         let asking = self.asking().ok_or(AskError::NoClient)?;
+        // The revision first: what it lacks, its client is not asked to
+        // declare (and its declaration of it was set aside at the handshake).
+        ask.check_fit(asking.version)
+            .map_err(|reason| AskError::NotInRevision {
+                version: asking.version,
+                reason,
+            })?;
         if !allowed(&asking.capabilities, &ask) {
             let (what, capability, required) = requirement(&ask);
             return Err(AskError::MissingCapability {
                 what,
                 capability,
                 required: Box::new(required),
-            });
-        }
-        if let Some(reason) = ask.unfit_for(asking.version) {
-            return Err(AskError::NotInRevision {
-                version: asking.version,
-                reason,
             });
         }
         asking.asker.ask(key.map(str::to_owned), ask).await
@@ -221,13 +240,14 @@ impl ToolContext {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ToolError> {
-        let schema = requested_schema::<T>()?;
+        // The client is sent the form; the answer is checked against all
+        // that `T`'s schema says (patterns, bounds the form cannot carry).
+        let derived = super::schema::derive_input::<T>();
+        let form = requested_schema::<T>(&derived)?;
         let compiled = engine()
-            .compile(&schema)
+            .compile(&derived)
             .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;
-        let result = self
-            .elicit_form(ElicitParams::form(message, schema))
-            .await?;
+        let result = self.elicit_form(ElicitParams::form(message, form)).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicitation::Declined),
             ElicitAction::Cancel => Ok(Elicitation::Cancelled),
@@ -289,16 +309,7 @@ impl ToolContext {
     ) -> Result<Value, ErrorObject> {
         self.ask_as(key.as_deref(), ask)
             .await
-            .map_err(|error| match error {
-                AskError::Refused { error, .. } => error,
-                AskError::MissingCapability { .. }
-                | AskError::NotInRevision { .. }
-                | AskError::NoClient => ErrorObject::new(
-                    toolshape_protocol::error_code::METHOD_NOT_FOUND,
-                    format!("the client this question is for cannot take it: {error}"),
-                ),
-                other => ErrorObject::internal_error(other.to_string()),
-            })
+            .map_err(AskError::into_answer)
     }
 
     /// What this context's client declared for the questions a server may

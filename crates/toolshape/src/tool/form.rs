@@ -37,6 +37,18 @@ pub(crate) fn form_schema(derived: &Value) -> Result<Value, String> {
         .as_object()
         .filter(|root| root.get("type").and_then(Value::as_str) == Some("object"))
         .ok_or("a form is an object of named fields")?;
+    // A union of objects (a tagged enum), or fields a form cannot list
+    // (flattened maps): no one flat form says them.
+    let combined = ["oneOf", "anyOf", "allOf", "$ref"]
+        .iter()
+        .any(|keyword| root.contains_key(*keyword));
+    if combined
+        || root
+            .get("additionalProperties")
+            .is_some_and(Value::is_object)
+    {
+        return Err("a form is one flat object of named fields, not a union or a map".to_owned());
+    }
     let definitions = root.get("$defs").and_then(Value::as_object);
     let mut properties = Map::new();
     if let Some(fields) = root.get("properties").and_then(Value::as_object) {
@@ -77,12 +89,21 @@ fn primitive(field: &Value, definitions: Option<&Map<String, Value>>) -> Option<
                 copy_annotations(field, &mut resolved);
                 return Some(resolved);
             }
-            // A documented enum: each variant a `const` string.
-            let values: Option<Vec<Value>> = not_null
-                .iter()
-                .map(|b| b.get("const").filter(|c| c.is_string()).cloned())
-                .collect();
-            let values = values.filter(|values| !values.is_empty())?;
+            // A documented enum: each variant a `const` string (the
+            // undocumented ones, if any, together in an `enum`).
+            let mut values = Vec::new();
+            for branch in &not_null {
+                match (branch.get("const"), branch.get("enum")) {
+                    (Some(Value::String(_)), _) => values.push(branch["const"].clone()),
+                    (None, Some(Value::Array(names))) if names.iter().all(Value::is_string) => {
+                        values.extend(names.iter().cloned());
+                    }
+                    _ => return None,
+                }
+            }
+            if values.is_empty() {
+                return None;
+            }
             let mut resolved = json!({"type": "string", "enum": values});
             copy_annotations(field, &mut resolved);
             return Some(resolved);
@@ -176,6 +197,23 @@ mod tests {
 
     #[derive(JsonSchema)]
     #[allow(dead_code)]
+    enum PartlyDocumented {
+        /// The first.
+        First,
+        Second,
+        Third,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(tag = "kind")]
+    enum Tagged {
+        One { a: String },
+        Two { b: String },
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
     struct Everything {
         /// Your name.
         name: String,
@@ -185,6 +223,7 @@ mod tests {
         colour: Colour,
         maybe_colour: Option<Colour>,
         documented: Documented,
+        partly: PartlyDocumented,
         email: Option<String>,
     }
 
@@ -219,6 +258,14 @@ mod tests {
             properties["documented"],
             json!({"type": "string", "enum": ["First", "Second"]})
         );
+        let mut partly: Vec<&str> = properties["partly"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        partly.sort_unstable();
+        assert_eq!(partly, ["First", "Second", "Third"]);
         let required: Vec<&str> = form["required"]
             .as_array()
             .unwrap()
@@ -233,5 +280,11 @@ mod tests {
     fn a_field_no_form_can_ask_for_is_named() {
         let refused = form_of::<Nested>().unwrap_err();
         assert!(refused.contains("field inner"), "{refused}");
+    }
+
+    #[test]
+    fn a_union_is_no_form() {
+        let refused = form_of::<Tagged>().unwrap_err();
+        assert!(refused.contains("not a union"), "{refused}");
     }
 }

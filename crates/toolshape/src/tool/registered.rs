@@ -389,8 +389,7 @@ fn shape_definition(
             Value::String(mcp::WRAPPED_RESULT_KEY.into()),
         );
     }
-    if !version.allows_any_structured_content() {
-        // Their schema.json wants each top-level property schema an object.
+    if version.wants_object_property_schemas() {
         if let Cow::Owned(input) = mcp::with_object_property_schemas(&shaped.input_schema) {
             shaped.input_schema = input;
         }

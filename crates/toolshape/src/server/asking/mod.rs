@@ -72,13 +72,14 @@ pub(crate) fn over_session(
 /// The asking of a 2026-07-28 request: one round, knowing `answers`.
 pub(crate) fn in_round(
     capabilities: Arc<ClientCapabilities>,
+    version: ProtocolVersion,
     answers: Map<String, Value>,
 ) -> Asking {
     let round = Arc::new(Round::new(answers));
     Asking {
         context: AskContext {
             capabilities,
-            version: ProtocolVersion::V2026_07_28,
+            version,
             asker: Arc::clone(&round) as Arc<dyn Asker>,
         },
         round: Some(round),

@@ -34,6 +34,7 @@ pub(crate) enum AskPlan {
     /// A 2026-07-28 request: one round, with the answers given so far.
     Round {
         capabilities: Arc<ClientCapabilities>,
+        version: ProtocolVersion,
         answers: Map<String, Value>,
         identity: RequestIdentity,
     },
@@ -105,6 +106,7 @@ impl AskPlan {
         }
         Ok(AskPlan::Round {
             capabilities: Arc::new(client_capabilities.cloned().unwrap_or_default()),
+            version,
             answers,
             identity,
         })
@@ -126,9 +128,10 @@ impl AskPlan {
             ),
             AskPlan::Round {
                 capabilities,
+                version,
                 answers,
                 ..
-            } => in_round(Arc::clone(capabilities), answers.clone()),
+            } => in_round(Arc::clone(capabilities), *version, answers.clone()),
         }
     }
 
