@@ -27,4 +27,6 @@ pub use client::{
     AuthorizationChallenge, ListedTool, OtcCallOptions, OtcClient, OtcClientBuilder, OtcError,
     OtcErrorKind, RetryPolicy,
 };
-pub use server::{OtcExt, OtcOptions, OtcServer, new_call_id, router, serve, serve_with};
+pub use server::{
+    OtcExt, OtcOptions, OtcServer, Readiness, new_call_id, router, serve, serve_with,
+};

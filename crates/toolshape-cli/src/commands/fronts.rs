@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use tokio::sync::watch;
 use toolshape::HttpOptions;
+use toolshape_otc::Readiness;
 
 /// The HTTP fronts of `serve` and `proxy`: Streamable HTTP, OTC, and how
 /// they admit requests.
@@ -235,19 +236,17 @@ impl StopSignals {
 /// authorization (what a load balancer polls): `200 {"status":"ok"}` while
 /// serving, `503 {"status":"unavailable"}` once the stop signal came (the
 /// requests of `--drain` still served meanwhile), as the OTC front answers,
-/// or while `ready` says no (with its reason). A foreign `Host` or `Origin`
-/// gets `403`, as on `/mcp` (`options`, and the address `bound` when it is
-/// not a wildcard, say which are allowed).
-pub(crate) fn with_health<R>(
+/// or while `ready` says no (with its reason, as `OtcOptions::readiness`
+/// makes the OTC front say). A foreign `Host` or `Origin` gets `403`, as on
+/// `/mcp` (`options`, and the address `bound` when it is not a wildcard,
+/// say which are allowed).
+pub(crate) fn with_health(
     router: axum::Router,
     stop: &Stop,
     options: &HttpOptions,
     bound: std::net::SocketAddr,
-    ready: R,
-) -> axum::Router
-where
-    R: Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static,
-{
+    ready: Option<Readiness>,
+) -> axum::Router {
     use axum::http::{HeaderMap, StatusCode, header};
     let stop = stop.clone();
     let mut admitted = options.clone();
@@ -264,9 +263,11 @@ where
                 Ok(()) if stop.is_stopping() => {
                     (StatusCode::SERVICE_UNAVAILABLE, unavailable(None))
                 }
-                Ok(()) => match ready() {
-                    Ok(()) => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
-                    Err(reason) => (StatusCode::SERVICE_UNAVAILABLE, unavailable(Some(reason))),
+                Ok(()) => match ready.as_ref().map(Readiness::check) {
+                    Some(Err(reason)) => {
+                        (StatusCode::SERVICE_UNAVAILABLE, unavailable(Some(reason)))
+                    }
+                    _ => (StatusCode::OK, r#"{"status":"ok"}"#.to_owned()),
                 },
             };
             async move {
@@ -285,46 +286,6 @@ fn unavailable(reason: Option<&str>) -> String {
         body["reason"] = reason.into();
     }
     body.to_string()
-}
-
-/// Puts `ready` into the `GET /health` (and `HEAD`) of a router that answers it already
-/// (the OTC endpoint's, which checks `Host` and `Origin` and says whether
-/// the front is stopping): a `200` it gives becomes `503` with the reason
-/// while `ready` says no; any other answer passes as it is.
-pub(crate) fn with_readiness<R>(router: axum::Router, ready: R) -> axum::Router
-where
-    R: Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static,
-{
-    use axum::http::{Method, StatusCode, header};
-    use axum::response::IntoResponse;
-    router.layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let ready = ready.clone();
-            async move {
-                // HEAD too: axum answers it with the GET route.
-                let health = matches!(*request.method(), Method::GET | Method::HEAD)
-                    && request.uri().path() == "/health";
-                let answer = next.run(request).await;
-                if !health || answer.status() != StatusCode::OK {
-                    return answer;
-                }
-                match ready() {
-                    Err(reason) => (
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        [(header::CONTENT_TYPE, "application/json")],
-                        unavailable(Some(reason)),
-                    )
-                        .into_response(),
-                    Ok(()) => answer,
-                }
-            }
-        },
-    ))
-}
-
-/// Always ready: a front whose health is the process's own.
-pub(crate) fn always_ready() -> Result<(), &'static str> {
-    Ok(())
 }
 
 /// Waits for the fronts to end: all of them, or (`first_ends_all`) the

@@ -247,7 +247,13 @@ async fn serve(
         let bound_address = listener.local_addr().unwrap_or(address);
         let ready = upstream_ready(proxy);
         let wrap = move |router| {
-            fronts::with_health(metrics(router), &health, &admitted, bound_address, ready)
+            fronts::with_health(
+                metrics(router),
+                &health,
+                &admitted,
+                bound_address,
+                Some(ready),
+            )
         };
         let drained = stop.drained(args.fronts.drain());
         let (server, options, shutdown) = (server.clone(), http.clone(), drained);
@@ -270,8 +276,8 @@ async fn serve(
         otc.call_timeout = Some(longest_call + Duration::from_secs(5));
         otc.drain = args.fronts.drain();
         let (registry, shutdown) = (server.registry().clone(), stop.signal());
-        let (metrics, ready) = (with_metrics(proxy), upstream_ready(proxy));
-        let wrap = move |router| fronts::with_readiness(metrics(router), ready);
+        otc.readiness = Some(upstream_ready(proxy));
+        let wrap = with_metrics(proxy);
         serving.spawn(async move {
             toolshape_otc::serve_with(&registry, listener, otc, wrap, shutdown).await
         });
@@ -297,17 +303,15 @@ async fn serve(
 
 /// Whether the proxy's HTTP fronts are in rotation (`GET /health`): not
 /// while the upstream is down, its calls would fail.
-fn upstream_ready(
-    proxy: &Arc<Proxy>,
-) -> impl Fn() -> Result<(), &'static str> + Clone + Send + Sync + 'static + use<> {
+fn upstream_ready(proxy: &Arc<Proxy>) -> toolshape_otc::Readiness {
     let upstream = Arc::clone(proxy);
-    move || {
+    toolshape_otc::Readiness::new(move || {
         if upstream.is_upstream_connected() {
             Ok(())
         } else {
             Err("the upstream server is not connected")
         }
-    }
+    })
 }
 
 /// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP

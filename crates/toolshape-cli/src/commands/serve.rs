@@ -320,13 +320,7 @@ async fn serve_both(
                 Some(protected) => protected.protect(router),
                 None => router,
             };
-            super::fronts::with_health(
-                router,
-                &health,
-                &admitted,
-                bound_address,
-                super::fronts::always_ready,
-            )
+            super::fronts::with_health(router, &health, &admitted, bound_address, None)
         };
         let (server, shutdown) = (server.clone(), stop.drained(drain));
         serving.spawn(async move {

@@ -22,7 +22,7 @@ use tokio::net::TcpListener;
 use toolshape::{Server, ToolRegistry};
 
 pub use call::new_call_id;
-pub use options::OtcOptions;
+pub use options::{OtcOptions, Readiness};
 use state::OtcState;
 
 /// The OTC endpoint of a registry. Cheap to clone; clones share the endpoint

@@ -1,6 +1,7 @@
 //! How the OTC endpoint serves.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use toolshape::HttpOptions;
@@ -38,6 +39,33 @@ pub struct OtcOptions {
     /// given here (the spec's challenge needs a `url`; a provider without
     /// one is named in the message only). None by default.
     pub authorization_urls: BTreeMap<String, String>,
+    /// What else keeps the endpoint out of rotation: while it says no,
+    /// `GET /health` answers 503 with its reason (a gateway whose upstream
+    /// is down). None by default.
+    pub readiness: Option<Readiness>,
+}
+
+/// Whether a server can take calls now, and if not, why: asked by each
+/// `GET /health` (so cheap), never on a call's path.
+#[derive(Clone)]
+pub struct Readiness(Arc<dyn Fn() -> Result<(), &'static str> + Send + Sync>);
+
+impl Readiness {
+    /// Readiness as `ready` says it.
+    pub fn new(ready: impl Fn() -> Result<(), &'static str> + Send + Sync + 'static) -> Self {
+        Readiness(Arc::new(ready))
+    }
+
+    /// `Ok` when ready, else why not.
+    pub fn check(&self) -> Result<(), &'static str> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Readiness(..)")
+    }
 }
 
 impl Default for OtcOptions {
@@ -52,6 +80,7 @@ impl Default for OtcOptions {
             drain: Duration::ZERO,
             send_developer_messages: true,
             authorization_urls: BTreeMap::new(),
+            readiness: None,
         }
     }
 }

@@ -11,18 +11,29 @@ use toolshape_protocol::text::excerpt;
 use super::reply;
 use super::state::OtcState;
 
-/// No credentials needed: 200 when calls are taken, 503 once shutdown has begun.
+/// No credentials needed: 200 when calls are taken, 503 once shutdown has
+/// begun, or with a `reason` while [`OtcOptions::readiness`](super::OtcOptions::readiness) says no.
 pub(crate) async fn health(State(state): State<Arc<OtcState>>, headers: HeaderMap) -> Response {
     if let Err(refused) = state.check_origin(&headers) {
         return refused;
     }
-    if state.is_ready() {
-        reply::json(StatusCode::OK, &json!({"status": "ok"}))
-    } else {
-        reply::json(
+    if !state.is_ready() {
+        return reply::json(
             StatusCode::SERVICE_UNAVAILABLE,
             &json!({"status": "unavailable"}),
-        )
+        );
+    }
+    match state
+        .options
+        .readiness
+        .as_ref()
+        .map(super::Readiness::check)
+    {
+        Some(Err(reason)) => reply::json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &json!({"status": "unavailable", "reason": reason}),
+        ),
+        _ => reply::json(StatusCode::OK, &json!({"status": "ok"})),
     }
 }
 
