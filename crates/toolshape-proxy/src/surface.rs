@@ -320,10 +320,7 @@ async fn get_prompt(
         // (An upstream that refuses what the proxy itself sent, or an answer
         // it relayed, is taken at its word too; its `data` is not relayed.)
         ClientErrorKind::Protocol(object) if object.code == error_code::INVALID_PARAMS => {
-            ToolError::from_error(InvalidArguments::new(excerpt(
-                &object.message,
-                crate::MAX_ERROR_TEXT,
-            )))
+            InvalidArguments::new(excerpt(&object.message, crate::MAX_ERROR_TEXT)).into()
         }
         _ => upstream_failed(&format!("render the prompt {name}"), error),
     })

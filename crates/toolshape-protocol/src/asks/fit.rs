@@ -23,8 +23,8 @@ impl Ask {
     }
 }
 
-/// The string formats a form field may declare.
-const FORM_FORMATS: [&str; 4] = ["date", "date-time", "email", "uri"];
+/// The string formats a form's text field may declare (`StringSchema`).
+pub const FORM_FORMATS: [&str; 4] = ["date", "date-time", "email", "uri"];
 
 fn elicitation_fit(params: &ElicitParams, version: ProtocolVersion) -> Result<(), &'static str> {
     if !version.has_elicitation() {
@@ -56,12 +56,9 @@ fn field_fit(field: &Value, version: ProtocolVersion) -> Result<(), &'static str
     }
     match field.get("type").and_then(Value::as_str) {
         Some("string") => {
-            let format = field.get("format").map(Value::as_str);
-            match format {
-                Some(Some(format)) if !FORM_FORMATS.contains(&format) => {
-                    Err("a form's text field may only be a date, date-time, email or uri")
-                }
-                Some(None) => {
+            let known = |format: &Value| format.as_str().is_some_and(|f| FORM_FORMATS.contains(&f));
+            match field.get("format") {
+                Some(format) if !known(format) => {
                     Err("a form's text field may only be a date, date-time, email or uri")
                 }
                 _ => Ok(()),

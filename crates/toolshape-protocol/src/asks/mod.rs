@@ -12,6 +12,8 @@ use crate::meta::Meta;
 
 mod fit;
 
+pub use fit::FORM_FORMATS;
+
 /// Params of `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -124,9 +124,7 @@ impl Prompt {
                     .map(|(key, value)| (key, Value::String(value)))
                     .collect();
                 let arguments: A = serde_json::from_value(Value::Object(object)).map_err(|e| {
-                    ToolError::from_error(InvalidArguments::new(format!(
-                        "Invalid arguments for prompt {named}: {e}"
-                    )))
+                    InvalidArguments::new(format!("Invalid arguments for prompt {named}: {e}"))
                 })?;
                 render(context, arguments).await
             }

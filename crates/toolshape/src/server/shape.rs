@@ -135,7 +135,9 @@ fn build(
     if has_value {
         content.retain(|block| block.is_known_to(version));
     } else {
-        stand_in_for_unknown(&mut content, version);
+        content
+            .iter_mut()
+            .for_each(|block| stand_in_if_unknown(block, version));
     }
     result.content = content;
     finish(result, version)
@@ -147,19 +149,15 @@ fn build(
 /// conversation keeps its turns.
 pub(crate) fn prompt_messages(messages: &mut [PromptMessage], version: ProtocolVersion) {
     for message in messages {
-        if !message.content.is_known_to(version) {
-            message.content = stand_in(&message.content);
-        }
+        stand_in_if_unknown(&mut message.content, version);
     }
 }
 
-/// Each block of `content` a peer on `version` has not, replaced by a text
-/// block saying what was there.
-fn stand_in_for_unknown(content: &mut [ContentBlock], version: ProtocolVersion) {
-    for block in content {
-        if !block.is_known_to(version) {
-            *block = stand_in(block);
-        }
+/// `block`, or when a peer on `version` has not its kind, a text block
+/// saying what was there.
+fn stand_in_if_unknown(block: &mut ContentBlock, version: ProtocolVersion) {
+    if !block.is_known_to(version) {
+        *block = stand_in(block);
     }
 }
 

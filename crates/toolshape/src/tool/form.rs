@@ -11,9 +11,7 @@
 //! client is never sent a schema its revision rejects.
 
 use serde_json::{Map, Value, json};
-
-/// String formats a form may declare (`StringSchema.format`).
-const FORM_FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
+use toolshape_protocol::asks::FORM_FORMATS;
 
 /// Keywords a form property keeps (what `PrimitiveSchemaDefinition` defines).
 const KEPT: [&str; 11] = [
