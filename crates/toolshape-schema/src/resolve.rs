@@ -115,40 +115,67 @@ pub(crate) fn prepare<'a>(
 /// registered with the engine). The library cannot tell the two documents
 /// apart (it fails on such a schema), and neither could a reader.
 pub(crate) fn check_ids(schema: &Value, held: &[String]) -> Result<(), SchemaError> {
-    // (value, whether it sits where a schema does): instance data under
-    // `const`, `enum`, `default` and `examples` is not looked into; what
-    // sits under a keyword no dialect knows is, object by object (a
-    // reference may point there).
-    let mut pending = vec![(schema, true)];
-    while let Some((value, is_schema)) = pending.pop() {
+    // (value, whether it sits where a schema does, its base URI): instance
+    // data under `const`, `enum`, `default` and `examples` is not looked
+    // into; what sits under a keyword no dialect knows is, object by object
+    // (a reference may point there).
+    let root = referencing::uri::from_str(DEFAULT_BASE).map_err(|e| map_error(&e))?;
+    let mut resources = std::collections::HashSet::new();
+    let mut pending = vec![(schema, true, root)];
+    while let Some((value, is_schema, base)) = pending.pop() {
         match value {
             Value::Object(members) => {
+                let mut base = base;
                 if let Some(Value::String(id)) = members.get("$id") {
-                    let id = id.trim_end_matches('#');
+                    let bare = id.trim_end_matches('#');
                     let reserved = ["http://json-schema.org/", "https://json-schema.org/"]
                         .iter()
-                        .any(|namespace| id.starts_with(namespace));
-                    if reserved || held.iter().any(|uri| uri.trim_end_matches('#') == id) {
+                        .any(|namespace| bare.starts_with(namespace));
+                    if reserved || held.iter().any(|uri| uri.trim_end_matches('#') == bare) {
                         return Err(SchemaErrorKind::Unresolvable(format!(
-                            "$id {:?} names a document the engine already holds (a meta-schema or a registered document)", excerpt(id, 300)
+                            "$id {:?} names a document the engine already holds (a meta-schema or a registered document)", excerpt(bare, 300)
                         ))
                         .into());
                     }
+                    // Two resources at one URI: the library cannot tell
+                    // them apart either (it fails on such a schema).
+                    if is_schema
+                        && !id.starts_with('#')
+                        && let Ok(resolved) = referencing::uri::resolve_against(&base.borrow(), id)
+                    {
+                        let resolved: Uri<String> = if resolved.has_fragment() {
+                            resolved.strip_fragment().into()
+                        } else {
+                            resolved
+                        };
+                        if !resources.insert(resolved.as_str().to_owned()) {
+                            return Err(SchemaErrorKind::Unresolvable(format!(
+                                "two resources of the schema take the URI {:?}",
+                                excerpt(resolved.as_str(), 300)
+                            ))
+                            .into());
+                        }
+                        base = resolved;
+                    }
                 }
                 if !is_schema {
-                    pending.extend(members.values().map(|member| (member, false)));
+                    pending.extend(members.values().map(|member| (member, false, base.clone())));
                     continue;
                 }
-                crate::walk::for_each_subschema(members, |edge| pending.push((edge.schema, true)));
+                crate::walk::for_each_subschema(members, |edge| {
+                    pending.push((edge.schema, true, base.clone()));
+                });
                 for (keyword, member) in members {
                     let data =
                         matches!(keyword.as_str(), "const" | "enum" | "default" | "examples");
                     if !data && !crate::walk::holds_subschemas(keyword) {
-                        pending.push((member, false));
+                        pending.push((member, false, base.clone()));
                     }
                 }
             }
-            Value::Array(items) => pending.extend(items.iter().map(|item| (item, is_schema))),
+            Value::Array(items) => {
+                pending.extend(items.iter().map(|item| (item, is_schema, base.clone())));
+            }
             _ => {}
         }
     }

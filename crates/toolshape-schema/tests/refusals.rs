@@ -295,6 +295,40 @@ fn unknown_dialect_and_invalid_schema_say_why() {
 /// meta-schema, anything under json-schema.org, a registered document) is
 /// refused: the validator library cannot tell the two apart (this fuzz
 /// input made it fail). Other `$id`s compile as before.
+/// Two resources resolving to one URI (the same relative `$id` under two
+/// bases that agree): the fuzzer's input of 2026-11-28 made jsonschema
+/// 0.61.2 panic (`ref_.rs:241`); refused before the library sees it.
+#[test]
+fn two_resources_at_one_uri_are_refused() {
+    let engine = SchemaEngine::default();
+    let found = json!({
+        "$defs": {"A": {"$id": "child1", "allOf": [
+            {"$anchor": "my_anchor", "$defs": {"A": {"$id": "child1", "allOf": [
+                {"$anchor": "my_anchor", "$id": "child2", "type": "number"},
+                {"$anchor": "my_anchor", "type": "string"}]}},
+             "$id": "child2", "type": "number"},
+            {"$anchor": "my_anchor", "type": "string"}]}},
+        "$id": "http://localhost:1234/draft2020-12/foobar",
+        "$ref": "child1#my_anchor",
+        "$schema": "https://json-schema.org/draft/2020-12/schema"
+    });
+    let error = engine.compile(&found).unwrap_err();
+    assert!(
+        matches!(error.kind(), SchemaErrorKind::Unresolvable(why) if why.contains("two resources")),
+        "{error}"
+    );
+    // The same relative `$id` under two different bases is two URIs.
+    let apart = json!({
+        "$id": "https://example.com/root/",
+        "$defs": {
+            "a": {"$id": "a/", "$defs": {"x": {"$id": "item", "type": "string"}}},
+            "b": {"$id": "b/", "$defs": {"x": {"$id": "item", "type": "number"}}}
+        },
+        "$ref": "a/item"
+    });
+    assert!(engine.compile(&apart).is_ok());
+}
+
 #[test]
 fn an_id_taking_a_held_documents_uri_is_refused() {
     let engine = SchemaEngine::default();
