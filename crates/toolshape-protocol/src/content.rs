@@ -304,12 +304,15 @@ impl ContentBlock {
 
     /// Whether a peer on `version` knows this kind of block: audio came
     /// with 2025-03-26, resource links with 2025-06-18. A block of a kind
-    /// this crate does not know counts as known (it cannot tell).
+    /// this crate does not know is in no revision's schema it knows of, so
+    /// it counts as known to none: each revision's content is a closed list
+    /// of kinds, and a strict peer rejects the whole message over one block.
     pub fn is_known_to(&self, version: ProtocolVersion) -> bool {
         match self {
             Self::Audio(_) => version.has_audio_content(),
             Self::ResourceLink(_) => version.has_resource_links(),
-            Self::Text(_) | Self::Image(_) | Self::Resource(_) | Self::Unknown(_) => true,
+            Self::Text(_) | Self::Image(_) | Self::Resource(_) => true,
+            Self::Unknown(_) => false,
         }
     }
 

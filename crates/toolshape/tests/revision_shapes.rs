@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! What each revision gets is what its `schema.json` allows. Content blocks
 //! a peer's revision has not never reach it in tool results and prompts:
-//! audio came with 2025-03-26, resource links with 2025-06-18. A tool result
+//! audio came with 2025-03-26, resource links with 2025-06-18, and a kind no
+//! revision has (a later one's, an extension's) reaches none. A tool result
 //! with a value leaves such a block out (the text is the value); a prompt's
 //! message, and a tool result without a value, get a text block saying what
 //! was there. A property schema derived as `true` (a `serde_json::Value`
@@ -41,12 +42,18 @@ fn audio() -> ContentBlock {
     ContentBlock::Audio(BinaryContent::new("UklGRg==", "audio/wav"))
 }
 
+/// A block of a kind no revision has (a later one's, or an extension's).
+fn video() -> ContentBlock {
+    ContentBlock::Unknown(json!({"type": "video", "data": "AAAA", "mimeType": "video/mp4"}))
+}
+
 fn server() -> Server {
     let prompt = toolshape::prompt::Prompt::new("briefing", |_, _| async {
         Ok::<_, ToolError>(GetPromptResult::new(vec![
             PromptMessage::new(Role::User, ContentBlock::text("Read these.")),
             PromptMessage::new(Role::User, link()),
             PromptMessage::new(Role::User, audio()),
+            PromptMessage::new(Role::User, video()),
         ]))
     });
     let tool = Tool::dynamic("media", json!({"type": "object"}), None, |_, _| async {
@@ -54,6 +61,7 @@ fn server() -> Server {
             ContentBlock::text("found"),
             link(),
             audio(),
+            video(),
         ]))
     });
     let valued = Tool::dynamic(
@@ -62,7 +70,7 @@ fn server() -> Server {
         Some(json!({"type": "object"})),
         |_, _| async {
             let mut output = ToolOutput::structured(json!({"found": 1}));
-            output.content = vec![link(), audio()];
+            output.content = vec![link(), audio(), video()];
             Ok::<_, ToolError>(output)
         },
     );
@@ -188,8 +196,14 @@ async fn blocks_a_revision_has_not_never_reach_it() {
             "text",
             if links { "resource_link" } else { "text" },
             if sound { "audio" } else { "text" },
+            "text",
         ];
         assert_eq!(kinds, expected, "{version}");
+        assert_eq!(
+            prompt.messages[3].content.as_text(),
+            Some("[video content left out: this protocol revision has none]"),
+            "{version}"
+        );
         if !links {
             assert_eq!(
                 prompt.messages[1].content.as_text(),

@@ -129,7 +129,7 @@ fn build(
         }
     }
     // A block the peer's revision has not (audio before 2025-03-26, a
-    // resource link before 2025-06-18) is left out beside a value, rather
+    // resource link before 2025-06-18, a kind no revision has) is left out beside a value, rather
     // than added as text (older peers read the text as the value); without
     // one, a text block says what was there, as in a prompt.
     if has_value {
@@ -145,7 +145,7 @@ fn build(
 
 /// A prompt's messages as a peer on `version` can take them: a block its
 /// revision has not (audio before 2025-03-26, a resource link before
-/// 2025-06-18) becomes a text block saying what was there, so that the
+/// 2025-06-18, a kind no revision has) becomes a text block saying what was there, so that the
 /// conversation keeps its turns.
 pub(crate) fn prompt_messages(messages: &mut [PromptMessage], version: ProtocolVersion) {
     for message in messages {
