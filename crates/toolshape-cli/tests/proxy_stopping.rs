@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! How `toolshape proxy` stops and says it is healthy, as users run it (a
 //! child process in front of `toolshape serve`, another child): Ctrl-C and
-//! SIGTERM over stdio, the HTTP front's drain with `/health` saying 503, a
+//! SIGTERM over stdio, a call in flight then answered, the HTTP front's drain with `/health` saying 503, a
 //! stdio front beside it not cutting the drain short, and `/health` while
 //! the upstream is down.
 
@@ -9,6 +9,7 @@
 mod client_common;
 mod http_serve;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -31,7 +32,9 @@ fn arguments(value: Value) -> Option<Map<String, Value>> {
 
 /// A stdio proxy stops on Ctrl-C (SIGINT) and on SIGTERM, closing its
 /// upstream (SIGINT was ignored before: the signal handler of the HTTP
-/// fronts held it, and the stdio front waited for the end of its input).
+/// fronts held it, and the stdio front waited for the end of its input);
+/// so does `toolshape serve` over stdio, exiting 0 (it was ended by the
+/// signal before, with whatever it was answering).
 #[cfg(unix)]
 #[test]
 fn a_stdio_proxy_stops_on_sigint_and_sigterm() {
@@ -40,12 +43,24 @@ fn a_stdio_proxy_stops_on_sigint_and_sigterm() {
 
     let root = fixture();
     let serve = toolshape_bin();
-    for name in ["INT", "TERM"] {
+    let root_path = root.path().to_str().unwrap();
+    let proxied = [
+        "proxy",
+        "--",
+        serve.to_str().unwrap(),
+        "serve",
+        "--root",
+        root_path,
+    ];
+    let direct = ["serve", "--root", root_path];
+    for (name, args) in [
+        ("INT", &proxied[..]),
+        ("TERM", &proxied[..]),
+        ("INT", &direct[..]),
+        ("TERM", &direct[..]),
+    ] {
         let mut proxy = Command::new(&serve)
-            .args(["proxy", "--"])
-            .arg(&serve)
-            .args(["serve", "--root"])
-            .arg(root.path())
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -68,9 +83,105 @@ fn a_stdio_proxy_stops_on_sigint_and_sigterm() {
         assert!(first.contains("\"protocolVersion\""), "{first}");
         http_serve::signal(&proxy, name);
         let status = http_serve::wait_exit(&mut proxy);
-        assert_eq!(status.code(), Some(0), "SIG{name}: {status:?}");
+        assert_eq!(status.code(), Some(0), "SIG{name}, {args:?}: {status:?}");
         drop(input);
     }
+}
+
+/// A stdio proxy stopped by a signal while a call is in flight answers it
+/// (an error saying the server is stopping, the request's id kept), tells
+/// its upstream the call is cancelled, and exits 0: no request of the
+/// client's goes unanswered (before, the process ended without a word).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_in_flight_at_the_stop_signal_is_answered() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    /// Sets its flag when dropped: the upstream's handler was ended.
+    struct Dropped(Arc<AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let (started, ended) = (Arc::new(tokio::sync::Notify::new()), Arc::default());
+    let (starts, ends) = (Arc::clone(&started), Arc::clone(&ended));
+    let slow = toolshape::Tool::dynamic("slow", json!({"type": "object"}), None, move |_, _| {
+        let (starts, guard) = (Arc::clone(&starts), Dropped(Arc::clone(&ends)));
+        async move {
+            let _guard = guard;
+            starts.notify_one();
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok::<_, toolshape::ToolError>(toolshape::tool::ToolOutput::text("late"))
+        }
+    });
+    let upstream = toolshape::Server::builder("slow", "1")
+        .tool(slow)
+        .build()
+        .unwrap();
+    let url = client_common::serve_over_http(upstream).await;
+
+    let mut proxy = tokio::process::Command::new(toolshape_bin())
+        .args(["proxy", "--url", &url])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut input = proxy.stdin.take().unwrap();
+    let mut lines = BufReader::new(proxy.stdout.take().unwrap()).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": "call-1", "method": "tools/call",
+               "params": {"name": "slow", "arguments": {}}}),
+    ] {
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    input.flush().await.unwrap();
+    let hello = tokio::time::timeout(http_serve::WAIT, lines.next_line()).await;
+    assert!(
+        format!("{hello:?}").contains("protocolVersion"),
+        "{hello:?}"
+    );
+    tokio::time::timeout(http_serve::WAIT, started.notified())
+        .await
+        .expect("the call reached the upstream");
+
+    let pid = proxy.id().unwrap().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status();
+    assert!(sent.unwrap().success());
+    let answer = tokio::time::timeout(http_serve::WAIT, lines.next_line())
+        .await
+        .expect("an answer before the exit")
+        .unwrap()
+        .expect("a line, not the end of the output");
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["id"], "call-1", "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("stopping"), "{message}");
+    let status = tokio::time::timeout(http_serve::WAIT, proxy.wait()).await;
+    assert_eq!(status.unwrap().unwrap().code(), Some(0));
+    // Nothing else was written: one answer per request.
+    assert_eq!(lines.next_line().await.unwrap(), None);
+    http_serve::wait_until("the upstream's handler ended", || {
+        if ended.load(Ordering::SeqCst) {
+            Ok(())
+        } else {
+            Err("still running".into())
+        }
+    });
+    drop(input);
 }
 
 /// The proxy's HTTP front answers `GET /health`, and on SIGTERM says 503

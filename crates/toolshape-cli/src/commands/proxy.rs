@@ -288,15 +288,11 @@ async fn serve(
                 "toolshape proxy: serving MCP over stdio: waiting for JSON-RPC messages on stdin (Ctrl-D ends)"
             );
         }
-        // The stdio front ends with its input, or at the stop signal (the
-        // upstream is then closed as at the end of input).
+        // The stdio front ends with its input, or at the stop signal (its
+        // calls in flight then answered that it stops, the upstream closed
+        // as at the end of input).
         let (server, stopped) = (server.clone(), stop.signal());
-        serving.spawn(async move {
-            tokio::select! {
-                served = server.serve_stdio() => served,
-                () = stopped => Ok(()),
-            }
-        });
+        serving.spawn(async move { server.serve_stdio_until(stopped).await });
     }
     fronts::join(serving, stdio, &stop).await
 }

@@ -198,7 +198,10 @@ pub(crate) async fn run(args: ServeArgs) -> ExitCode {
     if std::io::stdin().is_terminal() {
         errln!("{TERMINAL_HINT}");
     }
-    match server.serve_stdio().await {
+    // Ctrl-C or SIGTERM: the calls in flight are answered that it stops
+    // (a second signal stops at once).
+    let stop = super::fronts::Stop::on_signals();
+    match server.serve_stdio_until(stop.signal()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(%error, "serving failed");

@@ -50,16 +50,22 @@ enum Told {
     Ready,
 }
 
-pub(crate) async fn serve<R, W>(
+/// Serves one peer until its input ends (then the calls in flight finish)
+/// or `stop` resolves (then each call in flight is answered that the server
+/// is stopping), or until its output fails.
+pub(crate) async fn serve<R, W, S>(
     shared: Arc<Shared>,
     reader: R,
     writer: W,
     caller: Option<Arc<str>>,
+    stop: S,
 ) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
+    S: Future<Output = ()> + Send,
 {
+    let mut stop = std::pin::pin!(stop);
     let (sender, receiver) = mpsc::channel(1024);
     // A peer that stops reading ends the session after the stall limit; until
     // then, what waits for it is bounded (this queue, then reading pauses).
@@ -107,6 +113,7 @@ where
     };
 
     let mut write_failed = None;
+    let mut stopped = false;
     loop {
         while connection.calls.try_join_next().is_some() {}
         if connection.calls.len() >= connection.shared.options.max_in_flight.max(1) {
@@ -117,6 +124,10 @@ where
                     write_failed = Some(outcome);
                     break;
                 }
+                () = &mut stop => {
+                    stopped = true;
+                    break;
+                }
             }
         }
         // A pending read is dropped only when the session ends anyway.
@@ -124,6 +135,10 @@ where
             line = lines.next() => line,
             outcome = &mut writer => {
                 write_failed = Some(outcome);
+                break;
+            }
+            () = &mut stop => {
+                stopped = true;
                 break;
             }
         };
@@ -166,9 +181,38 @@ where
         tracing::warn!(%error, in_flight = connection.in_flight.len(), "writing to the peer failed; the session ends");
         return Err(error);
     }
+    if stopped {
+        stop_calls(&mut connection).await;
+    }
     while connection.calls.join_next().await.is_some() {}
     drop(connection);
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
+}
+
+/// Ends the calls in flight as the server stops, each answered with an
+/// error that says so (its handler dropped, as if cancelled: a proxy's
+/// upstream is told so), so that no request of the client's goes
+/// unanswered.
+async fn stop_calls(connection: &mut Connection) {
+    let unfinished = connection.in_flight.stop_all();
+    if unfinished.is_empty() {
+        return;
+    }
+    tracing::info!(
+        calls = unfinished.len(),
+        "stopping: the calls in flight are answered with an error"
+    );
+    // Each ends at once (its cancellation came); none sends an answer now.
+    while connection.calls.join_next().await.is_some() {}
+    let error = ErrorObject::internal_error(
+        "The server is stopping: this request was not finished; it may be sent again to a \
+         server that runs",
+    );
+    for id in &unfinished {
+        if !connection.outbox.error(Some(id), &error).await {
+            return;
+        }
+    }
 }
 
 /// Writes each message as one line, flushing whenever the queue runs dry.
@@ -341,10 +385,14 @@ impl Connection {
         );
         let mut running = Box::pin(async move {
             let id = call.id.clone();
-            if let Some(answer) = call.run(&shared, Some(&outbox), cancelled).await {
+            let answer = call.run(&shared, Some(&outbox), cancelled).await;
+            // Its id is free again before the client sees the answer; a
+            // connection that stopped meanwhile answered it already.
+            if in_flight.finish(&id)
+                && let Some(answer) = answer
+            {
                 outbox.send(answer.body).await;
             }
-            in_flight.finish(&id);
         });
         // Most calls finish at their first poll: those need no task of their
         // own. The rest go on concurrently.

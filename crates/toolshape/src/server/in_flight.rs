@@ -9,18 +9,25 @@ use toolshape_protocol::{ErrorObject, RequestId};
 /// One peer's calls in flight.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
-    calls: Mutex<HashMap<RequestId, oneshot::Sender<()>>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    calls: HashMap<RequestId, oneshot::Sender<()>>,
+    /// The connection is stopping: it answered the calls it took.
+    stopping: bool,
 }
 
 impl InFlight {
-    fn calls(&self) -> MutexGuard<'_, HashMap<RequestId, oneshot::Sender<()>>> {
-        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Registers a call; its receiver resolves when it is cancelled. A second
     /// call with the same id while the first runs is refused.
     pub(crate) fn begin(&self, id: &RequestId) -> Result<oneshot::Receiver<()>, ErrorObject> {
-        let mut calls = self.calls();
+        let calls = &mut self.state().calls;
         if calls.contains_key(id) {
             return Err(ErrorObject::invalid_request(
                 "a request with this id is already in flight",
@@ -31,21 +38,32 @@ impl InFlight {
         Ok(cancelled)
     }
 
-    /// Forgets a finished call.
-    pub(crate) fn finish(&self, id: &RequestId) {
-        self.calls().remove(id);
+    /// Forgets a finished call: whether its answer is still for it to send
+    /// (not when [`stop_all`](Self::stop_all) took it, and answered it).
+    pub(crate) fn finish(&self, id: &RequestId) -> bool {
+        let mut state = self.state();
+        state.calls.remove(id).is_some() || !state.stopping
     }
 
     /// Cancels a call, if it is still running.
     pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(cancel) = self.calls().remove(id) {
+        if let Some(cancel) = self.state().calls.remove(id) {
             tracing::debug!(%id, "call cancelled");
             let _ = cancel.send(());
         }
     }
 
+    /// Takes every call still running, for the connection to answer as
+    /// it stops: each ends as if cancelled, and no longer sends its own
+    /// answer, should it have one by then.
+    pub(crate) fn stop_all(&self) -> Vec<RequestId> {
+        let mut state = self.state();
+        state.stopping = true;
+        state.calls.drain().map(|(id, _)| id).collect()
+    }
+
     /// How many calls are running.
     pub(crate) fn len(&self) -> usize {
-        self.calls().len()
+        self.state().calls.len()
     }
 }

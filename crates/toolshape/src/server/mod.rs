@@ -163,10 +163,22 @@ impl Server {
     /// sockets); pipes are read and written on the runtime's reactor, so it
     /// needs a runtime with I/O enabled (as `#[tokio::main]` builds).
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve_stdio_until(std::future::pending()).await
+    }
+
+    /// As [`serve_stdio`](Self::serve_stdio), and stops when `stop`
+    /// resolves (a signal, say): it reads no more requests, and answers
+    /// each call still in flight with an error that says the server is
+    /// stopping (`-32603`; its handler is dropped, as on a cancellation),
+    /// so that no request goes unanswered; then it returns `Ok`.
+    pub async fn serve_stdio_until<S>(&self, stop: S) -> io::Result<()>
+    where
+        S: Future<Output = ()> + Send,
+    {
         let input = crate::transport::stdio::input();
         let output = crate::transport::stdio::output();
         let caller = Some(Arc::from("stdio"));
-        connection::serve(Arc::clone(&self.shared), input, output, caller).await
+        connection::serve(Arc::clone(&self.shared), input, output, caller, stop).await
     }
 
     /// Serves one peer over any byte streams of newline-delimited JSON.
@@ -175,6 +187,7 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        connection::serve(Arc::clone(&self.shared), reader, writer, None).await
+        let stop = std::future::pending();
+        connection::serve(Arc::clone(&self.shared), reader, writer, None, stop).await
     }
 }
