@@ -145,6 +145,10 @@ async fn a_prompt_or_template_listed_twice_is_served_once() {
         }
         let missing = client.read_resource("hostile://other").await.unwrap_err();
         client_common::assert_not_found(&client, &missing, "hostile://other");
+        // Said as the TypeScript SDK's 1.x servers say it (-32602, no
+        // `data`): still that nothing is there, as the client's revision says it.
+        let missing = client.read_resource("hostile://gone").await.unwrap_err();
+        client_common::assert_not_found(&client, &missing, "hostile://gone");
         // The upstream refuses the argument: the client is told so (invalid
         // params, the upstream's reason), not that something broke.
         let mut arguments = Map::new();

@@ -24,6 +24,10 @@ pub(crate) fn answer(method: &str, params: &Value) -> Option<Result<Value, (i64,
                 .unwrap_or_default();
             if uri == RESOURCE || uri.starts_with("hostile://notes/") {
                 Ok(json!({"contents": [{"uri": uri, "text": format!("the note at {uri}")}]}))
+            } else if uri.starts_with("hostile://gone") {
+                // As the TypeScript SDK's 1.x servers answer: invalid params,
+                // no `data`.
+                Err((-32602, format!("Resource {uri} not found")))
             } else {
                 Err((-32002, format!("Resource not found: {uri}")))
             }
