@@ -35,10 +35,10 @@ pub(crate) enum Definition {
     InputRequiredResult,
 }
 
-/// The embedded `schema.json` of `version`; none is carried for 2024-11-05.
+/// The embedded `schema.json` of `version`.
 fn document_text(version: ProtocolVersion) -> Option<&'static str> {
     match version {
-        ProtocolVersion::V2024_11_05 => None,
+        ProtocolVersion::V2024_11_05 => Some(include_str!("../data/mcp/2024-11-05/schema.json")),
         ProtocolVersion::V2025_03_26 => Some(include_str!("../data/mcp/2025-03-26/schema.json")),
         ProtocolVersion::V2025_06_18 => Some(include_str!("../data/mcp/2025-06-18/schema.json")),
         ProtocolVersion::V2025_11_25 => Some(include_str!("../data/mcp/2025-11-25/schema.json")),
@@ -209,6 +209,34 @@ mod tests {
                 assert_eq!(compiled.is_some(), expected, "{version} {definition:?}");
             }
         }
+    }
+
+    /// Each revision's own list of content: audio is a 2024-11-05 peer's
+    /// violation, not a 2025-03-26 one's.
+    #[test]
+    fn every_revision_is_validated_against_its_own_schema() {
+        for version in ProtocolVersion::ALL {
+            assert!(has_schema(version), "{version}");
+        }
+        let audio =
+            json!({"content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]});
+        let found = violations(
+            ProtocolVersion::V2024_11_05,
+            Definition::CallToolResult,
+            &audio,
+        );
+        assert!(
+            found.is_some_and(|found| found.iter().any(|v| v.instance_path == "/content/0")),
+            "2024-11-05 took audio"
+        );
+        assert_eq!(
+            violations(
+                ProtocolVersion::V2025_03_26,
+                Definition::CallToolResult,
+                &audio
+            ),
+            Some(vec![])
+        );
     }
 
     #[test]

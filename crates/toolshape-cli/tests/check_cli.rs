@@ -87,6 +87,30 @@ fn junit_cases(xml: &str) -> Vec<(String, bool)> {
     cases
 }
 
+/// The revisions `all` leaves out, each checked on its own: every message
+/// valid against that revision's own `schema.json` (2024-11-05's too,
+/// carried since 2026-11-28), calls made and their results read as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_is_clean_on_the_oldest_revisions() {
+    let root = fixture();
+    for revision in ["2024-11-05", "2025-03-26"] {
+        let mut args = strings(&["check", "--protocol", revision, "--call", "all", "--json"]);
+        args.extend(serve_args(root.path()));
+        let output = toolshape(args).await;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{revision}: {stdout}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report["summary"]["errors"], 0, "{revision}: {stdout}");
+        assert_eq!(report["revisions"][0]["status"], "checked", "{stdout}");
+        let tools = report["tools"].as_array().unwrap();
+        let succeeded: u64 = tools
+            .iter()
+            .filter_map(|t| t["calls"]["succeeded"].as_u64())
+            .sum();
+        assert!(succeeded > 0, "{revision}: no call succeeded: {stdout}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_is_clean_on_every_revision() {
     let root = fixture();
