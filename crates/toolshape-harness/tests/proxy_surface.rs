@@ -145,10 +145,17 @@ async fn a_prompt_or_template_listed_twice_is_served_once() {
         }
         let missing = client.read_resource("hostile://other").await.unwrap_err();
         client_common::assert_not_found(&client, &missing, "hostile://other");
-        // Said as the TypeScript SDK's 1.x servers say it (-32602, no
-        // `data`): still that nothing is there, as the client's revision says it.
-        let missing = client.read_resource("hostile://gone").await.unwrap_err();
-        client_common::assert_not_found(&client, &missing, "hostile://gone");
+        // Refused as the TypeScript SDK's 1.x servers refuse a URI they do
+        // not know (-32602, no `data`): passed on as the upstream wrote it,
+        // not as something that broke.
+        let refused = client.read_resource("hostile://gone").await.unwrap_err();
+        match refused.kind() {
+            ClientErrorKind::Protocol(error) => {
+                assert_eq!(error.code, -32602, "{era:?}: {error:?}");
+                assert_eq!(error.message, "Resource hostile://gone not found");
+            }
+            other => panic!("{era:?}: {other:?}"),
+        }
         // The upstream refuses the argument: the client is told so (invalid
         // params, the upstream's reason), not that something broke.
         let mut arguments = Map::new();

@@ -276,7 +276,11 @@ pub enum ContentBlock {
     /// `"type": "resource"`.
     Resource(EmbeddedResource),
     /// A block whose `type` this crate does not know (a newer revision or
-    /// an extension), kept verbatim so it survives a round trip.
+    /// an extension), kept verbatim so it survives a round trip (a client
+    /// reads it as it came). No revision's `schema.json` has it, so a
+    /// toolshape server sends it to no peer: left out of a tool result with
+    /// a value, a text block in its place otherwise
+    /// ([`is_known_to`](Self::is_known_to) is false for every revision).
     Unknown(Value),
 }
 

@@ -288,6 +288,14 @@ async fn read_resource(
         if names_no_resource(&error) {
             return ToolError::from_error(ResourceNotFound::new(uri));
         }
+        // Any other refusal of the request (the TypeScript SDK's 1.x servers
+        // say "Resource … not found" so, without a `data`) is passed on as
+        // the upstream wrote it, its `data` left out.
+        if let ClientErrorKind::Protocol(object) = error.kind()
+            && object.code == error_code::INVALID_PARAMS
+        {
+            return InvalidArguments::new(excerpt(&object.message, crate::MAX_ERROR_TEXT)).into();
+        }
         upstream_failed(
             &format!("read {}", excerpt(&uri, crate::MAX_ERROR_TEXT)),
             error,
@@ -365,15 +373,19 @@ fn completer(
 }
 
 /// Whether the upstream answered that nothing is at the URI read: the
-/// legacy code, or invalid params (SEP-2164 names the URI in its `data`;
-/// the TypeScript SDK's 1.x servers answer `-32602` "Resource … not found"
-/// without it, and a read's one parameter is its URI).
+/// legacy code, or invalid params naming a URI (SEP-2164; the URI may come
+/// back shortened, so any is taken).
 fn names_no_resource(error: &ClientError) -> bool {
     let ClientErrorKind::Protocol(object) = error.kind() else {
         return false;
     };
+    let names_uri = object
+        .data
+        .as_ref()
+        .and_then(|data| data.get("uri"))
+        .is_some_and(Value::is_string);
     object.code == error_code::LEGACY_RESOURCE_NOT_FOUND
-        || object.code == error_code::INVALID_PARAMS
+        || (object.code == error_code::INVALID_PARAMS && names_uri)
 }
 
 /// What the client gets when the upstream fails to `what`: its message,

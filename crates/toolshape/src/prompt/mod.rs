@@ -32,11 +32,13 @@ pub(crate) type Renderer = Arc<
 const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
 
 /// Why a prompt cannot be rendered from the arguments it was given (a
-/// value out of range, a combination that makes no sense): returned by a
-/// prompt's renderer (`Err(InvalidArguments::new(..).into())`), the
-/// request is answered `-32602 Invalid params` with this message as
-/// written (at most 1,000 characters), as a missing required argument is
-/// answered `-32602`, instead of as an internal error.
+/// value out of range, a combination that makes no sense), or a resource
+/// read from the URI it was given: returned by a prompt's renderer or a
+/// resource reader (`Err(InvalidArguments::new(..).into())`), the request
+/// is answered `-32602 Invalid params` with this message as written (at
+/// most 1,000 characters), as a missing required argument is answered
+/// `-32602`, instead of as an internal error. (A URI that names nothing is
+/// [`ResourceNotFound`](crate::resource::ResourceNotFound).)
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 #[non_exhaustive]

@@ -10,7 +10,9 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 use toolshape_protocol::subscriptions::ListenParams;
-use toolshape_protocol::{ErrorObject, Incoming, KnownRequest, ProtocolVersion, methods};
+use toolshape_protocol::{
+    ErrorObject, Incoming, KnownRequest, ProtocolVersion, RequestId, methods,
+};
 
 use super::Shared;
 use super::dispatch::{self, Step};
@@ -51,8 +53,9 @@ enum Told {
 }
 
 /// Serves one peer until its input ends (then the calls in flight finish)
-/// or `stop` resolves (then each call in flight is answered that the server
-/// is stopping), or until its output fails.
+/// or `stop` resolves (then each call in flight is answered that the
+/// server is stopping, each listen stream that it ended), or until its
+/// output fails.
 pub(crate) async fn serve<R, W, S>(
     shared: Arc<Shared>,
     reader: R,
@@ -157,6 +160,14 @@ where
         }
     }
 
+    // Stopping: the calls in flight are taken first (each to be told that
+    // the server stops), before their questions to the client are given up
+    // (a handler would otherwise run on past a question that failed).
+    let unfinished = if stopped {
+        connection.in_flight.stop_all()
+    } else {
+        Vec::new()
+    };
     // Nobody may ask this client any more; no answer to the server's own
     // requests can come.
     if let Some(client) = &connection.shared.connected_client {
@@ -168,7 +179,7 @@ where
         prompt_watcher.abort();
     }
     updates.abort();
-    connection.listens.end_all();
+    let listening = connection.listens.end_all();
     if let Some(outcome) = write_failed {
         // Nobody reads the answers any more: stop the calls in flight.
         connection.calls.abort_all();
@@ -181,35 +192,52 @@ where
         tracing::warn!(%error, in_flight = connection.in_flight.len(), "writing to the peer failed; the session ends");
         return Err(error);
     }
-    if stopped {
-        stop_calls(&mut connection).await;
-    }
+    stop_calls(&mut connection, unfinished, &listening).await;
     while connection.calls.join_next().await.is_some() {}
     drop(connection);
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
 }
 
-/// Ends the calls in flight as the server stops, each answered with an
-/// error that says so (its handler dropped, as if cancelled: a proxy's
-/// upstream is told so), so that no request of the client's goes
-/// unanswered.
-async fn stop_calls(connection: &mut Connection) {
-    let unfinished = connection.in_flight.stop_all();
+/// How long the calls taken as the server stops get to end (each was
+/// cancelled, so a handler's future is dropped at once; work that does not
+/// look, such as an application's completion handler, is dropped after it).
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Ends the calls in flight as the server stops (`unfinished`, taken from
+/// [`InFlight::stop_all`]), each answered with an error that says so (its
+/// handler dropped, as if cancelled: a proxy's upstream is told so), so that
+/// every call the server had started gets an answer. An open
+/// `subscriptions/listen` stream (of `listening`) gets the result that says
+/// it ended, as the 2026-07-28 schema has it for a server that stops.
+async fn stop_calls(
+    connection: &mut Connection,
+    unfinished: Vec<RequestId>,
+    listening: &[RequestId],
+) {
     if unfinished.is_empty() {
         return;
     }
     tracing::info!(
-        calls = unfinished.len(),
-        "stopping: the calls in flight are answered with an error"
+        requests = unfinished.len(),
+        "stopping: the requests in flight are answered with an error"
     );
-    // Each ends at once (its cancellation came); none sends an answer now.
-    while connection.calls.join_next().await.is_some() {}
+    let calls = &mut connection.calls;
+    let ended = async { while calls.join_next().await.is_some() {} };
+    if tokio::time::timeout(STOP_GRACE, ended).await.is_err() {
+        calls.abort_all();
+        while calls.join_next().await.is_some() {}
+    }
     let error = ErrorObject::internal_error(
         "The server is stopping: this request was not finished; it may be sent again to a \
          server that runs",
     );
     for id in &unfinished {
-        if !connection.outbox.error(Some(id), &error).await {
+        let answered = if listening.contains(id) {
+            connection.outbox.send(super::listens::ended(id)).await
+        } else {
+            connection.outbox.error(Some(id), &error).await
+        };
+        if !answered {
             return;
         }
     }

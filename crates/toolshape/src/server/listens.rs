@@ -1,7 +1,8 @@
 //! 2026-07-28 `subscriptions/listen` over stdio: each stream is a task that
 //! sends the notifications it asked for, tagged with its id, on the
 //! connection's one output, until the peer cancels it
-//! (`notifications/cancelled`) or the connection ends. (Over Streamable
+//! (`notifications/cancelled`) or the connection ends (when the server
+//! stops, with a `SubscriptionsListenResult` saying it ended). (Over Streamable
 //! HTTP each stream is the response to its POST: `http/modern.rs`.)
 
 use std::collections::HashMap;
@@ -90,10 +91,25 @@ impl Listens {
         }
     }
 
-    /// Ends every stream (the connection ends).
-    pub(crate) fn end_all(&mut self) {
-        for (_, task) in self.running.drain() {
-            task.abort();
-        }
+    /// Ends every stream (the connection ends), returning their ids.
+    pub(crate) fn end_all(&mut self) -> Vec<RequestId> {
+        self.running
+            .drain()
+            .map(|(id, task)| {
+                task.abort();
+                id
+            })
+            .collect()
     }
+}
+
+/// The answer that ends the stream `id` gracefully (the server stops): a
+/// `SubscriptionsListenResult`, complete, naming the subscription.
+pub(crate) fn ended(id: &RequestId) -> Vec<u8> {
+    let subscription = serde_json::to_value(id).unwrap_or(serde_json::Value::Null);
+    let result = serde_json::json!({
+        "resultType": "complete",
+        "_meta": { toolshape_protocol::meta::keys::SUBSCRIPTION_ID: subscription },
+    });
+    super::outbox::encode_result(id, &result)
 }

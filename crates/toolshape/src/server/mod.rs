@@ -167,10 +167,12 @@ impl Server {
     }
 
     /// As [`serve_stdio`](Self::serve_stdio), and stops when `stop`
-    /// resolves (a signal, say): it reads no more requests, and answers
-    /// each call still in flight with an error that says the server is
-    /// stopping (`-32603`; its handler is dropped, as on a cancellation),
-    /// so that no request goes unanswered; then it returns `Ok`.
+    /// resolves (a signal, say) as [`serve_until`](Self::serve_until) does.
+    ///
+    /// When stdin is not a pipe (a terminal, a file), it is read on a
+    /// blocking thread, whose last read may still wait for a line after
+    /// this returns: end the runtime with `Runtime::shutdown_timeout` (or
+    /// the process) rather than waiting for it.
     pub async fn serve_stdio_until<S>(&self, stop: S) -> io::Result<()>
     where
         S: Future<Output = ()> + Send,
@@ -187,7 +189,23 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let stop = std::future::pending();
+        self.serve_until(reader, writer, std::future::pending())
+            .await
+    }
+
+    /// As [`serve`](Self::serve), and stops when `stop` resolves: it reads
+    /// no more requests, answers each call it had started and has not
+    /// finished with an error that says the server is stopping (`-32603`;
+    /// its handler is dropped, as on a cancellation), ends each open
+    /// 2026-07-28 `subscriptions/listen` stream with the result that says
+    /// so, writes what is queued, and returns `Ok`. Requests not yet read
+    /// get no answer.
+    pub async fn serve_until<R, W, S>(&self, reader: R, writer: W, stop: S) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+        S: Future<Output = ()> + Send,
+    {
         connection::serve(Arc::clone(&self.shared), reader, writer, None, stop).await
     }
 }

@@ -182,19 +182,30 @@ fn stand_in(block: &ContentBlock) -> ContentBlock {
         other => (
             format!(
                 "[{} content left out: this protocol revision has none]",
-                other.type_name()
+                kind_name(other.type_name())
             ),
             None,
         ),
     };
     let mut text = TextContent::new(text);
     text.annotations = annotations.map(|mut annotations| {
-        // Stand-ins go only to peers before 2025-06-18, whose annotations
-        // have no `lastModified`.
+        // The stand-ins with annotations (audio, resource links) go only to
+        // peers before 2025-06-18, whose annotations have no `lastModified`.
         annotations.last_modified = None;
         annotations
     });
     ContentBlock::Text(text)
+}
+
+/// A block's `type` as a stand-in names it: a peer's text put before a
+/// model, so a short name of plain characters, or `unnamed`.
+fn kind_name(kind: &str) -> &str {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.');
+    if !kind.is_empty() && kind.len() <= 64 && kind.chars().all(plain) {
+        kind
+    } else {
+        "unnamed"
+    }
 }
 
 /// The wire result of a failed call: `isError: true` and a message.

@@ -108,6 +108,20 @@ fn failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
     }
 }
 
+/// A prompt's or reader's failure: `-32602` with the handler's reason as
+/// written when it refused its arguments or URI
+/// ([`InvalidArguments`](crate::prompt::InvalidArguments); a proxy's
+/// upstream wrote its own), else as [`failed`].
+fn refused_or_failed(running: &Running<'_>, name: &str, failure: &ToolFailure) -> Answer {
+    match failure.invalid_arguments() {
+        Some(message) => {
+            let error = ErrorObject::new(error_code::INVALID_PARAMS, excerpt(message, 1000));
+            Answer::error(running.id, &error, false)
+        }
+        None => failed(running, name, failure),
+    }
+}
+
 /// The answer to a handler that needs URL-mode elicitations completed
 /// first, when the client can take them as such (`url_required.rs`).
 fn url_required(running: &Running<'_>, failure: &ToolFailure) -> Option<Answer> {
@@ -132,20 +146,60 @@ impl Work {
                 reader,
                 variables,
             } => run_read(&running, uri, &reader, variables, options).await,
-            Work::ListResources { cursor } => Some(list_resources(&running, cursor).await),
+            Work::ListResources { cursor } => {
+                bounded(&running, options, list_resources(&running, cursor)).await
+            }
             Work::Complete {
                 completer,
                 partial,
                 others,
             } => {
-                let completion = match completer {
-                    Some(complete) => complete(partial, others).await.bounded(),
-                    None => Completion::from_values(Vec::new()),
+                let completing = async {
+                    let completion = match completer {
+                        Some(complete) => complete(partial, others).await.bounded(),
+                        None => Completion::from_values(Vec::new()),
+                    };
+                    let mut result = CompleteResult::new(completion);
+                    result.result_type = complete_type(running.version);
+                    Answer::result(running.id, &result)
                 };
-                let mut result = CompleteResult::new(completion);
-                result.result_type = complete_type(running.version);
-                Some(Answer::result(running.id, &result))
+                bounded(&running, options, completing).await
             }
+        }
+    }
+}
+
+/// Work no handler of its own bounds (a listing, a completion), bounded as
+/// handlers are: ended by a cancellation (`None`), or at the call time
+/// limit (an error).
+async fn bounded(
+    running: &Running<'_>,
+    mut options: CallOptions,
+    work: impl Future<Output = Answer>,
+) -> Option<Answer> {
+    let cancel = options.cancel.take();
+    let cancelled = async {
+        if let Some(cancel) = cancel {
+            let _ = cancel.await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    let limit = options.timeout;
+    let deadline = async {
+        match limit {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        biased;
+        () = cancelled => None,
+        answer = work => Some(answer),
+        () = deadline => {
+            let limit = limit.unwrap_or_default().as_millis();
+            let error = ErrorObject::internal_error(format!("timed out after {limit} ms"));
+            Some(Answer::error(running.id, &error, false))
         }
     }
 }
@@ -225,14 +279,7 @@ async fn run_prompt(
             result.result_type = complete_type(running.version);
             Some(Answer::result(running.id, &result))
         }
-        Ran::Failed(failure) => Some(match failure.invalid_arguments() {
-            // The renderer's reason, as written (a proxy's upstream wrote its own).
-            Some(message) => {
-                let error = ErrorObject::new(error_code::INVALID_PARAMS, excerpt(message, 1000));
-                Answer::error(running.id, &error, false)
-            }
-            None => failed(running, &name, &failure),
-        }),
+        Ran::Failed(failure) => Some(refused_or_failed(running, &name, &failure)),
         Ran::Cancelled => None,
         Ran::InputRequired(questions) => {
             let result = running
@@ -269,7 +316,7 @@ async fn run_read(
             }
             Some(Answer::result(running.id, &result))
         }
-        Ran::Failed(failure) => Some(failed(running, &uri, &failure)),
+        Ran::Failed(failure) => Some(refused_or_failed(running, &uri, &failure)),
         Ran::Cancelled => None,
         Ran::InputRequired(questions) => {
             let result = running

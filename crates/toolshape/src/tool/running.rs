@@ -68,7 +68,11 @@ pub(crate) async fn drive<T>(
             None => std::future::pending().await,
         }
     };
+    // A cancellation comes first: a handler whose wait ended as the call was
+    // cancelled (a question given up as the connection stops) is not run on.
     let joined = tokio::select! {
+        biased;
+        () = cancelled => return Ran::Cancelled,
         joined = &mut task => joined,
         () = asked => {
             // Questions asked side by side (`join!`) are all recorded
@@ -85,7 +89,6 @@ pub(crate) async fn drive<T>(
                 (std::task::Poll::Pending, None) => return Ran::Cancelled,
             }
         }
-        () = cancelled => return Ran::Cancelled,
         () = deadline => {
             let limit = timeout.unwrap_or_default();
             tracing::warn!(handler = %name, limit_ms = limit.as_millis(), "handler timed out");

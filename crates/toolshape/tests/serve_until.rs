@@ -1,0 +1,147 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `Server::serve_until`: when its stop future resolves, the server reads
+//! no more, answers each call it had started with an error saying it stops
+//! (the handler dropped), ends each open `subscriptions/listen` stream with
+//! the result that says so, and returns `Ok`, every request answered once.
+//! Over an in-process pipe, as a server embedded in an application meets
+//! its peer.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{Notify, oneshot};
+use toolshape::tool::ToolOutput;
+use toolshape::{Server, Tool, ToolError};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Sets its flag when dropped: the handler was ended.
+struct Dropped(Arc<AtomicBool>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A server whose `slow` tool never finishes; `started` is told when it
+/// runs, `ended` set when its handler is dropped.
+fn server(started: &Arc<Notify>, ended: &Arc<AtomicBool>) -> Server {
+    let (started, ended) = (Arc::clone(started), Arc::clone(ended));
+    let slow = Tool::dynamic("slow", json!({"type": "object"}), None, move |_, _| {
+        let (started, guard) = (Arc::clone(&started), Dropped(Arc::clone(&ended)));
+        async move {
+            let _guard = guard;
+            started.notify_one();
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok::<_, ToolError>(ToolOutput::text("late"))
+        }
+    });
+    Server::builder("stopping", "1").tool(slow).build().unwrap()
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// Sends `requests`, waits for the slow call to start (and for `before`
+/// lines), stops the server, and returns every line it wrote after that.
+async fn stop_with(requests: &[Value], before: usize) -> (Vec<Value>, bool) {
+    let (started, ended) = (Arc::new(Notify::new()), Arc::new(AtomicBool::new(false)));
+    let server = server(&started, &ended);
+    let (client, served) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(served);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let serving = tokio::spawn(async move {
+        server
+            .serve_until(read, write, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let (from_server, mut to_server) = tokio::io::split(client);
+    let mut lines = BufReader::new(from_server).lines();
+    for request in requests {
+        to_server
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    for _ in 0..before {
+        tokio::time::timeout(WAIT, lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+    tokio::time::timeout(WAIT, started.notified())
+        .await
+        .unwrap();
+    stop.send(()).unwrap();
+    let served = tokio::time::timeout(WAIT, serving).await.unwrap().unwrap();
+    assert!(served.is_ok(), "{served:?}");
+    drop(to_server);
+    let mut after = Vec::new();
+    while let Some(line) = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        after.push(serde_json::from_str(&line).unwrap());
+    }
+    (after, ended.load(Ordering::SeqCst))
+}
+
+fn assert_stopping(answer: &Value, id: &str) {
+    assert_eq!(answer["id"], id, "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("stopping"), "{message}");
+}
+
+#[tokio::test]
+async fn a_call_in_flight_is_answered_that_the_server_stops() {
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": "slow-1", "method": "tools/call",
+               "params": {"name": "slow", "arguments": {}}}),
+    ];
+    let (after, ended) = stop_with(&requests, 1).await;
+    assert_eq!(after.len(), 1, "one answer, no more: {after:?}");
+    assert_stopping(&after[0], "slow-1");
+    assert!(ended, "the handler still runs");
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_ended_with_its_result_and_a_modern_call_answered() {
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+               "params": {"_meta": modern_meta(), "notifications": {"toolsListChanged": true}}}),
+        json!({"jsonrpc": "2.0", "id": "slow-2", "method": "tools/call",
+               "params": {"_meta": modern_meta(), "name": "slow", "arguments": {}}}),
+    ];
+    // The acknowledgement comes first.
+    let (after, ended) = stop_with(&requests, 1).await;
+    assert_eq!(after.len(), 2, "{after:?}");
+    let listen = after.iter().find(|a| a["id"] == "listen-1").unwrap();
+    assert_eq!(listen["result"]["resultType"], "complete", "{listen}");
+    assert_eq!(
+        listen["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    assert_stopping(
+        after.iter().find(|a| a["id"] == "slow-2").unwrap(),
+        "slow-2",
+    );
+    assert!(ended);
+}
