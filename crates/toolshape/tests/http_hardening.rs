@@ -309,6 +309,15 @@ async fn shutdown_ends_the_long_lived_streams() {
         .unwrap()
         .unwrap();
     assert_eq!(stream.next(TIMEOUT).await, None, "the GET stream ended");
+    // The subscription's last event is its result, which says it ended
+    // (what the 2026-07-28 schema has a server send as it shuts down).
+    let ended = subscription.next(TIMEOUT).await.unwrap();
+    assert_eq!(ended["id"], 5, "{ended}");
+    assert_eq!(ended["result"]["resultType"], "complete", "{ended}");
+    assert_eq!(
+        ended["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        5
+    );
     assert_eq!(
         subscription.next(TIMEOUT).await,
         None,

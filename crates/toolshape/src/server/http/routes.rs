@@ -185,6 +185,7 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
                 notices::elicitation_completed(&elicited.session, elicitation_id)
             })),
             ended,
+            last: None,
         },
     )
 }

@@ -2,7 +2,8 @@
 //! session's GET stream, and a 2026-07-28 `subscriptions/listen` stream.
 //! Both send `notifications/tools/list_changed` when the registry changes,
 //! keep-alives while idle, and end when their client goes away, their
-//! session ends, or the server shuts down.
+//! session ends, or the server shuts down (a subscription then with its
+//! result, which says it ended).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -38,6 +39,9 @@ pub(crate) struct StreamPlan<E> {
     pub(crate) elicitation_completed: Option<CompletionFilter>,
     /// Resolves when the stream must end (its session ended).
     pub(crate) ended: E,
+    /// The last message when the server shuts down, if any (a
+    /// subscription's result, which says it ended).
+    pub(crate) last: Option<Vec<u8>>,
 }
 
 /// Opens a notification stream following `plan`, holding `permit` (its
@@ -70,11 +74,16 @@ where
         }
         let mut ticks = tokio::time::interval(keep_alive);
         ticks.tick().await;
-        let ended = plan.ended;
+        let (ended, mut last) = (plan.ended, plan.last);
         tokio::pin!(shutdown, ended);
         loop {
             let open = tokio::select! {
-                () = &mut shutdown => false,
+                () = &mut shutdown => {
+                    if let Some(last) = last.take() {
+                        outbox.send(last).await;
+                    }
+                    false
+                }
                 () = &mut ended => false,
                 // The client went away (its response body was dropped).
                 () = outbox.0.closed() => false,
