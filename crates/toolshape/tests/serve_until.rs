@@ -145,3 +145,59 @@ async fn a_listen_stream_is_ended_with_its_result_and_a_modern_call_answered() {
     );
     assert!(ended);
 }
+
+/// A task a handler left behind, holding its context (and with it a way
+/// to the client), does not keep the session open once its input ends:
+/// the answers queued are written, and `serve` returns.
+#[tokio::test]
+async fn a_task_a_handler_left_behind_does_not_hold_the_end() {
+    let linger = Tool::dynamic(
+        "linger",
+        json!({"type": "object"}),
+        None,
+        |context: toolshape::ToolContext, _| async move {
+            tokio::spawn(async move {
+                let _kept = context;
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            });
+            Ok::<_, ToolError>(ToolOutput::text("done"))
+        },
+    );
+    let server = Server::builder("lingering", "1")
+        .tool(linger)
+        .build()
+        .unwrap();
+    // A pipe each way, so that closing the input is an end of input.
+    let (mut to_server, read) = tokio::io::duplex(64 * 1024);
+    let (write, from_server) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move { server.serve(read, write).await });
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "linger", "arguments": {}}}),
+    ];
+    for request in &requests {
+        to_server
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut lines = BufReader::new(from_server).lines();
+    for _ in 0..2 {
+        tokio::time::timeout(WAIT, lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+    // The end of input: the session ends though the task still runs.
+    drop(to_server);
+    let served = tokio::time::timeout(WAIT, serving)
+        .await
+        .expect("serve waited on the task left behind")
+        .unwrap();
+    assert!(served.is_ok(), "{served:?}");
+}

@@ -7,7 +7,7 @@ use std::io;
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinHandle, JoinSet};
 use toolshape_protocol::subscriptions::ListenParams;
 use toolshape_protocol::{
@@ -73,7 +73,9 @@ where
     // A peer that stops reading ends the session after the stall limit; until
     // then, what waits for it is bounded (this queue, then reading pauses).
     let writer = StallGuard::new(writer, shared.options.write_stall_timeout);
-    let mut writer: JoinHandle<io::Result<()>> = tokio::spawn(write_loop(writer, receiver));
+    let (finish, finished) = oneshot::channel();
+    let mut writer: JoinHandle<io::Result<()>> =
+        tokio::spawn(write_loop(writer, receiver, finished));
     let session = Arc::new(Session::of_caller(caller));
     let outbox = Outbox(sender);
     let watcher = tokio::spawn(announce_list_changes(
@@ -195,6 +197,9 @@ where
     stop_calls(&mut connection, unfinished, &listening).await;
     while connection.calls.join_next().await.is_some() {}
     drop(connection);
+    // What is queued is written; a sender still held elsewhere (a task a
+    // handler left behind) does not keep the session open.
+    let _ = finish.send(());
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
 }
 
@@ -243,18 +248,30 @@ async fn stop_calls(
     }
 }
 
-/// Writes each message as one line, flushing whenever the queue runs dry.
+/// Writes each message as one line, flushing whenever the queue runs dry,
+/// until every sender is gone or `finish` comes (then what is queued is
+/// written first).
 async fn write_loop<W: AsyncWrite + Unpin>(
     writer: W,
     mut receiver: mpsc::Receiver<Frame>,
+    mut finish: oneshot::Receiver<()>,
 ) -> io::Result<()> {
     let mut writer = BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(frame) = receiver.recv().await {
+    loop {
+        let frame = tokio::select! {
+            biased;
+            frame = receiver.recv() => frame,
+            _ = &mut finish => None,
+        };
+        let Some(frame) = frame else { break };
         write_frame(&mut writer, frame).await?;
         while let Ok(frame) = receiver.try_recv() {
             write_frame(&mut writer, frame).await?;
         }
         writer.flush().await?;
+    }
+    while let Ok(frame) = receiver.try_recv() {
+        write_frame(&mut writer, frame).await?;
     }
     writer.flush().await
 }
