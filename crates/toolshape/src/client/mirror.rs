@@ -11,8 +11,8 @@
 //!
 //! For a relaying caller, [`read_mirrored`] reads a whole result laid out as
 //! servers usually write it (that one block and `structuredContent`) in one
-//! pass: the block's text is compared with `structuredContent`'s text and
-//! never parsed, and `structuredContent` is read once, for validation.
+//! pass: `structuredContent` is read once, for validation, and the block's
+//! text is compared with its text as the block is walked, never parsed.
 
 use toolshape_protocol::ResultType;
 use toolshape_schema::InstanceText;
@@ -25,7 +25,7 @@ pub(super) fn is_text_block_of(block: &str, expected: &str) -> bool {
         bytes: block.as_bytes(),
         at: 0,
     };
-    reader.text_block(Some(expected.as_bytes())).is_some() && reader.at_end()
+    reader.text_block(expected.as_bytes()).is_some() && reader.at_end()
 }
 
 /// A result read by [`read_mirrored`].
@@ -48,25 +48,33 @@ pub(super) struct Mirrored<'a> {
 /// for anything else, which is then read as usual (and any fault in it
 /// reported there): `None` is never wrong, only slower.
 pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
+    // `structuredContent` is read first, wherever it is, so that the text
+    // block is compared with it as the block is walked, and never skipped
+    // on its own. Found by its name's bytes: an unescaped quote bounds a
+    // string, so they are a member's name (perhaps of a nested object), or
+    // end a string whose last letters follow an escaped quote. The walk
+    // below takes the value only where the result's own member is; any
+    // other place gives `None`, and the result is read as usual.
+    let (value_at, structured_json, structured) = structured_content(result)?;
     let mut reader = Reader {
         bytes: result.as_bytes(),
         at: 0,
     };
-    let (mut text_at, mut structured, mut is_error, mut result_type) = (None, None, None, None);
+    let (mut text_seen, mut structured_seen, mut is_error, mut result_type) =
+        (false, false, None, None);
     reader.members(|reader, name| {
         match name {
-            b"content" if text_at.is_none() => {
+            b"content" if !text_seen => {
                 reader.eat(b'[')?;
                 reader.skip_space();
-                text_at = Some(reader.text_block(None)?);
+                reader.text_block(structured_json.as_bytes())?;
                 reader.skip_space();
                 reader.eat(b']')?;
+                text_seen = true;
             }
-            b"structuredContent" if structured.is_none() => {
-                let rest = result.get(reader.at..)?;
-                let (value, len) = InstanceText::parse_prefix(rest).ok()?;
-                structured = Some((rest.get(..len)?, value));
-                reader.at += len;
+            b"structuredContent" if !structured_seen && reader.at == value_at => {
+                reader.at += structured_json.len();
+                structured_seen = true;
             }
             b"isError" if is_error.is_none() => is_error = Some(reader.boolean()?),
             b"resultType" if result_type.is_none() => {
@@ -78,22 +86,30 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
         Some(())
     })?;
     reader.at_end().then_some(())?;
-    let (structured_json, structured) = structured?;
-    // The block's text, compared now that `structuredContent` is known,
-    // ends where it was skipped to.
-    let (start, end) = text_at?;
-    let mut text = Reader {
-        bytes: result.as_bytes(),
-        at: start,
-    };
-    text.string_equal_to(structured_json.as_bytes())?;
-    (text.at == end).then_some(())?;
+    (text_seen && structured_seen).then_some(())?;
     Some(Mirrored {
         structured_json,
         structured,
         is_error: is_error.unwrap_or(false),
         result_type,
     })
+}
+
+/// The value after the first `"structuredContent"` name in `result`: where
+/// it starts, its text, and it read for validation.
+fn structured_content(result: &str) -> Option<(usize, &str, InstanceText<'_>)> {
+    const NAME: &[u8] = b"\"structuredContent\"";
+    let name_at = memchr::memmem::find(result.as_bytes(), NAME)?;
+    let mut reader = Reader {
+        bytes: result.as_bytes(),
+        at: name_at + NAME.len(),
+    };
+    reader.skip_space();
+    reader.eat(b':')?;
+    reader.skip_space();
+    let rest = result.get(reader.at..)?;
+    let (value, len) = InstanceText::parse_prefix(rest).ok()?;
+    Some((reader.at, rest.get(..len)?, value))
 }
 
 struct Reader<'a> {
@@ -130,47 +146,26 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A block of only `"type": "text"` and `"text"`: where its text
-    /// starts, after the opening quote, and ends, after the closing one.
-    /// With `expected`, the text must decode to it (compared as it is
-    /// read); without, it is skipped, to be compared later.
-    fn text_block(&mut self, expected: Option<&[u8]>) -> Option<(usize, usize)> {
-        let (mut has_type, mut text) = (false, None);
+    /// A block of only `"type": "text"` and `"text"`, its text decoding to
+    /// `expected` (compared as it is read).
+    fn text_block(&mut self, expected: &[u8]) -> Option<()> {
+        let (mut has_type, mut has_text) = (false, false);
         self.members(|reader, name| {
             match name {
                 b"type" if !has_type => {
                     (reader.plain_string()? == b"text").then_some(())?;
                     has_type = true;
                 }
-                b"text" if text.is_none() => {
+                b"text" if !has_text => {
                     reader.eat(b'"')?;
-                    let start = reader.at;
-                    match expected {
-                        Some(expected) => reader.string_equal_to(expected)?,
-                        None => reader.skip_string()?,
-                    }
-                    text = Some((start, reader.at));
+                    reader.string_equal_to(expected)?;
+                    has_text = true;
                 }
                 _ => return None,
             }
             Some(())
         })?;
-        has_type.then_some(())?;
-        text
-    }
-
-    /// After an opening quote: past the closing one, an escaped byte
-    /// taken as it is.
-    fn skip_string(&mut self) -> Option<()> {
-        loop {
-            let rest = self.bytes.get(self.at..)?;
-            let stop = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
-            self.at += stop + 1;
-            if rest.get(stop) == Some(&b'"') {
-                return Some(());
-            }
-            self.at += 1;
-        }
+        (has_type && has_text).then_some(())
     }
 
     /// `true` or `false`.
@@ -399,6 +394,9 @@ mod tests {
             format!(r#"{{"content":[{block}],{sc},"resultType":"input_required"}}"#),
             format!(r#"{{"content":[{block}],{sc},"isError":0}}"#),
             format!(r#"{{"content":[{block}],"struct\u0075redContent":{{"a":1}}}}"#),
+            // The name's bytes first at the end of a text (an escaped quote
+            // before them): not where `structuredContent` is.
+            format!(r#"{{"content":[{{"type":"text","text":"x\"structuredContent"}}],{sc}}}"#),
             // Trailing data (a result cut from a message with more members).
             format!(r#"{{"content":[{block}],{sc}}},"x":1"#),
             format!(r#"{{"content":[{block}],{sc}"#),
