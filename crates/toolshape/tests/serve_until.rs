@@ -201,3 +201,51 @@ async fn a_task_a_handler_left_behind_does_not_hold_the_end() {
         .unwrap();
     assert!(served.is_ok(), "{served:?}");
 }
+
+/// Calls ending as the stop comes: whichever way each ends (its own
+/// answer, or the stopping error), no request is answered twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_call_is_answered_twice_however_the_stop_falls() {
+    let quick = Tool::dynamic("quick", json!({"type": "object"}), None, |_, _| async {
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        Ok::<_, ToolError>(ToolOutput::text("done"))
+    });
+    for round in 0..20u64 {
+        let server = Server::builder("quick", "1")
+            .tool(quick.clone())
+            .build()
+            .unwrap();
+        let (mut to_server, read) = tokio::io::duplex(1 << 20);
+        let (write, from_server) = tokio::io::duplex(1 << 20);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            server
+                .serve_until(read, write, async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        let mut requests = String::new();
+        for id in 0..300 {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"_meta": modern_meta(), "name": "quick", "arguments": {}}});
+            requests.push_str(&format!("{call}\n"));
+        }
+        to_server.write_all(requests.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_micros(200 * round)).await;
+        stop.send(()).unwrap();
+        let served = tokio::time::timeout(WAIT, serving).await.unwrap().unwrap();
+        assert!(served.is_ok(), "{served:?}");
+        drop(to_server);
+        let mut lines = BufReader::new(from_server).lines();
+        let mut answered = std::collections::HashMap::<i64, usize>::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            *answered.entry(answer["id"].as_i64().unwrap()).or_default() += 1;
+        }
+        let twice: Vec<_> = answered.iter().filter(|(_, n)| **n > 1).collect();
+        assert!(twice.is_empty(), "round {round}: answered twice: {twice:?}");
+    }
+}
