@@ -249,3 +249,41 @@ async fn no_call_is_answered_twice_however_the_stop_falls() {
         assert!(twice.is_empty(), "round {round}: answered twice: {twice:?}");
     }
 }
+
+/// An id sent again once the call that had it was cancelled is a call of
+/// its own: the first call, winding down, does not take the second's place
+/// (it did: the second then ended as cancelled, never answered).
+#[tokio::test]
+async fn an_id_sent_again_after_its_cancellation_is_answered() {
+    let nap = Tool::dynamic("nap", json!({"type": "object"}), None, |_, _| async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ok::<_, ToolError>(ToolOutput::text("rested"))
+    });
+    let server = Server::builder("napping", "1").tool(nap).build().unwrap();
+    let (mut to_server, read) = tokio::io::duplex(64 * 1024);
+    let (write, from_server) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move { server.serve(read, write).await });
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"_meta": modern_meta(), "name": "nap", "arguments": {}}})
+    };
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 7}});
+    let lines = format!("{}\n{cancel}\n{}\n", call(7), call(7));
+    to_server.write_all(lines.as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(from_server).lines();
+    let answer = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("the second call was answered")
+        .unwrap()
+        .unwrap();
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "rested", "{answer}");
+    drop(to_server);
+    tokio::time::timeout(WAIT, serving)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}

@@ -25,7 +25,7 @@ pub(super) fn is_text_block_of(block: &str, expected: &str) -> bool {
         bytes: block.as_bytes(),
         at: 0,
     };
-    reader.text_block(expected.as_bytes()).is_some() && reader.at_end()
+    reader.text_block(expected.as_bytes()) == Some(expected.len()) && reader.at_end()
 }
 
 /// A result read by [`read_mirrored`].
@@ -48,33 +48,45 @@ pub(super) struct Mirrored<'a> {
 /// for anything else, which is then read as usual (and any fault in it
 /// reported there): `None` is never wrong, only slower.
 pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
-    // `structuredContent` is read first, wherever it is, so that the text
-    // block is compared with it as the block is walked, and never skipped
-    // on its own. Found by its name's bytes: an unescaped quote bounds a
-    // string, so they are a member's name (perhaps of a nested object), or
-    // end a string whose last letters follow an escaped quote. The walk
+    // Where `structuredContent`'s value starts is found first, by its
+    // name's bytes, so that the text block is compared with that value's
+    // text as the block is walked, and never skipped on its own; nothing is
+    // parsed until the block matched. An unescaped quote bounds a string,
+    // so the bytes found are a member's name (perhaps of a nested object),
+    // or end a string whose last letters follow an escaped quote: the walk
     // below takes the value only where the result's own member is; any
     // other place gives `None`, and the result is read as usual.
-    let (value_at, structured_json, structured) = structured_content(result)?;
+    let value_at = structured_content_at(result)?;
+    let rest = result.get(value_at..)?;
     let mut reader = Reader {
         bytes: result.as_bytes(),
         at: 0,
     };
-    let (mut text_seen, mut structured_seen, mut is_error, mut result_type) =
-        (false, false, None, None);
+    // The text's length once the block matched; the value once read.
+    let (mut text_len, mut structured) = (None, None);
+    let (mut is_error, mut result_type) = (None, None);
     reader.members(|reader, name| {
         match name {
-            b"content" if !text_seen => {
+            b"content" if text_len.is_none() => {
                 reader.eat(b'[')?;
                 reader.skip_space();
-                reader.text_block(structured_json.as_bytes())?;
+                // Compared with the value's own text when it was read
+                // (the member came first), else with what follows `value_at`.
+                let expected = structured.as_ref().map_or(rest, |(json, _)| *json);
+                let len = reader.text_block(expected.as_bytes())?;
+                if structured.is_some() {
+                    (len == expected.len()).then_some(())?;
+                }
+                text_len = Some(len);
                 reader.skip_space();
                 reader.eat(b']')?;
-                text_seen = true;
             }
-            b"structuredContent" if !structured_seen && reader.at == value_at => {
-                reader.at += structured_json.len();
-                structured_seen = true;
+            b"structuredContent" if structured.is_none() && reader.at == value_at => {
+                let (value, len) = InstanceText::parse_prefix(rest).ok()?;
+                // The block, if it came first, is exactly this value's text.
+                text_len.is_none_or(|text| text == len).then_some(())?;
+                structured = Some((rest.get(..len)?, value));
+                reader.at += len;
             }
             b"isError" if is_error.is_none() => is_error = Some(reader.boolean()?),
             b"resultType" if result_type.is_none() => {
@@ -86,7 +98,8 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
         Some(())
     })?;
     reader.at_end().then_some(())?;
-    (text_seen && structured_seen).then_some(())?;
+    text_len?;
+    let (structured_json, structured) = structured?;
     Some(Mirrored {
         structured_json,
         structured,
@@ -95,9 +108,9 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
     })
 }
 
-/// The value after the first `"structuredContent"` name in `result`: where
-/// it starts, its text, and it read for validation.
-fn structured_content(result: &str) -> Option<(usize, &str, InstanceText<'_>)> {
+/// Where the value after the first `"structuredContent"` name in `result`
+/// starts (after the colon and any whitespace).
+fn structured_content_at(result: &str) -> Option<usize> {
     const NAME: &[u8] = b"\"structuredContent\"";
     let name_at = memchr::memmem::find(result.as_bytes(), NAME)?;
     let mut reader = Reader {
@@ -107,9 +120,7 @@ fn structured_content(result: &str) -> Option<(usize, &str, InstanceText<'_>)> {
     reader.skip_space();
     reader.eat(b':')?;
     reader.skip_space();
-    let rest = result.get(reader.at..)?;
-    let (value, len) = InstanceText::parse_prefix(rest).ok()?;
-    Some((reader.at, rest.get(..len)?, value))
+    Some(reader.at)
 }
 
 struct Reader<'a> {
@@ -147,25 +158,25 @@ impl<'a> Reader<'a> {
     }
 
     /// A block of only `"type": "text"` and `"text"`, its text decoding to
-    /// `expected` (compared as it is read).
-    fn text_block(&mut self, expected: &[u8]) -> Option<()> {
-        let (mut has_type, mut has_text) = (false, false);
+    /// the start of `expected` (compared as it is read): that text's length.
+    fn text_block(&mut self, expected: &[u8]) -> Option<usize> {
+        let (mut has_type, mut text) = (false, None);
         self.members(|reader, name| {
             match name {
                 b"type" if !has_type => {
                     (reader.plain_string()? == b"text").then_some(())?;
                     has_type = true;
                 }
-                b"text" if !has_text => {
+                b"text" if text.is_none() => {
                     reader.eat(b'"')?;
-                    reader.string_equal_to(expected)?;
-                    has_text = true;
+                    text = Some(reader.string_prefix_of(expected)?);
                 }
                 _ => return None,
             }
             Some(())
         })?;
-        (has_type && has_text).then_some(())
+        has_type.then_some(())?;
+        text
     }
 
     /// `true` or `false`.
@@ -211,10 +222,11 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// After an opening quote: whether the string decodes to `expected`,
-    /// reading up to and including its closing quote. Byte by byte: in the
-    /// JSON text of a JSON value an escape comes every few bytes.
-    fn string_equal_to(&mut self, expected: &[u8]) -> Option<()> {
+    /// After an opening quote: whether the string decodes to the start of
+    /// `expected`, reading up to and including its closing quote; its
+    /// decoded length. Byte by byte: in the JSON text of a JSON value an
+    /// escape comes every few bytes.
+    fn string_prefix_of(&mut self, expected: &[u8]) -> Option<usize> {
         let mut matched = 0;
         loop {
             let rest = self.bytes.get(self.at..)?;
@@ -234,7 +246,7 @@ impl<'a> Reader<'a> {
             matched += run;
             self.at += run + 1;
             if stop == b'"' {
-                return (matched == expected.len()).then_some(());
+                return Some(matched);
             }
             let decoded = self.escape()?;
             if decoded.is_ascii() {
@@ -374,6 +386,17 @@ mod tests {
         for value in [json!(7), json!("s"), json!(null), json!([{"x": 1}])] {
             assert!(read_mirrored(&result(&value)).is_some(), "{value}");
         }
+        // A value with a `structuredContent` of its own, in either order:
+        // the result's member is the one read.
+        let nested = r#"{"structuredContent":1}"#;
+        let block = r#"{"type":"text","text":"{\"structuredContent\":1}"}"#;
+        for written in [
+            format!(r#"{{"content":[{block}],"structuredContent":{nested}}}"#),
+            format!(r#"{{"structuredContent" :{nested},"content":[{block}]}}"#),
+        ] {
+            let read = read_mirrored(&written).expect("read");
+            assert_eq!(read.structured_json, nested, "{written}");
+        }
     }
 
     #[test]
@@ -395,8 +418,14 @@ mod tests {
             format!(r#"{{"content":[{block}],{sc},"isError":0}}"#),
             format!(r#"{{"content":[{block}],"struct\u0075redContent":{{"a":1}}}}"#),
             // The name's bytes first at the end of a text (an escaped quote
-            // before them): not where `structuredContent` is.
+            // before them), or as a block's member: not where the result's
+            // `structuredContent` is.
             format!(r#"{{"content":[{{"type":"text","text":"x\"structuredContent"}}],{sc}}}"#),
+            format!(r#"{{"content":[{{"type":"text","structuredContent" : 1}}],{sc}}}"#),
+            // The text the start of the value only, or the value and more.
+            format!(r#"{{"content":[{{"type":"text","text":"{{\"a\""}}],{sc}}}"#),
+            format!(r#"{{"content":[{{"type":"text","text":"{{\"a\":1}}}}"}}],{sc}}}"#),
+            format!(r#"{{{sc},"content":[{{"type":"text","text":"{{\"a\":1}}}}"}}]}}"#),
             // Trailing data (a result cut from a message with more members).
             format!(r#"{{"content":[{block}],{sc}}},"x":1"#),
             format!(r#"{{"content":[{block}],{sc}"#),

@@ -181,7 +181,7 @@ where
         prompt_watcher.abort();
     }
     updates.abort();
-    let listening = connection.listens.end_all();
+    let listening = connection.listens.end_all().await;
     if let Some(outcome) = write_failed {
         // Nobody reads the answers any more: stop the calls in flight.
         connection.calls.abort_all();
@@ -203,17 +203,13 @@ where
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
 }
 
-/// How long the calls taken as the server stops get to end (each was
-/// cancelled, so a handler's future is dropped at once; work that does not
-/// look, such as an application's completion handler, is dropped after it).
-const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// Ends the calls in flight as the server stops (`unfinished`, taken from
 /// [`InFlight::stop_all`]), each answered with an error that says so (its
 /// handler dropped, as if cancelled: a proxy's upstream is told so), so that
 /// every call the server had started gets an answer. An open
-/// `subscriptions/listen` stream (of `listening`) gets the result that says
-/// it ended, as the 2026-07-28 schema has it for a server that stops.
+/// `subscriptions/listen` stream (of `listening`, ended already) gets the
+/// result that says it ended, as the 2026-07-28 schema has it for a server
+/// that stops.
 async fn stop_calls(
     connection: &mut Connection,
     unfinished: Vec<RequestId>,
@@ -226,12 +222,10 @@ async fn stop_calls(
         requests = unfinished.len(),
         "stopping: the requests in flight are answered with an error"
     );
-    let calls = &mut connection.calls;
-    let ended = async { while calls.join_next().await.is_some() {} };
-    if tokio::time::timeout(STOP_GRACE, ended).await.is_err() {
-        calls.abort_all();
-        while calls.join_next().await.is_some() {}
-    }
+    // Each call taken ends at its next wait (every handler, listing and
+    // completion runs under its cancellation); the others finish sending
+    // their own answers (a send waits at most the write stall limit).
+    while connection.calls.join_next().await.is_some() {}
     let error = ErrorObject::internal_error(
         "The server is stopping: this request was not finished; it may be sent again to a \
          server that runs",
@@ -260,8 +254,12 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     loop {
         let frame = tokio::select! {
             biased;
+            _ = &mut finish => {
+                // Nothing more is taken: what is queued is written below.
+                receiver.close();
+                None
+            }
             frame = receiver.recv() => frame,
-            _ = &mut finish => None,
         };
         let Some(frame) = frame else { break };
         write_frame(&mut writer, frame).await?;
@@ -419,8 +417,8 @@ impl Connection {
             Step::Answer(answer) => return self.outbox.send(answer).await,
             Step::Call(call) => call,
         };
-        let cancelled = match self.in_flight.begin(&call.id) {
-            Ok(cancelled) => cancelled,
+        let (cancelled, ticket) = match self.in_flight.begin(&call.id) {
+            Ok(begun) => begun,
             Err(error) => return self.outbox.error(Some(&call.id), &error).await,
         };
         let (shared, in_flight, outbox) = (
@@ -433,7 +431,7 @@ impl Connection {
             let answer = call.run(&shared, Some(&outbox), cancelled).await;
             // Its id is free again before the client sees the answer; a
             // connection that stopped meanwhile answered it already.
-            if in_flight.finish(&id)
+            if in_flight.finish(&id, ticket)
                 && let Some(answer) = answer
             {
                 outbox.send(answer.body).await;
@@ -462,13 +460,13 @@ impl Connection {
                 // In flight like a call: its id is not reused while it is
                 // open, and a cancellation names it.
                 Ok(_) => match self.in_flight.begin(&request.id) {
-                    Ok(_) => {
+                    Ok((_, ticket)) => {
                         let opened = self
                             .listens
                             .open(&self.shared, request.id.clone(), params, &self.outbox)
                             .await;
                         if !matches!(opened, Ok(true)) {
-                            self.in_flight.finish(&request.id);
+                            self.in_flight.finish(&request.id, ticket);
                         }
                         opened
                     }

@@ -91,15 +91,16 @@ impl Listens {
         }
     }
 
-    /// Ends every stream (the connection ends), returning their ids.
-    pub(crate) fn end_all(&mut self) -> Vec<RequestId> {
-        self.running
-            .drain()
-            .map(|(id, task)| {
-                task.abort();
-                id
-            })
-            .collect()
+    /// Ends every stream (the connection ends), returning their ids once
+    /// each task has stopped (none sends anything after this).
+    pub(crate) async fn end_all(&mut self) -> Vec<RequestId> {
+        let mut ended = Vec::with_capacity(self.running.len());
+        for (id, task) in self.running.drain() {
+            task.abort();
+            let _ = task.await;
+            ended.push(id);
+        }
+        ended
     }
 }
 

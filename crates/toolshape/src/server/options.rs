@@ -10,7 +10,8 @@ use toolshape_protocol::CacheScope;
 pub struct ServerOptions {
     /// Tools per `tools/list` page.
     pub page_size: usize,
-    /// The longest one tool call may run.
+    /// The longest one request's work may run: a tool call, a prompt's
+    /// rendering, a resource's read or listing, a completion.
     pub call_timeout: Option<Duration>,
     /// Most tool calls running at once on one connection; past it, reading pauses.
     pub max_in_flight: usize,

@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, oneshot};
 use toolshape_protocol::RequestId;
 
 use super::super::dispatch::{self, Step};
+use super::super::in_flight::Ticket;
 use super::super::outbox::Outbox;
 use super::super::request::ParsedRequest;
 use super::super::session::Session;
@@ -36,9 +37,16 @@ pub(crate) async fn run(
     let (cancel, cancelled) = oneshot::channel();
     let (cancelled, in_flight) = match http_session {
         Some(session) => match session.in_flight.begin(&call.id) {
-            Ok(cancelled) => {
+            Ok((cancelled, ticket)) => {
                 let id = call.id.clone();
-                (cancelled, Some(InFlightCall { session, id }))
+                (
+                    cancelled,
+                    Some(InFlightCall {
+                        session,
+                        id,
+                        ticket,
+                    }),
+                )
             }
             Err(error) => return response::error(StatusCode::OK, Some(&call.id), &error),
         },
@@ -118,10 +126,11 @@ fn json_answer(answer: Answer) -> Response {
 struct InFlightCall {
     session: Arc<HttpSession>,
     id: RequestId,
+    ticket: Ticket,
 }
 
 impl Drop for InFlightCall {
     fn drop(&mut self) {
-        self.session.in_flight.finish(&self.id);
+        self.session.in_flight.finish(&self.id, self.ticket);
     }
 }
