@@ -51,51 +51,88 @@ fn modern_meta() -> Value {
     })
 }
 
+/// A server on a pipe each way (closing the input is an end of input),
+/// until `stop` is sent.
+struct Piped {
+    to_server: tokio::io::DuplexStream,
+    lines: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    stop: Option<oneshot::Sender<()>>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Piped {
+    fn start(server: Server) -> Piped {
+        let (to_server, read) = tokio::io::duplex(1 << 20);
+        let (write, from_server) = tokio::io::duplex(1 << 20);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            server
+                .serve_until(read, write, async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        let lines = BufReader::new(from_server).lines();
+        Piped {
+            to_server,
+            lines,
+            stop: Some(stop),
+            serving,
+        }
+    }
+
+    /// Writes each message as a line.
+    async fn send(&mut self, messages: &[Value]) {
+        let mut text = String::new();
+        for message in messages {
+            text.push_str(&format!("{message}\n"));
+        }
+        self.to_server.write_all(text.as_bytes()).await.unwrap();
+    }
+
+    /// The next line the server wrote, if any, as JSON.
+    async fn next(&mut self) -> Option<Value> {
+        let line = tokio::time::timeout(WAIT, self.lines.next_line())
+            .await
+            .expect("a line in time")
+            .unwrap()?;
+        Some(serde_json::from_str(&line).unwrap())
+    }
+
+    /// Stops the server (`stop`) or closes its input, waits for it to
+    /// return `Ok`, and gives every line it wrote that was not read yet.
+    async fn end(mut self, stop: bool) -> Vec<Value> {
+        if stop {
+            self.stop.take().unwrap().send(()).unwrap();
+        } else {
+            self.to_server.shutdown().await.unwrap();
+        }
+        let served = tokio::time::timeout(WAIT, &mut self.serving)
+            .await
+            .expect("the server returned in time")
+            .unwrap();
+        assert!(served.is_ok(), "{served:?}");
+        let mut rest = Vec::new();
+        while let Some(line) = self.next().await {
+            rest.push(line);
+        }
+        rest
+    }
+}
+
 /// Sends `requests`, waits for the slow call to start (and for `before`
 /// lines), stops the server, and returns every line it wrote after that.
 async fn stop_with(requests: &[Value], before: usize) -> (Vec<Value>, bool) {
     let (started, ended) = (Arc::new(Notify::new()), Arc::new(AtomicBool::new(false)));
-    let server = server(&started, &ended);
-    let (client, served) = tokio::io::duplex(64 * 1024);
-    let (read, write) = tokio::io::split(served);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let serving = tokio::spawn(async move {
-        server
-            .serve_until(read, write, async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    let (from_server, mut to_server) = tokio::io::split(client);
-    let mut lines = BufReader::new(from_server).lines();
-    for request in requests {
-        to_server
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .unwrap();
-    }
+    let mut piped = Piped::start(server(&started, &ended));
+    piped.send(requests).await;
     for _ in 0..before {
-        tokio::time::timeout(WAIT, lines.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
+        piped.next().await.unwrap();
     }
     tokio::time::timeout(WAIT, started.notified())
         .await
         .unwrap();
-    stop.send(()).unwrap();
-    let served = tokio::time::timeout(WAIT, serving).await.unwrap().unwrap();
-    assert!(served.is_ok(), "{served:?}");
-    drop(to_server);
-    let mut after = Vec::new();
-    while let Some(line) = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-    {
-        after.push(serde_json::from_str(&line).unwrap());
-    }
+    let after = piped.end(true).await;
     (after, ended.load(Ordering::SeqCst))
 }
 
@@ -167,39 +204,21 @@ async fn a_task_a_handler_left_behind_does_not_hold_the_end() {
         .tool(linger)
         .build()
         .unwrap();
-    // A pipe each way, so that closing the input is an end of input.
-    let (mut to_server, read) = tokio::io::duplex(64 * 1024);
-    let (write, from_server) = tokio::io::duplex(64 * 1024);
-    let serving = tokio::spawn(async move { server.serve(read, write).await });
-    let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "linger", "arguments": {}}}),
-    ];
-    for request in &requests {
-        to_server
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    let mut lines = BufReader::new(from_server).lines();
-    for _ in 0..2 {
-        tokio::time::timeout(WAIT, lines.next_line())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-    }
+    let mut piped = Piped::start(server);
+    piped
+        .send(&[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "test", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "linger", "arguments": {}}}),
+        ])
+        .await;
+    let called = [piped.next().await, piped.next().await];
+    assert_eq!(called[1].as_ref().unwrap()["id"], 2, "{called:?}");
     // The end of input: the session ends though the task still runs.
-    drop(to_server);
-    let served = tokio::time::timeout(WAIT, serving)
-        .await
-        .expect("serve waited on the task left behind")
-        .unwrap();
-    assert!(served.is_ok(), "{served:?}");
+    assert_eq!(piped.end(false).await, Vec::<Value>::new());
 }
 
 /// Calls ending as the stop comes: whichever way each ends (its own
@@ -217,32 +236,17 @@ async fn no_call_is_answered_twice_however_the_stop_falls() {
             .tool(quick.clone())
             .build()
             .unwrap();
-        let (mut to_server, read) = tokio::io::duplex(1 << 20);
-        let (write, from_server) = tokio::io::duplex(1 << 20);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let serving = tokio::spawn(async move {
-            server
-                .serve_until(read, write, async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
-        let mut requests = String::new();
-        for id in 0..300 {
-            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"_meta": modern_meta(), "name": "quick", "arguments": {}}});
-            requests.push_str(&format!("{call}\n"));
-        }
-        to_server.write_all(requests.as_bytes()).await.unwrap();
+        let mut piped = Piped::start(server);
+        let calls: Vec<Value> = (0..300)
+            .map(|id| {
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"_meta": modern_meta(), "name": "quick", "arguments": {}}})
+            })
+            .collect();
+        piped.send(&calls).await;
         tokio::time::sleep(Duration::from_micros(200 * round)).await;
-        stop.send(()).unwrap();
-        let served = tokio::time::timeout(WAIT, serving).await.unwrap().unwrap();
-        assert!(served.is_ok(), "{served:?}");
-        drop(to_server);
-        let mut lines = BufReader::new(from_server).lines();
         let mut answered = std::collections::HashMap::<i64, usize>::new();
-        while let Some(line) = lines.next_line().await.unwrap() {
-            let answer: Value = serde_json::from_str(&line).unwrap();
+        for answer in piped.end(true).await {
             *answered.entry(answer["id"].as_i64().unwrap()).or_default() += 1;
         }
         let twice: Vec<_> = answered.iter().filter(|(_, n)| **n > 1).collect();
@@ -260,30 +264,15 @@ async fn an_id_sent_again_after_its_cancellation_is_answered() {
         Ok::<_, ToolError>(ToolOutput::text("rested"))
     });
     let server = Server::builder("napping", "1").tool(nap).build().unwrap();
-    let (mut to_server, read) = tokio::io::duplex(64 * 1024);
-    let (write, from_server) = tokio::io::duplex(64 * 1024);
-    let serving = tokio::spawn(async move { server.serve(read, write).await });
-    let call = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"_meta": modern_meta(), "name": "nap", "arguments": {}}})
-    };
+    let mut piped = Piped::start(server);
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"_meta": modern_meta(), "name": "nap", "arguments": {}}});
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": 7}});
-    let lines = format!("{}\n{cancel}\n{}\n", call(7), call(7));
-    to_server.write_all(lines.as_bytes()).await.unwrap();
-    let mut lines = BufReader::new(from_server).lines();
-    let answer = tokio::time::timeout(WAIT, lines.next_line())
-        .await
-        .expect("the second call was answered")
-        .unwrap()
-        .unwrap();
-    let answer: Value = serde_json::from_str(&answer).unwrap();
+    // In one write: the second call is read before the first winds down.
+    piped.send(&[call.clone(), cancel, call]).await;
+    let answer = piped.next().await.expect("the second call was answered");
     assert_eq!(answer["id"], 7, "{answer}");
     assert_eq!(answer["result"]["content"][0]["text"], "rested", "{answer}");
-    drop(to_server);
-    tokio::time::timeout(WAIT, serving)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    assert_eq!(piped.end(false).await, Vec::<Value>::new());
 }

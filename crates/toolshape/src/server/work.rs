@@ -177,26 +177,12 @@ async fn bounded(
     mut options: CallOptions,
     work: impl Future<Output = Answer>,
 ) -> Option<Answer> {
-    let cancel = options.cancel.take();
-    let cancelled = async {
-        if let Some(cancel) = cancel {
-            let _ = cancel.await;
-        } else {
-            std::future::pending::<()>().await;
-        }
-    };
     let limit = options.timeout;
-    let deadline = async {
-        match limit {
-            Some(limit) => tokio::time::sleep(limit).await,
-            None => std::future::pending().await,
-        }
-    };
     tokio::select! {
         biased;
-        () = cancelled => None,
+        () = crate::tool::cancelled(options.cancel.take()) => None,
         answer = work => Some(answer),
-        () = deadline => {
+        () = crate::tool::deadline(limit) => {
             let limit = limit.unwrap_or_default().as_millis();
             let error = ErrorObject::internal_error(format!("timed out after {limit} ms"));
             Some(Answer::error(running.id, &error, false))

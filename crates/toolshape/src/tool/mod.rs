@@ -36,7 +36,7 @@ pub use registered::{RegisteredTool, RegistrationError};
 pub use registry::ToolRegistry;
 pub use requirements::{AuthorizationRequirement, Credentials, MissingRequirements, Requirements};
 pub(crate) use round::{MAX_QUESTIONS, Round};
-pub(crate) use running::{Bounds, Ran, drive};
+pub(crate) use running::{Bounds, Ran, cancelled, deadline, drive};
 pub(crate) use schema::derive_input as derive_input_schema;
 pub(crate) use url_elicitation::{MAX_ELICITATION_ID_BYTES, SentElicitations};
 pub use url_elicitation::{UrlElicitationRequired, UrlElicitations};

@@ -33,6 +33,25 @@ pub(crate) struct Bounds {
     pub(crate) round: Option<Arc<Round>>,
 }
 
+/// Resolves when the call is cancelled: a cancel, or the canceller going
+/// away; never without one.
+pub(crate) async fn cancelled(cancel: Option<oneshot::Receiver<()>>) {
+    match cancel {
+        Some(cancel) => {
+            let _ = cancel.await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Resolves at the time limit; never without one.
+pub(crate) async fn deadline(limit: Option<Duration>) {
+    match limit {
+        Some(limit) => tokio::time::sleep(limit).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Runs `future` (the handler of `name`) within `bounds`.
 pub(crate) async fn drive<T>(
     name: Arc<str>,
@@ -47,21 +66,7 @@ pub(crate) async fn drive<T>(
     // The handler runs within this call: dropping the call (its caller went
     // away) drops the handler too, and a panic is caught where it happens.
     let mut task = CatchPanic::new(Arc::clone(&name), future);
-    let cancelled = async {
-        match cancel {
-            // Either a cancel or the canceller going away ends the call.
-            Some(cancel) => {
-                let _ = cancel.await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    let deadline = async {
-        match timeout {
-            Some(limit) => tokio::time::sleep(limit).await,
-            None => std::future::pending().await,
-        }
-    };
+    let (cancelled, deadline) = (cancelled(cancel), deadline(timeout));
     let asked = async {
         match &round {
             Some(round) => round.asked().await,
