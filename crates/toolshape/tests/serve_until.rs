@@ -183,6 +183,40 @@ async fn a_listen_stream_is_ended_with_its_result_and_a_modern_call_answered() {
     assert!(ended);
 }
 
+/// Calls read but waiting behind the in-flight limit when the server stops
+/// are answered as the calls in flight are: none is left without an answer.
+#[tokio::test]
+async fn calls_waiting_behind_the_in_flight_limit_are_answered_too() {
+    let (started, ended) = (Arc::new(Notify::new()), Arc::new(AtomicBool::new(false)));
+    let mut options = toolshape::ServerOptions::default();
+    options.max_in_flight = 2;
+    let slow = server(&started, &ended);
+    let server = Server::builder("stopping", "1")
+        .registry(slow.registry().clone())
+        .options(options)
+        .build()
+        .unwrap();
+    let mut piped = Piped::start(server);
+    let calls: Vec<Value> = (0..5)
+        .map(|id| {
+            json!({"jsonrpc": "2.0", "id": format!("slow-{id}"), "method": "tools/call",
+                   "params": {"_meta": modern_meta(), "name": "slow", "arguments": {}}})
+        })
+        .collect();
+    piped.send(&calls).await;
+    // One runtime thread: the server reads all five, starts two and waits
+    // at the limit before this runs again.
+    tokio::time::timeout(WAIT, started.notified())
+        .await
+        .unwrap();
+    let after = piped.end(true).await;
+    assert_eq!(after.len(), 5, "{after:?}");
+    for id in 0..5 {
+        let id = format!("slow-{id}");
+        assert_stopping(after.iter().find(|a| a["id"] == id.as_str()).unwrap(), &id);
+    }
+}
+
 /// A task a handler left behind, holding its context (and with it a way
 /// to the client), does not keep the session open once its input ends:
 /// the answers queued are written, and `serve` returns.
@@ -251,6 +285,13 @@ async fn no_call_is_answered_twice_however_the_stop_falls() {
         }
         let twice: Vec<_> = answered.iter().filter(|(_, n)| **n > 1).collect();
         assert!(twice.is_empty(), "round {round}: answered twice: {twice:?}");
+        // Every call was sent before the stop: each has its answer, a
+        // result or the error that says the server stops.
+        let unanswered: Vec<_> = (0..300).filter(|id| !answered.contains_key(id)).collect();
+        assert!(
+            unanswered.is_empty(),
+            "round {round}: no answer to {unanswered:?}"
+        );
     }
 }
 

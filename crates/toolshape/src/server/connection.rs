@@ -6,7 +6,7 @@
 use std::io;
 use std::sync::Arc;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinHandle, JoinSet};
 use toolshape_protocol::subscriptions::ListenParams;
@@ -166,7 +166,9 @@ where
     // the server stops), before their questions to the client are given up
     // (a handler would otherwise run on past a question that failed).
     let unfinished = if stopped {
-        connection.in_flight.stop_all()
+        let mut unfinished = connection.in_flight.stop_all();
+        take_unstarted(&mut lines, &mut unfinished).await;
+        unfinished
     } else {
         Vec::new()
     };
@@ -201,6 +203,42 @@ where
     // handler left behind) does not keep the session open.
     let _ = finish.send(());
     writer.await.unwrap_or_else(|e| Err(io::Error::other(e)))
+}
+
+/// How many messages a stopping connection reads on at most, of those its
+/// peer had sent already, to answer the requests among them.
+const UNSTARTED_AT_STOP: usize = 1024;
+
+/// Adds to `ids` the requests a stopping connection had been sent but not
+/// started: those read already (waiting at the in-flight bound, say) and
+/// those its input has ready, at most [`UNSTARTED_AT_STOP`] messages, never
+/// waiting for more. Each is answered, as the calls in flight are, that the
+/// server stops, rather than left without an answer; an id already among
+/// `ids` (a peer's mistake) is not answered twice.
+async fn take_unstarted<R: AsyncBufRead + Unpin>(
+    lines: &mut LineReader<R>,
+    ids: &mut Vec<RequestId>,
+) {
+    for _ in 0..UNSTARTED_AT_STOP {
+        let line = tokio::select! {
+            biased;
+            line = lines.next() => line,
+            () = std::future::ready(()) => return,
+        };
+        match line {
+            Ok(Line::Message(bytes)) => {
+                if let Incoming::Request(request) = toolshape_protocol::classify(bytes)
+                    && !ids.contains(&request.id)
+                {
+                    ids.push(request.id);
+                }
+            }
+            // Its answer would name the size limit: it is a bad message,
+            // not one the stop cut short.
+            Ok(Line::TooLong(_)) => {}
+            Ok(Line::Eof) | Err(_) => return,
+        }
+    }
 }
 
 /// Ends the calls in flight as the server stops (`unfinished`, taken from

@@ -198,8 +198,9 @@ impl Server {
     /// finished with an error that says the server is stopping (`-32603`;
     /// its handler is dropped, as on a cancellation), ends each open
     /// 2026-07-28 `subscriptions/listen` stream with the result that says
-    /// so, writes what is queued, and returns `Ok`. Requests not yet read
-    /// get no answer.
+    /// so, writes what is queued, and returns `Ok`. A request sent but not
+    /// started (waiting behind the in-flight limit, or ready on the input)
+    /// gets the same error, up to 1,024 messages; what comes later, none.
     pub async fn serve_until<R, W, S>(&self, reader: R, writer: W, stop: S) -> io::Result<()>
     where
         R: AsyncRead + Unpin + Send,
