@@ -3,8 +3,10 @@
 
 use crate::error::WorkspaceError;
 use crate::fsutil::{self, EntryKind};
-use crate::limits::{READ_MAX_BYTES, SNIFF_BYTES, reserve};
-use crate::tools::find::FindInput;
+use crate::limits::{
+    FIND_MAX_DEPTH, FIND_MAX_VISITED, READ_MAX_BYTES, SNIFF_BYTES, WALK_MAX_PENDING_BYTES, reserve,
+};
+use crate::sandbox::walk::{self, Step, WalkLimits};
 use crate::{Workspace, text};
 
 /// A file's contents, whole.
@@ -55,25 +57,43 @@ impl Workspace {
     }
 
     /// The regular files of the workspace, depth first in name order, at
-    /// most `max` of them (and within `find`'s bounds: 1000 matches, 100000
-    /// entries looked at, 32 levels); says whether there were more.
+    /// most `max` of them; says whether there were more. Hidden files and
+    /// folders (names starting with `.`: `.git`, `.env`) are left out (they
+    /// stay readable by path), and folders count for nothing but the walk's
+    /// bounds (100000 entries looked at, 32 levels, as `find`'s): a tree of
+    /// many folders does not crowd its files out.
     pub fn list_files(&self, max: usize) -> Result<(Vec<ListedFile>, bool), WorkspaceError> {
-        let found = self.find(FindInput::Glob("**".to_owned()))?;
-        let mut truncated = found.truncated;
+        let _memory = self.budget.reserve("resources/list", reserve::FIND_GLOB)?;
+        let target = self.root.target(".")?;
+        let dir = self.root.open_dir(&target, ".")?;
+        let limits = WalkLimits {
+            max_depth: FIND_MAX_DEPTH,
+            max_visited: FIND_MAX_VISITED,
+            max_pending_bytes: WALK_MAX_PENDING_BYTES,
+        };
         let mut files = Vec::new();
-        for entry in found.matches {
+        let mut truncated = false;
+        let end = walk::walk(dir, &target.rel, limits, |entry| {
+            if entry.name.as_encoded_bytes().starts_with(b".") {
+                return Step::Skip;
+            }
             if entry.kind != EntryKind::File {
-                continue;
+                return Step::Continue;
             }
-            if files.len() == max {
+            if files.len() >= max {
                 truncated = true;
-                break;
+                return Step::Stop;
             }
+            let size = entry
+                .parent
+                .symlink_metadata(entry.name)
+                .map_or(0, |meta| meta.len());
             files.push(ListedFile {
-                path: entry.path,
-                size: entry.size,
+                path: entry.rel.to_owned(),
+                size,
             });
-        }
-        Ok((files, truncated))
+            Step::Continue
+        });
+        Ok((files, truncated || end.truncated))
     }
 }

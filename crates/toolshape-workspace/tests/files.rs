@@ -286,3 +286,29 @@ fn oversized_and_binary_files_are_refused() {
         Err(WorkspaceError::Binary { .. })
     ));
 }
+
+/// The resources listing counts files only: 1,200 folders before the one
+/// file do not crowd it out (they did, the listing cut at 1,000 entries of
+/// any kind), and hidden files and folders (`.git`) are left out.
+#[test]
+fn list_files_lists_files_past_many_folders_and_leaves_hidden_ones_out() {
+    let fx = Fixture::new();
+    for i in 0..1200 {
+        fx.mkdir(&format!("a{i:04}"));
+    }
+    fx.write("z.txt", "hi");
+    fx.mkdir(".git");
+    fx.write(".git/HEAD", "ref: refs/heads/main");
+    fx.write(".env", "SECRET=1");
+    fx.mkdir("src");
+    fx.write("src/main.rs", "fn main() {}");
+    let (files, truncated) = fx.ws.list_files(1000).unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["src/main.rs", "z.txt"]);
+    assert_eq!(files[1].size, 2);
+    assert!(!truncated);
+    // At the bound: the first files, and a word that there are more.
+    let (files, truncated) = fx.ws.list_files(1).unwrap();
+    assert_eq!(files.len(), 1);
+    assert!(truncated);
+}
