@@ -139,6 +139,10 @@ impl std::fmt::Debug for Options {
     }
 }
 
+/// The longest any of the check's time limits counts: a longer one
+/// (`Duration::MAX` for "no limit") would overflow the clock's arithmetic.
+pub(crate) const LONGEST: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+
 impl Default for Options {
     fn default() -> Self {
         Options {

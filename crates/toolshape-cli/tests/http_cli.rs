@@ -277,6 +277,38 @@ fn drain_without_an_http_front_is_a_usage_error() {
     );
 }
 
+/// A time flag past a year is a usage error, not a crash (the clock's
+/// arithmetic overflowed: `serve --call-timeout 18446744073709551615`,
+/// `call --timeout`, `proxy --tool-timeout` and others panicked).
+#[test]
+fn time_flags_past_a_year_are_usage_errors() {
+    let huge = "18446744073709551615";
+    let tool_timeout = format!("x={huge}");
+    for args in [
+        vec!["serve", "--call-timeout", huge],
+        vec![
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--session-idle-timeout",
+            huge,
+        ],
+        vec!["serve", "--http", "127.0.0.1:0", "--drain", huge],
+        vec!["tools", "--timeout", huge, "--", "true"],
+        vec!["check", "--max-time", huge, "--", "true"],
+        vec!["proxy", "--tool-timeout", &tool_timeout, "--", "true"],
+    ] {
+        let refused = toolshape(&args);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(code(&refused), 2, "{args:?}: {}", describe(&refused));
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("31536000") || stderr.contains("a year"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 /// A Streamable HTTP endpoint that lies: its one tool lists an outputSchema
 /// (an object with an integer `n`) that its results break. `kind` picks the
 /// lie: `"wrong"` (`n` is a string) or `"missing"` (no structuredContent).

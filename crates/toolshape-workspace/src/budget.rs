@@ -70,11 +70,12 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl MemoryBudget {
-    /// A budget of `total_bytes`; a call waits at most `wait` for room.
+    /// A budget of `total_bytes`; a call waits at most `wait` for room (a
+    /// year at most: a longer wait, `Duration::MAX` say, is a year).
     pub fn new(total_bytes: u64, wait: Duration) -> Self {
         Self {
             total: total_bytes,
-            wait,
+            wait: wait.min(Duration::from_secs(365 * 24 * 60 * 60)),
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 freed: Condvar::new(),

@@ -70,7 +70,7 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         target,
         options,
         engines: Engines::new(options.compile_budget),
-        deadline: Instant::now() + options.max_time,
+        deadline: Instant::now() + options.max_time.min(crate::options::LONGEST),
         findings: Vec::new(),
         counts: HashMap::new(),
         progress_done: 0,

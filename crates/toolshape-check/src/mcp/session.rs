@@ -168,6 +168,7 @@ impl Session {
             .client
             .call_tool_with(tool, Some(arguments.clone()), options);
         tokio::pin!(call);
+        let idle = idle.min(crate::options::LONGEST);
         let mut deadline = Instant::now() + idle;
         let outcome = loop {
             tokio::select! {

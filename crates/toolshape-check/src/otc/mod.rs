@@ -137,7 +137,7 @@ pub(crate) async fn check(base: &str, options: &Options, report: &mut Report) {
         })
         .collect();
     if options.calls != CallPolicy::None {
-        let deadline = Instant::now() + options.max_time;
+        let deadline = Instant::now() + options.max_time.min(crate::options::LONGEST);
         let mut caller = call::Caller::new(&http, options, deadline, &mut findings);
         caller.unknown_tool().await;
         for (step, (tool, summary)) in tools.iter().zip(report.tools.iter_mut()).enumerate() {

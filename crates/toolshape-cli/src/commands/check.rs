@@ -58,14 +58,16 @@ pub(crate) struct CheckArgs {
     arguments: Vec<String>,
     /// Seconds one call may go without an answer or a progress report (and
     /// one listing page may take).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     timeout: u64,
     /// Seconds the whole check may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     max_time: u64,
     /// Seconds of compile time all the server's schemas may take together;
     /// past it, the rest are not checked (`list-compile-over-budget`).
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     compile_budget: u64,
     /// Show the server's stderr (it is captured by default, and its end quoted when the server exits).
     #[arg(long)]

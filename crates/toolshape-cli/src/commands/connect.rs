@@ -72,7 +72,8 @@ pub(crate) struct McpServerArgs {
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     protocol: String,
     /// Seconds a request may wait for its answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     pub(crate) timeout: u64,
     /// Hide the server's stderr.
     #[arg(long)]

@@ -42,14 +42,16 @@ pub(crate) struct HttpFrontArgs {
         long,
         value_name = "SECONDS",
         requires = "http",
-        default_value_t = 1800
+        default_value_t = 1800,
+        value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS)
     )]
     session_idle_timeout: u64,
     /// With --http or --otc: after Ctrl-C or SIGTERM, how long GET /health
     /// answers 503 while requests are still served (for a load balancer to
     /// notice), in seconds (default 0); then the listeners close and the
     /// requests in flight finish. A second signal stops at once.
-    #[arg(long, value_name = "SECONDS", visible_alias = "otc-drain")]
+    #[arg(long, value_name = "SECONDS", visible_alias = "otc-drain",
+          value_parser = clap::value_parser!(u64).range(0..=super::MAX_SECONDS))]
     drain: Option<u64>,
 }
 

@@ -1,5 +1,9 @@
 //! One module per subcommand.
 
+/// The most seconds any time flag takes (a year): a longer one would
+/// overflow the clock's arithmetic, and means "no limit" anyway.
+pub(crate) const MAX_SECONDS: u64 = 365 * 24 * 60 * 60;
+
 pub(crate) mod ask;
 pub(crate) mod bench;
 pub(crate) mod call;

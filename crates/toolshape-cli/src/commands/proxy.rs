@@ -51,7 +51,7 @@ pub(crate) struct ProxyArgs {
     /// may take together; past it, the tools not compiled yet are unusable
     /// (as --broken-tools says) until later listings, a pause apart,
     /// compile them.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     compile_budget: u64,
     /// TOOL=SECONDS: the limit on one call of TOOL instead of --timeout (repeatable).
     #[arg(long, value_name = "TOOL=SECONDS")]
@@ -143,6 +143,12 @@ impl ProxyArgs {
             let Some((tool, seconds)) = parsed else {
                 return Err(format!("--tool-timeout {entry:?}: write TOOL=SECONDS"));
             };
+            if seconds > super::MAX_SECONDS {
+                return Err(format!(
+                    "--tool-timeout {entry:?}: at most {} seconds (a year)",
+                    super::MAX_SECONDS
+                ));
+            }
             options
                 .tool_timeouts
                 .insert(tool.to_owned(), Duration::from_secs(seconds.max(1)));

@@ -31,7 +31,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     page_size: usize,
     /// The longest one tool call may run, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=super::MAX_SECONDS))]
     call_timeout: u64,
     /// The memory, in MiB, that running tool calls may reserve together. Each
     /// call reserves its worst case first; one that does not fit waits up to

@@ -138,7 +138,7 @@ impl Client {
             route,
         };
         let timeout = self.inner.options.request_timeout;
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = crate::transport::deadline_after(timeout);
         peer.send_by(message, deadline, timeout).await?;
         match tokio::time::timeout_at(deadline, answer).await {
             Ok(Ok(Ok(honoured))) => {

@@ -223,7 +223,7 @@ impl Peer {
         if self.closed.load(Ordering::Acquire) {
             return Err(TransportError::Closed.into());
         }
-        let deadline = tokio::time::Instant::now() + timeout;
+        let deadline = crate::transport::deadline_after(timeout);
         self.send_by(message, deadline, timeout).await?;
         match tokio::time::timeout_at(deadline, receiver).await {
             Ok(Ok(reply)) => {

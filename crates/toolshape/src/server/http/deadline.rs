@@ -32,7 +32,7 @@ impl DeadlineBody {
     pub(crate) fn new(inner: Incoming, limit: Duration) -> DeadlineBody {
         DeadlineBody {
             inner,
-            until: Instant::now() + limit,
+            until: crate::transport::deadline_after(limit),
             deadline: None,
             limit,
         }
