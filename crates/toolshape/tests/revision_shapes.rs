@@ -318,7 +318,10 @@ async fn forms_go_only_to_revisions_with_elicitation_and_are_primitive() {
             assert_eq!(asked.load(Ordering::SeqCst), 1, "{version}");
             let forms = forms.lock().unwrap();
             let properties = &forms[0]["properties"];
-            assert_eq!(properties["age"], json!({"type": "integer", "minimum": 0}));
+            assert_eq!(
+                properties["age"],
+                json!({"type": "integer", "minimum": 0, "maximum": u32::MAX})
+            );
             assert_eq!(
                 properties["plan"],
                 json!({"type": "string", "enum": ["Free", "Paid"]})

@@ -85,9 +85,60 @@ impl std::fmt::Debug for Tool {
     }
 }
 
+/// The arguments as `I`. A number written with a zero fraction (`1.0`) is
+/// an integer to JSON Schema, so the input schema admits it where it says
+/// `integer`; serde does not for a Rust integer, so when the arguments do
+/// not read as they are, they are read again with such numbers as integers.
 fn parse_input<I: DeserializeOwned>(arguments: Value) -> Result<I, ToolError> {
-    serde_json::from_value(arguments)
-        .map_err(|e| ToolError::with_source(format!("invalid arguments: {e}"), e))
+    let refused = match I::deserialize(&arguments) {
+        Ok(input) => return Ok(input),
+        Err(refused) => refused,
+    };
+    let mut arguments = arguments;
+    if integral_floats_as_integers(&mut arguments)
+        && let Ok(input) = serde_json::from_value(arguments)
+    {
+        return Ok(input);
+    }
+    Err(ToolError::with_source(
+        format!("invalid arguments: {refused}"),
+        refused,
+    ))
+}
+
+/// Rewrites each float with no fraction that an `i64` or `u64` holds as that
+/// integer (no recursion: a stack); whether any was.
+fn integral_floats_as_integers(value: &mut Value) -> bool {
+    let mut changed = false;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(members) => stack.extend(members.values_mut()),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Number(number) if number.is_f64() => {
+                let Some(float) = number.as_f64() else {
+                    continue;
+                };
+                if float.fract() != 0.0 || !float.is_finite() {
+                    continue;
+                }
+                // Within ±2^63 (or below 2^64) the cast is exact for an
+                // integral float.
+                let integer =
+                    if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&float) {
+                        Value::from(float as i64)
+                    } else if (0.0..1.844_674_407_370_955_2e19).contains(&float) {
+                        Value::from(float as u64)
+                    } else {
+                        continue;
+                    };
+                *value = integer;
+                changed = true;
+            }
+            _ => {}
+        }
+    }
+    changed
 }
 
 fn structured<O: Serialize>(output: &O) -> Result<ToolOutput, ToolError> {
@@ -464,5 +515,43 @@ impl Tool {
     pub fn meta(mut self, meta: Meta) -> Self {
         self.meta = Some(meta);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Input {
+        count: u64,
+        offset: i32,
+        ratio: f64,
+    }
+
+    #[test]
+    fn integral_floats_read_as_the_integers_the_schema_admits() {
+        let input: Input =
+            super::parse_input(json!({"count": 3.0, "offset": -2.0, "ratio": 1.0})).unwrap();
+        assert_eq!(
+            input,
+            Input {
+                count: 3,
+                offset: -2,
+                ratio: 1.0
+            }
+        );
+        // A fraction is still refused, with serde's own reason.
+        let refused = super::parse_input::<Input>(json!({"count": 3.5, "offset": 0, "ratio": 1}))
+            .unwrap_err();
+        assert!(
+            refused.to_string().contains("invalid arguments"),
+            "{refused}"
+        );
+        // As is a number past the type's range.
+        assert!(
+            super::parse_input::<Input>(json!({"count": 1e20, "offset": 0, "ratio": 1})).is_err()
+        );
     }
 }

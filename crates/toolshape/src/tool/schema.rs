@@ -11,6 +11,33 @@ const RUST_NUMBER_FORMATS: &[&str] = &[
     "uint64", "uint128", "float", "double",
 ];
 
+/// The range of each Rust integer format schemars emits: a derived schema
+/// states it (as `minimum` and `maximum`), so that a value the type cannot
+/// hold is refused by validation, with the violation named, rather than by
+/// deserialization after it. (128-bit ones: no JSON number reaches past
+/// 64 bits in practice, so they get none.)
+fn integer_range(format: &str) -> Option<(i128, i128)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" => (0, u64::MAX.into()),
+        _ => return None,
+    })
+}
+
+/// A JSON number of `bound` (within 64 bits, signed or not).
+fn bound_number(bound: i128) -> Option<Value> {
+    if let Ok(small) = i64::try_from(bound) {
+        return Some(Value::from(small));
+    }
+    u64::try_from(bound).ok().map(Value::from)
+}
+
 /// The JSON Schema 2020-12 of `T` as it serializes: a portable output schema.
 pub(crate) fn derive<T: JsonSchema + ?Sized>() -> Value {
     derive_with::<T>(SchemaSettings::draft2020_12().for_serialize())
@@ -80,11 +107,18 @@ fn strip_rust_number_formats(value: &mut Value, depth: usize) {
     }
     match value {
         Value::Object(map) => {
-            if map
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|format| RUST_NUMBER_FORMATS.contains(&format))
-            {
+            let format = map.get("format").and_then(Value::as_str);
+            if let Some(format) = format.filter(|format| RUST_NUMBER_FORMATS.contains(format)) {
+                if let Some((low, high)) = integer_range(format) {
+                    // A range given with the type (`#[schemars(range(..))]`) stays.
+                    for (keyword, bound) in [("minimum", low), ("maximum", high)] {
+                        if !map.contains_key(keyword)
+                            && let Some(bound) = bound_number(bound)
+                        {
+                            map.insert(keyword.to_owned(), bound);
+                        }
+                    }
+                }
                 map.remove("format");
             }
             for child in map.values_mut() {
@@ -134,7 +168,7 @@ mod tests {
         let schema = derive::<Sized>();
         assert_eq!(
             schema["properties"]["size"],
-            json!({"type": "integer", "minimum": 0, "description": "Bytes."})
+            json!({"type": "integer", "minimum": 0, "maximum": u64::MAX, "description": "Bytes."})
         );
     }
 }
