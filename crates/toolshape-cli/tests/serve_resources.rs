@@ -21,6 +21,7 @@ use client_common::{connect, options, toolshape_bin};
 fn fixture() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.md"), "# notes\n").unwrap();
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(1024 * 1024 + 1)).unwrap();
     std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 255]).unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
@@ -52,6 +53,7 @@ async fn the_workspace_files_are_resources() {
         assert_eq!(
             uris,
             [
+                format!("{base}/big.txt"),
                 format!("{base}/blob.bin"),
                 format!("{base}/notes.md"),
                 format!("{base}/src/main.rs")
@@ -91,6 +93,32 @@ async fn the_workspace_files_are_resources() {
                 &client.read_resource(&uri).await.unwrap_err(),
                 &uri,
             );
+        }
+        // A path no file can have: invalid params, not an internal error.
+        let refused = client
+            .read_resource(&format!("{base}/a%00b"))
+            .await
+            .unwrap_err();
+        match refused.kind() {
+            toolshape::client::ClientErrorKind::Protocol(error) => {
+                assert_eq!(error.code, -32602, "{error:?}");
+                assert!(error.message.contains("no possible file"), "{error:?}");
+                assert!(error.data.is_none(), "{error:?}");
+            }
+            other => panic!("not a protocol error: {other:?}"),
+        }
+        // A file over the 1 MiB a read returns whole: said so, in a
+        // resource's words.
+        let refused = client
+            .read_resource(&format!("{base}/big.txt"))
+            .await
+            .unwrap_err();
+        match refused.kind() {
+            toolshape::client::ClientErrorKind::Protocol(error) => {
+                assert_eq!(error.code, -32603, "{error:?}");
+                assert!(error.message.contains("a resource read"), "{error:?}");
+            }
+            other => panic!("not a protocol error: {other:?}"),
         }
         let completed = client
             .complete(

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use base64::Engine as _;
+use toolshape::prompt::InvalidArguments;
 use toolshape::protocol::ContentBlock;
 use toolshape::protocol::content::{
     BlobResourceContents, ResourceContents, ResourceLink, TextResourceContents,
@@ -111,6 +112,20 @@ pub fn file_template(workspace: &Workspace) -> Result<ResourceTemplate, UriTempl
                         | WorkspaceError::OutsideRoot { .. }
                         | WorkspaceError::NotAFile { .. },
                     ) => return Err(ToolError::from_error(ResourceNotFound::new(uri))),
+                    // A path nothing can have (a NUL byte, too long): the
+                    // request's fault, answered as invalid params.
+                    Err(WorkspaceError::InvalidPath { path, reason }) => {
+                        return Err(InvalidArguments::new(format!(
+                            "the resource URI names no possible file ({reason}): {path:?}"
+                        ))
+                        .into());
+                    }
+                    Err(WorkspaceError::TooLarge { path, size, limit }) => {
+                        return Err(ToolError::new(format!(
+                            "`{path}` is {size} bytes, over the {limit} bytes a resource read \
+                             returns whole; the read_text tool returns its first part"
+                        )));
+                    }
                     Err(error) => return Err(ToolError::from_error(error)),
                 };
                 let mime = mime_type(&path, Some(&contents)).to_owned();
