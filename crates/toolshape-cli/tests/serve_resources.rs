@@ -25,6 +25,7 @@ fn fixture() -> TempDir {
     std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 255]).unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(dir.path().join("src/q?x.txt"), "asked").unwrap();
     dir
 }
 
@@ -56,7 +57,8 @@ async fn the_workspace_files_are_resources() {
                 format!("{base}/big.txt"),
                 format!("{base}/blob.bin"),
                 format!("{base}/notes.md"),
-                format!("{base}/src/main.rs")
+                format!("{base}/src/main.rs"),
+                format!("{base}/src/q%3Fx.txt")
             ]
         );
         let templates = client.list_resource_templates().await.unwrap();
@@ -131,6 +133,36 @@ async fn the_workspace_files_are_resources() {
             .await
             .unwrap();
         assert_eq!(completed.values, ["src/main.rs"]);
+        // A name with a `?` is suggested as the URI writes it, so that the
+        // template's expansion reads that file; an absolute path suggests
+        // nothing (no path under the root starts with `/`).
+        let completed = client
+            .complete(
+                CompletionRef::Resource {
+                    uri: format!("{base}/{{+path}}"),
+                },
+                "path",
+                "src/q",
+            )
+            .await
+            .unwrap();
+        assert_eq!(completed.values, ["src/q%3Fx.txt"]);
+        let read = client
+            .read_resource(&format!("{base}/{}", completed.values[0]))
+            .await
+            .unwrap();
+        assert!(matches!(&read[0], ResourceContents::Text(t) if t.text == "asked"));
+        let completed = client
+            .complete(
+                CompletionRef::Resource {
+                    uri: format!("{base}/{{+path}}"),
+                },
+                "path",
+                "/",
+            )
+            .await
+            .unwrap();
+        assert!(completed.values.is_empty(), "{:?}", completed.values);
         client.close(std::time::Duration::from_secs(2)).await;
     }
 }

@@ -159,6 +159,12 @@ pub fn file_template(workspace: &Workspace) -> Result<ResourceTemplate, UriTempl
 /// The entries of the directory `partial` names so far whose names start
 /// with its last segment; directories end in `/`.
 async fn complete_path(workspace: &Workspace, partial: String) -> Vec<String> {
+    // As the URI writes it: `%3F` is a `?`.
+    let partial = toolshape::resource::percent_decode(&partial);
+    if partial.starts_with('/') {
+        // No path under the root starts so: nothing to suggest.
+        return Vec::new();
+    }
     let (directory, prefix) = match partial.rsplit_once('/') {
         Some((directory, prefix)) => (directory.to_owned(), prefix.to_owned()),
         None => (".".to_owned(), partial.clone()),
@@ -186,7 +192,10 @@ async fn complete_path(workspace: &Workspace, partial: String) -> Vec<String> {
             } else {
                 ""
             };
-            format!("{base}{}{slash}", entry.name)
+            // Written as the URI writes it, so that the template's `{+path}`
+            // expansion (which keeps `?`, `#` and `%XX` as they are) gives
+            // the file's own URI.
+            encode_path(&format!("{base}{}{slash}", entry.name))
         })
         .collect()
 }

@@ -27,7 +27,7 @@ pub use events::{ResourceEvent, ResourceEvents};
 pub use registry::ResourceError;
 pub(crate) use registry::ResourceRegistry;
 pub use templates::ResourceTemplateRegistry;
-pub use uri_template::UriTemplateError;
+pub use uri_template::{UriTemplateError, percent_decode};
 
 /// What a reader fails with when its URI names nothing (for example a file
 /// that is not there): the client then gets the resource-not-found error

@@ -191,9 +191,11 @@ impl UriTemplate {
     }
 }
 
-/// `%XX` sequences decoded (invalid ones kept as they are; invalid UTF-8
-/// replaced).
-fn percent_decode(text: &str) -> String {
+/// `text` with its `%XX` sequences decoded, as a template's variables are
+/// when a URI matches it (invalid sequences kept as they are; invalid UTF-8
+/// replaced): for a completer, say, to read a partial value written as the
+/// URI writes it.
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
