@@ -13,7 +13,7 @@ use serde_json::{Map, json};
 use tempfile::TempDir;
 use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
-use toolshape::protocol::completion::CompletionRef;
+use toolshape::protocol::completion::{Completion, CompletionRef};
 use toolshape::protocol::content::{ContentBlock, ResourceContents};
 
 use client_common::{connect, options, toolshape_bin};
@@ -36,6 +36,20 @@ async fn serve(root: &Path, negotiation: Negotiation) -> Client {
         .arg(root)
         .stderr(StderrMode::Capture);
     connect(command, negotiation, options()).await
+}
+
+/// The template's completion of `path` from `partial`.
+async fn complete_path(client: &Client, base: &str, partial: &str) -> Completion {
+    client
+        .complete(
+            CompletionRef::Resource {
+                uri: format!("{base}/{{+path}}"),
+            },
+            "path",
+            partial,
+        )
+        .await
+        .unwrap()
 }
 
 /// Resource not found: -32602 on 2026-07-28 (SEP-2164), -32002 before it.
@@ -122,46 +136,19 @@ async fn the_workspace_files_are_resources() {
             }
             other => panic!("not a protocol error: {other:?}"),
         }
-        let completed = client
-            .complete(
-                CompletionRef::Resource {
-                    uri: format!("{base}/{{+path}}"),
-                },
-                "path",
-                "src/m",
-            )
-            .await
-            .unwrap();
+        let completed = complete_path(&client, &base, "src/m").await;
         assert_eq!(completed.values, ["src/main.rs"]);
         // A name with a `?` is suggested as the URI writes it, so that the
         // template's expansion reads that file; an absolute path suggests
         // nothing (no path under the root starts with `/`).
-        let completed = client
-            .complete(
-                CompletionRef::Resource {
-                    uri: format!("{base}/{{+path}}"),
-                },
-                "path",
-                "src/q",
-            )
-            .await
-            .unwrap();
+        let completed = complete_path(&client, &base, "src/q").await;
         assert_eq!(completed.values, ["src/q%3Fx.txt"]);
         let read = client
             .read_resource(&format!("{base}/{}", completed.values[0]))
             .await
             .unwrap();
         assert!(matches!(&read[0], ResourceContents::Text(t) if t.text == "asked"));
-        let completed = client
-            .complete(
-                CompletionRef::Resource {
-                    uri: format!("{base}/{{+path}}"),
-                },
-                "path",
-                "/",
-            )
-            .await
-            .unwrap();
+        let completed = complete_path(&client, &base, "/").await;
         assert!(completed.values.is_empty(), "{:?}", completed.values);
         client.close(std::time::Duration::from_secs(2)).await;
     }
