@@ -60,7 +60,8 @@ pub const FIND: ToolInfo = ToolInfo {
         ({\"path\": \"src/lib.rs\"}: zero or one match) or by glob ({\"glob\": \"src/**/*.rs\"}). \
         In globs `*` and `?` stay within one path segment, `**` spans any number of segments, \
         and `[abc]` and `{a,b}` work as usual; patterns match paths relative to the root, so \
-        use `**/name` to match at any depth. Symbolic links are listed, never followed. \
+        use `**/name` to match at any depth; a glob ending in `/` matches directories only, and \
+        `.`, `..` and empty segments read as in a path. Symbolic links are listed, never followed. \
         Returns {matches: [{path, kind, size}], truncated}: matches in depth-first order with \
         each directory's entries sorted by name, at most 1000 of them; `truncated` is true when \
         that cap, or the walk's bound (100000 entries, 32 levels), cut the search short. \

@@ -99,6 +99,25 @@ fn globs_match_relative_paths_segment_by_segment() {
     assert!(glob(&fx, "Cargo.toml/*").matches.is_empty());
 }
 
+/// A glob's segments read as a path's: `.` and empty segments left out, a
+/// `..` taking the folder before it away (these matched nothing, or were
+/// "outside the root"), and a trailing `/` matching folders only.
+#[test]
+fn globs_read_their_segments_as_paths_do() {
+    let fx = tree();
+    for written in ["src/./*.rs", "src//*.rs", "src/../src/*.rs", "./src/*.rs"] {
+        assert_eq!(paths(&glob(&fx, written)), ["src/lib.rs"], "{written}");
+    }
+    assert_eq!(paths(&glob(&fx, "src/")), ["src"]);
+    assert_eq!(paths(&glob(&fx, "src/*/")), ["src/bin"]);
+    assert_eq!(paths(&glob(&fx, "Cargo.toml/")), Vec::<&str>::new());
+    let err = fx.ws.find(FindInput::Glob("*/../x".into())).unwrap_err();
+    assert!(matches!(err, WorkspaceError::InvalidGlob { .. }), "{err}");
+    // A lone backslash is a dangling escape, not a path outside the root.
+    let err = fx.ws.find(FindInput::Glob("\\".into())).unwrap_err();
+    assert!(matches!(err, WorkspaceError::InvalidGlob { .. }), "{err}");
+}
+
 #[test]
 fn matches_are_capped_and_flagged() {
     let fx = Fixture::new();

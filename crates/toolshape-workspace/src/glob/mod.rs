@@ -25,6 +25,8 @@ pub(crate) struct Pattern {
     /// Leading segments without wildcards (`.` for none): where to walk.
     pub(crate) prefix: String,
     regex: Regex,
+    /// It ended in `/`: only folders match.
+    dirs_only: bool,
 }
 
 fn has_meta(segment: &str) -> bool {
@@ -52,16 +54,10 @@ impl Pattern {
         if let Some(why) = bounds::check(glob) {
             return Err(WorkspaceError::invalid_glob(glob, why));
         }
-        if glob.starts_with('/') || glob.starts_with('\\') {
+        if glob.starts_with('/') {
             return Err(WorkspaceError::outside_root(glob));
         }
-        let mut segments: Vec<&str> = glob.split('/').collect();
-        if segments.contains(&"..") {
-            return Err(WorkspaceError::outside_root(glob));
-        }
-        while segments.len() > 1 && segments.first() == Some(&".") {
-            segments.remove(0);
-        }
+        let (segments, dirs_only) = normalize(glob)?;
         let normalized = segments.join("/");
         let fixed: Vec<&str> = segments[..segments.len().saturating_sub(1)]
             .iter()
@@ -74,13 +70,53 @@ impl Pattern {
             fixed.join("/")
         };
         let regex = compile(glob, &normalized)?;
-        Ok(Self { prefix, regex })
+        Ok(Self {
+            prefix,
+            regex,
+            dirs_only,
+        })
     }
 
-    /// Whether `path` (relative to the root, `/`-separated) matches.
-    pub(crate) fn is_match(&self, path: &str) -> bool {
-        self.regex.is_match(path.as_bytes())
+    /// Whether `path` (relative to the root, `/`-separated) matches; a
+    /// pattern ending in `/` matches folders only (`is_dir`).
+    pub(crate) fn is_match(&self, path: &str, is_dir: bool) -> bool {
+        (is_dir || !self.dirs_only) && self.regex.is_match(path.as_bytes())
     }
+}
+
+/// The glob's segments read as a path's are: empty and `.` segments left
+/// out, a `..` taking the fixed segment before it away (`src/../src/*.rs`
+/// is `src/*.rs`); whether it ended in `/` (folders only). A `..` that
+/// climbs above the root is outside it; one after a wildcard is refused
+/// (which folder it leaves is not fixed).
+fn normalize(glob: &str) -> Result<(Vec<&str>, bool), WorkspaceError> {
+    let dirs_only = glob.ends_with('/');
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in glob.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => match segments.last() {
+                None => return Err(WorkspaceError::outside_root(glob)),
+                Some(last) if has_meta(last) => {
+                    return Err(WorkspaceError::invalid_glob(
+                        glob,
+                        "a `..` after a wildcard segment names no one folder",
+                    ));
+                }
+                Some(_) => {
+                    segments.pop();
+                }
+            },
+            segment => segments.push(segment),
+        }
+    }
+    if segments.is_empty() {
+        return Err(WorkspaceError::invalid_glob(
+            glob,
+            "the pattern names the root itself; use `*` for its entries",
+        ));
+    }
+    Ok((segments, dirs_only))
 }
 
 /// Parses `normalized` with `globset` (`*` within a segment, `**` across,
@@ -127,7 +163,7 @@ mod tests {
     use super::*;
 
     fn matches(glob: &str, path: &str) -> bool {
-        Pattern::parse(glob).is_ok_and(|p| p.is_match(path))
+        Pattern::parse(glob).is_ok_and(|p| p.is_match(path, false))
     }
 
     #[test]
@@ -166,7 +202,7 @@ mod tests {
         let branches = format!("{{{}b}}", "ab,".repeat(GLOB_MAX_BRANCHES - 1));
         assert!(Pattern::parse(&branches).is_ok(), "{branches}");
         let literal = "é".repeat(GLOB_MAX_BYTES / 2);
-        assert!(Pattern::parse(&literal).is_ok_and(|p| p.is_match(&literal)));
+        assert!(Pattern::parse(&literal).is_ok_and(|p| p.is_match(&literal, false)));
     }
 
     #[test]

@@ -108,7 +108,7 @@ impl Workspace {
             max_pending_bytes: WALK_MAX_PENDING_BYTES,
         };
         let end = walk::walk(dir, &target.rel, limits, |entry| {
-            if !pattern.is_match(entry.rel) {
+            if !pattern.is_match(entry.rel, entry.kind == EntryKind::Dir) {
                 return Step::Continue;
             }
             if out.matches.len() >= FIND_MAX_MATCHES {
