@@ -87,9 +87,9 @@ pub const ANALYZE_DATASET: ToolInfo = ToolInfo {
     name: "analyze_dataset",
     title: "Analyze CSV dataset",
     description: "Statistics over a CSV file in the workspace (comma-separated, first row is the \
-        header), computed in one streaming pass. `descriptive` returns count, mean, median, \
+        header), computed in a streaming pass. `descriptive` returns count, mean, median, \
         sample standard deviation, min and max of every numeric column; the median is exact \
-        for columns with at most 256 distinct values and an estimate (P² algorithm) beyond. \
+        (a column with more than 256 distinct values is read a second time for it). \
         `correlation` returns the Pearson coefficient of every pair of numeric columns (pairs \
         where a column is constant are left out). Empty cells and NA, N/A, NaN, null, None are \
         missing values; a column is numeric when all its other cells are numbers. Files over \

@@ -99,8 +99,9 @@ pub const DATASET_MAX_COLUMNS: u64 = 1_000;
 /// (1 MiB); a longer one is refused, however it is quoted.
 pub const DATASET_MAX_ROW_BYTES: usize = 1024 * 1024;
 
-/// `analyze_dataset`: the median of a column is exact while the column has
-/// at most this many distinct values, and estimated (P² algorithm) beyond.
+/// `analyze_dataset`: the median of a column is counted in the first pass
+/// while the column has at most this many distinct values; beyond, the
+/// file is read a second time keeping that column's values.
 pub const DATASET_EXACT_MEDIAN_DISTINCT: usize = 256;
 
 /// `analyze_dataset`: correlation analysis is refused when more columns than

@@ -16,13 +16,14 @@ use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_CORRELATION_COLUMNS, SNIFF_BY
 use crate::{Workspace, text};
 
 use scan::{PairPlan, Plan, Scan};
+use stats::Median;
 
 /// Which analysis `analyze_dataset` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AnalysisType {
-    /// Per numeric column: count, mean, median (estimated beyond 256
-    /// values), standard deviation, min, max.
+    /// Per numeric column: count, mean, median (exact), standard deviation,
+    /// min, max.
     Descriptive,
     /// Pearson correlation of every pair of numeric columns.
     Correlation,
@@ -85,11 +86,10 @@ pub struct ColumnStatistics {
     pub count: u64,
     /// Arithmetic mean.
     pub mean: f64,
-    /// Median. Exact (the mean of the two middle values for an even count)
-    /// when the column has at most 256 values; beyond that, an estimate
-    /// from the same single pass over the file (the P² algorithm), within
-    /// the column's range and typically within 1% of it from the exact
-    /// median.
+    /// Median, exact (the mean of the two middle values for an even count):
+    /// counted in the one pass over the file while the column has at most
+    /// 256 distinct values, else from a second pass that keeps every value
+    /// of the column.
     pub median: f64,
     /// Sample standard deviation (divides by count − 1; 0 for a single value).
     #[schemars(range(min = 0))]
@@ -133,7 +133,10 @@ fn require_by_analysis_type(schema: &mut Schema) {
 impl Workspace {
     /// Runs `input.analysis_type` over the CSV file at `input.path`, in one
     /// streaming pass (two for a correlation over a file whose header names
-    /// more than 50 columns: the second over the numeric ones only).
+    /// more than 50 columns: the second over the numeric ones only; two for
+    /// a description with a column of more than 256 distinct values: the
+    /// second keeps those columns' values, 8 bytes each from the memory
+    /// budget, for their exact medians).
     pub fn analyze_dataset(
         &self,
         input: AnalyzeDatasetInput,
@@ -149,13 +152,14 @@ impl Workspace {
         let correlate = input.analysis_type == AnalysisType::Correlation;
         let plan = Plan {
             median: !correlate,
+            collect: Vec::new(),
             pairs: if correlate {
                 PairPlan::EveryColumn
             } else {
                 PairPlan::Skip
             },
         };
-        let first = scan_file(&mut file, &plan, user)?;
+        let mut first = scan_file(&mut file, &plan, user)?;
         let mut analysis = DatasetAnalysis {
             analysis_type: input.analysis_type,
             summary: DatasetSummary {
@@ -174,7 +178,52 @@ impl Workspace {
             .map(|(index, _)| index)
             .collect();
         if !correlate {
-            analysis.statistics = Some(describe(&first));
+            // Columns with more distinct values than are counted: read
+            // again, every value of theirs kept (8 bytes each, from the
+            // memory budget), so that every median is exact.
+            let uncounted: Vec<(usize, usize)> = first
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, column)| {
+                    column.numeric && column.median.as_ref().is_some_and(Median::is_uncounted)
+                })
+                .map(|(index, column)| {
+                    let count = usize::try_from(column.moments.count).unwrap_or(usize::MAX);
+                    (index, count)
+                })
+                .collect();
+            let _values = if uncounted.is_empty() {
+                None
+            } else {
+                let values: usize = uncounted.iter().map(|(_, count)| count).sum();
+                let bytes = u64::try_from(values).unwrap_or(u64::MAX).saturating_mul(8);
+                let memory = self.budget.reserve("analyze_dataset", bytes)?;
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|err| WorkspaceError::io(user, err))?;
+                let plan = Plan {
+                    median: false,
+                    collect: uncounted.clone(),
+                    pairs: PairPlan::Skip,
+                };
+                let mut second = scan_file(&mut file, &plan, user)?;
+                for (index, count) in uncounted {
+                    let again = second.columns.get_mut(index).filter(|column| {
+                        column.numeric && usize::try_from(column.moments.count).ok() == Some(count)
+                    });
+                    let Some(again) = again.filter(|_| second.rows == first.rows) else {
+                        return Err(WorkspaceError::io(
+                            user,
+                            std::io::Error::other("the file changed while it was read"),
+                        ));
+                    };
+                    if let Some(column) = first.columns.get_mut(index) {
+                        column.median = again.median.take();
+                    }
+                }
+                Some(memory)
+            };
+            analysis.statistics = Some(describe(&mut first));
             return Ok(analysis);
         }
         if numeric.len() as u64 > DATASET_MAX_CORRELATION_COLUMNS {
@@ -193,6 +242,7 @@ impl Workspace {
                     .map_err(|err| WorkspaceError::io(user, err))?;
                 let plan = Plan {
                     median: false,
+                    collect: Vec::new(),
                     pairs: PairPlan::Columns(numeric.clone()),
                 };
                 let second = scan_file(&mut file, &plan, user)?;
@@ -256,16 +306,16 @@ fn scan_file(
 }
 
 /// Statistics of every numeric column with values whose results are finite.
-fn describe(scan: &Scan) -> BTreeMap<String, ColumnStatistics> {
+fn describe(scan: &mut Scan) -> BTreeMap<String, ColumnStatistics> {
     scan.columns
-        .iter()
+        .iter_mut()
         .filter(|column| column.numeric && column.moments.count > 0)
         .filter_map(|column| {
             let m = &column.moments;
             let stats = ColumnStatistics {
                 count: m.count,
-                mean: m.mean,
-                median: column.median.as_ref()?.value()?,
+                mean: m.mean(),
+                median: column.median.as_mut()?.value()?,
                 standard_deviation: m.std_dev(),
                 min: m.min,
                 max: m.max,

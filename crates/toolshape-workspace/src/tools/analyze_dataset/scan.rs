@@ -36,8 +36,11 @@ pub(crate) enum PairPlan {
 /// What to compute in a pass.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
-    /// Track each column's median.
+    /// Track each column's median, counted.
     pub(crate) median: bool,
+    /// Collect every value of these columns (index, the count a first pass
+    /// found), for their medians past what is counted.
+    pub(crate) collect: Vec<(usize, usize)>,
     /// Which pairs to correlate.
     pub(crate) pairs: PairPlan,
 }
@@ -184,7 +187,14 @@ fn columns(
             name,
             numeric: true,
             moments: Moments::default(),
-            median: plan.median.then(Median::default),
+            median: match plan
+                .collect
+                .iter()
+                .find(|(index, _)| *index == columns.len())
+            {
+                Some(&(_, count)) => Some(Median::collecting(count)),
+                None => plan.median.then(Median::default),
+            },
         });
     }
     Ok(columns)
@@ -296,6 +306,7 @@ mod tests {
 
     const DESCRIBE: Plan = Plan {
         median: true,
+        collect: Vec::new(),
         pairs: PairPlan::Skip,
     };
 
@@ -307,7 +318,7 @@ mod tests {
         let names: Vec<_> = table.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         assert_eq!(table.columns[0].moments.count, 3);
-        assert_eq!(table.columns[0].moments.mean, 2.0);
+        assert_eq!(table.columns[0].moments.mean(), 2.0);
         assert!(!table.columns[1].numeric);
         assert!(table.columns[2].numeric && table.columns[2].moments.count == 0);
     }
@@ -341,6 +352,7 @@ mod tests {
     fn pairs_follow_the_rows_both_columns_have() {
         let plan = Plan {
             median: false,
+            collect: Vec::new(),
             pairs: PairPlan::EveryColumn,
         };
         let table = run("x,y,s\n1,5,a\n2,3,b\n3,4,c\n4,1,d\n5,2,e\n,9,f\n", &plan).unwrap();
@@ -354,6 +366,7 @@ mod tests {
         );
         let only = Plan {
             median: false,
+            collect: Vec::new(),
             pairs: PairPlan::Columns(vec![0, 1]),
         };
         let table = run("x,y,s\n1,5,a\n2,3,b\n3,4,c\n4,1,d\n5,2,e\n", &only).unwrap();
