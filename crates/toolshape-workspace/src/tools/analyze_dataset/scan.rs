@@ -169,11 +169,18 @@ fn columns(
             "",
         ));
     }
+    // The header's own names first: a name made up for an unnamed column
+    // (`column_2`) never takes one the header gives (`_2` after it then).
+    let named: HashSet<&str> = header.iter().filter(|name| !name.is_empty()).collect();
     let mut seen = HashSet::with_capacity(header.len());
     let mut columns = Vec::with_capacity(header.len());
     for (index, name) in header.iter().enumerate() {
         let name = if name.is_empty() {
-            format!("column_{}", index + 1)
+            let mut made = format!("column_{}", index + 1);
+            while named.contains(made.as_str()) || seen.contains(&made) {
+                made.push_str("_2");
+            }
+            made
         } else {
             name.to_owned()
         };
@@ -309,6 +316,14 @@ mod tests {
         collect: Vec::new(),
         pairs: PairPlan::Skip,
     };
+
+    #[test]
+    fn unnamed_columns_get_names_the_header_does_not_give() {
+        let table = run("a,,column_2,\n1,2,3,4\n", &DESCRIBE).unwrap();
+        let names: Vec<_> = table.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "column_2_2", "column_2", "column_4"]);
+        assert!(run("a,a\n1,2\n", &DESCRIBE).is_err());
+    }
 
     #[test]
     fn numbers_missing_cells_and_text_columns() {
