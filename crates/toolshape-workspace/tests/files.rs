@@ -312,3 +312,34 @@ fn list_files_lists_files_past_many_folders_and_leaves_hidden_ones_out() {
     assert_eq!(files.len(), 1);
     assert!(truncated);
 }
+
+/// A path written with a trailing `/` names a directory, as the kernel
+/// reads it: `notes.txt/` is not the file (it was read as the file).
+#[test]
+fn a_trailing_slash_names_a_directory() {
+    let fx = Fixture::new();
+    fx.write("notes.txt", "hi");
+    fx.mkdir("src");
+    for written in ["notes.txt/", "notes.txt/."] {
+        let err = read(&fx, written, None).unwrap_err();
+        assert!(
+            matches!(err, WorkspaceError::NotADirectory { .. }),
+            "{written}: {err}"
+        );
+        assert!(lines(&fx, written).is_err(), "{written}");
+    }
+    let listed = fx
+        .ws
+        .list_directory(ListDirectoryInput {
+            path: "src/".into(),
+        })
+        .unwrap();
+    assert!(listed.is_empty());
+    let info = fx
+        .ws
+        .file_info(FileInfoInput {
+            path: "src/".into(),
+        })
+        .unwrap();
+    assert_eq!(info.kind, EntryKind::Dir);
+}

@@ -41,6 +41,9 @@ pub(crate) struct Target {
     pub(crate) rel: String,
     /// The same as a relative path (`.` for the root).
     path: PathBuf,
+    /// Written with a trailing `/` (or `/.`): it must be a directory, as
+    /// the kernel reads such a path (`file.txt/` is not `file.txt`).
+    dir_only: bool,
 }
 
 impl Target {
@@ -98,9 +101,11 @@ impl Root {
         let parts = paths::normalize(user)?;
         let mut path = PathBuf::from(".");
         path.extend(&parts);
+        let dir_only = !parts.is_empty() && (user.ends_with('/') || user.ends_with("/."));
         Ok(Target {
             rel: paths::rel_string(&parts),
             path,
+            dir_only,
         })
     }
 
@@ -111,7 +116,11 @@ impl Root {
         } else {
             self.dir.metadata(&target.path)
         };
-        meta.map_err(|err| lookup_error(err, user))
+        let meta = meta.map_err(|err| lookup_error(err, user))?;
+        if target.dir_only && !meta.is_dir() {
+            return Err(WorkspaceError::not_a_directory(user));
+        }
+        Ok(meta)
     }
 
     /// Metadata of the entry `target` names: links in its parent directories
@@ -122,6 +131,10 @@ impl Root {
         target: &Target,
         user: &str,
     ) -> Result<Metadata, WorkspaceError> {
+        if target.dir_only {
+            // A trailing `/` follows a link at the end, as the kernel does.
+            return self.metadata(target, user);
+        }
         let meta = if target.is_root() {
             self.dir.dir_metadata()
         } else {
