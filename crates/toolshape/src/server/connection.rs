@@ -22,7 +22,7 @@ use super::notices;
 use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
-use crate::transport::lines::{Leading, Line, LineReader, leading};
+use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
 use crate::transport::stall::StallGuard;
 
 struct Connection {
@@ -135,7 +135,8 @@ where
                 }
             }
         }
-        // A pending read is dropped only when the session ends anyway.
+        // A read dropped here keeps what it took of a line (the reader is
+        // cancel-safe): the stop reads on from it.
         let line = tokio::select! {
             line = lines.next() => line,
             outcome = &mut writer => {
@@ -220,11 +221,17 @@ async fn take_unstarted<R: AsyncBufRead + Unpin>(
     ids: &mut Vec<RequestId>,
 ) {
     for _ in 0..UNSTARTED_AT_STOP {
-        let line = tokio::select! {
-            biased;
-            line = lines.next() => line,
-            () = std::future::ready(()) => return,
-        };
+        // Unconstrained: the runtime's budget per task would make a read
+        // wait although its input is ready.
+        let line = tokio::task::unconstrained(async {
+            tokio::select! {
+                biased;
+                line = lines.next() => Some(line),
+                () = std::future::ready(()) => None,
+            }
+        })
+        .await;
+        let Some(line) = line else { return };
         match line {
             Ok(Line::Message(bytes)) => {
                 if let Incoming::Request(request) = toolshape_protocol::classify(bytes)
@@ -233,9 +240,17 @@ async fn take_unstarted<R: AsyncBufRead + Unpin>(
                     ids.push(request.id);
                 }
             }
-            // Its answer would name the size limit: it is a bad message,
-            // not one the stop cut short.
-            Ok(Line::TooLong(_)) => {}
+            // Over the size limit: answered by the id its first bytes
+            // carry, if they carry one, as when it is read while serving.
+            Ok(Line::TooLong(prefix)) => {
+                let leading = leading(prefix);
+                if leading.kind != LeadingKind::Response
+                    && let Some(id) = leading.id
+                    && !ids.contains(&id)
+                {
+                    ids.push(id);
+                }
+            }
             Ok(Line::Eof) | Err(_) => return,
         }
     }

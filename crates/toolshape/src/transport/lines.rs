@@ -28,6 +28,9 @@ pub(crate) struct LineReader<R> {
     line: Vec<u8>,
     /// The rest of an over-long line is still to be skipped.
     skipping: bool,
+    /// `line` holds the start of a line a dropped read had taken: the next
+    /// read goes on with it.
+    partial: bool,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
@@ -37,16 +40,22 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             max,
             line: Vec::new(),
             skipping: false,
+            partial: false,
         }
     }
 
-    /// The next non-blank line. Cancel-safe only between lines: do not race it.
+    /// The next non-blank line. Cancel-safe: what a dropped read took of a
+    /// line is kept, and the next read goes on from it (the only wait is for
+    /// more input, after which everything is taken at once).
     pub(crate) async fn next(&mut self) -> io::Result<Line<'_>> {
         loop {
             if self.skipping && !self.skip_rest().await? {
                 return Ok(Line::Eof);
             }
-            self.line.clear();
+            if !self.partial {
+                self.line.clear();
+                self.partial = true;
+            }
             let ended = loop {
                 let available = self.reader.fill_buf().await?;
                 if available.is_empty() {
@@ -64,6 +73,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     self.line.extend_from_slice(&chunk[..keep]);
                     self.reader.consume(consumed);
                     self.skipping = !done;
+                    self.partial = false;
                     return Ok(Line::TooLong(&self.line));
                 }
                 self.line.extend_from_slice(chunk);
@@ -72,6 +82,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     break false;
                 }
             };
+            self.partial = false;
             if self.line.last() == Some(&b'\r') {
                 self.line.pop();
             }
@@ -213,6 +224,26 @@ mod tests {
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"b\":2}")));
         assert_eq!(lines.next().await.ok(), Some(Line::Message(b"{\"c\":3}")));
         assert_eq!(lines.next().await.ok(), Some(Line::Eof));
+    }
+
+    /// A read dropped in the middle of a line (a stop raced it) loses
+    /// nothing: the next read gives the whole line, not its tail.
+    #[tokio::test]
+    async fn a_dropped_read_keeps_what_it_took() {
+        let (mut writer, reader) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(tokio::io::BufReader::new(reader), 100);
+        tokio::io::AsyncWriteExt::write_all(&mut writer, b"{\"id\":1,")
+            .await
+            .unwrap();
+        let pending = tokio::time::timeout(std::time::Duration::from_millis(20), lines.next());
+        assert!(pending.await.is_err(), "the line has not ended");
+        tokio::io::AsyncWriteExt::write_all(&mut writer, b"\"m\":2}\n")
+            .await
+            .unwrap();
+        assert_eq!(
+            lines.next().await.ok(),
+            Some(Line::Message(b"{\"id\":1,\"m\":2}".as_slice()))
+        );
     }
 
     #[tokio::test]
