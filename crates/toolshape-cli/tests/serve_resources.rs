@@ -102,6 +102,7 @@ async fn the_workspace_files_are_resources() {
             format!("{base}/../etc/passwd"),
             format!("{base}/missing.txt"),
             format!("{base}/src"),
+            format!("{base}/notes.md/"),
             "file:///etc/passwd".to_owned(),
         ] {
             client_common::assert_not_found(

@@ -110,6 +110,10 @@ fn globs_read_their_segments_as_paths_do() {
     }
     assert_eq!(paths(&glob(&fx, "src/")), ["src"]);
     assert_eq!(paths(&glob(&fx, "src/*/")), ["src/bin"]);
+    assert_eq!(paths(&glob(&fx, "src/*/.")), ["src/bin"]);
+    // A path naming a folder there is not: no match, as for a missing one.
+    let none = fx.ws.find(FindInput::Path("Cargo.toml/".into())).unwrap();
+    assert!(none.matches.is_empty());
     assert_eq!(paths(&glob(&fx, "Cargo.toml/")), Vec::<&str>::new());
     let err = fx.ws.find(FindInput::Glob("*/../x".into())).unwrap_err();
     assert!(matches!(err, WorkspaceError::InvalidGlob { .. }), "{err}");

@@ -90,7 +90,8 @@ impl Pattern {
 /// climbs above the root is outside it; one after a wildcard is refused
 /// (which folder it leaves is not fixed).
 fn normalize(glob: &str) -> Result<(Vec<&str>, bool), WorkspaceError> {
-    let dirs_only = glob.ends_with('/');
+    // `src/` and `src/.` alike, as a path reads them.
+    let dirs_only = matches!(glob.rsplit('/').next(), Some("" | ".")) && glob.contains('/');
     let mut segments: Vec<&str> = Vec::new();
     for segment in glob.split('/') {
         match segment {

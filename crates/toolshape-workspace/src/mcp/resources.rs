@@ -110,7 +110,8 @@ pub fn file_template(workspace: &Workspace) -> Result<ResourceTemplate, UriTempl
                     Err(
                         WorkspaceError::NotFound { .. }
                         | WorkspaceError::OutsideRoot { .. }
-                        | WorkspaceError::NotAFile { .. },
+                        | WorkspaceError::NotAFile { .. }
+                        | WorkspaceError::NotADirectory { .. },
                     ) => return Err(ToolError::from_error(ResourceNotFound::new(uri))),
                     // A path nothing can have (a NUL byte, too long): the
                     // request's fault, answered as invalid params.

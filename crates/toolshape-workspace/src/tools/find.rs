@@ -72,7 +72,10 @@ impl Workspace {
                 kind: EntryKind::of(&meta),
                 size: meta.len(),
             }],
-            Err(WorkspaceError::NotFound { .. }) => Vec::new(),
+            // `notes.txt/` names a folder there is not: no match.
+            Err(WorkspaceError::NotFound { .. } | WorkspaceError::NotADirectory { .. }) => {
+                Vec::new()
+            }
             Err(err) => return Err(err),
         };
         Ok(FindOutput {

@@ -21,11 +21,17 @@ fn integer_range(format: &str) -> Option<(i128, i128)> {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
         "int32" => (i32::MIN.into(), i32::MAX.into()),
-        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "int64" => (i64::MIN.into(), i64::MAX.into()),
+        // isize and usize: as wide as the target's pointers.
+        "int" => (
+            i128::try_from(isize::MIN).unwrap_or(i64::MIN.into()),
+            i128::try_from(isize::MAX).unwrap_or(i64::MAX.into()),
+        ),
+        "uint" => (0, i128::try_from(usize::MAX).unwrap_or(u64::MAX.into())),
         "uint8" => (0, u8::MAX.into()),
         "uint16" => (0, u16::MAX.into()),
         "uint32" => (0, u32::MAX.into()),
-        "uint64" | "uint" => (0, u64::MAX.into()),
+        "uint64" => (0, u64::MAX.into()),
         _ => return None,
     })
 }

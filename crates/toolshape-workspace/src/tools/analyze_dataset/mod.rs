@@ -141,15 +141,24 @@ impl Workspace {
         &self,
         input: AnalyzeDatasetInput,
     ) -> Result<DatasetAnalysis, WorkspaceError> {
-        let _memory = self
-            .budget
-            .reserve("analyze_dataset", reserve::ANALYZE_DATASET)?;
         let user = input.path.as_str();
         let target = self.root.target(user)?;
-        let (mut file, _) = self
+        let (mut file, meta) = self
             .root
             .open_file(&target, user, Some(DATASET_MAX_BYTES))?;
         let correlate = input.analysis_type == AnalysisType::Correlation;
+        // The worst case, reserved first as every tool does: a description
+        // may keep every numeric value for the medians (8 bytes each; a
+        // value takes at least two bytes of the file, its separator's too).
+        let values_room = if correlate {
+            0
+        } else {
+            meta.len().saturating_add(2) / 2 * 8
+        };
+        let _memory = self.budget.reserve(
+            "analyze_dataset",
+            reserve::ANALYZE_DATASET.saturating_add(values_room),
+        )?;
         let plan = Plan {
             median: !correlate,
             collect: Vec::new(),
@@ -193,12 +202,16 @@ impl Workspace {
                     (index, count)
                 })
                 .collect();
-            let _values = if uncounted.is_empty() {
-                None
-            } else {
+            if !uncounted.is_empty() {
                 let values: usize = uncounted.iter().map(|(_, count)| count).sum();
                 let bytes = u64::try_from(values).unwrap_or(u64::MAX).saturating_mul(8);
-                let memory = self.budget.reserve("analyze_dataset", bytes)?;
+                if bytes > values_room {
+                    // More values than the file had bytes for when opened.
+                    return Err(WorkspaceError::io(
+                        user,
+                        std::io::Error::other("the file changed while it was read"),
+                    ));
+                }
                 file.seek(SeekFrom::Start(0))
                     .map_err(|err| WorkspaceError::io(user, err))?;
                 let plan = Plan {
@@ -221,8 +234,7 @@ impl Workspace {
                         column.median = again.median.take();
                     }
                 }
-                Some(memory)
-            };
+            }
             analysis.statistics = Some(describe(&mut first));
             return Ok(analysis);
         }

@@ -167,8 +167,13 @@ pub(crate) enum Median {
     /// More distinct values came than are counted: the column must be read
     /// again, collecting.
     Uncounted,
-    /// Every value, up to the capacity given (the column's count).
-    Collected(Vec<f64>),
+    /// Every value, up to `limit` (the column's count from a first pass).
+    Collected {
+        /// The values so far.
+        values: Vec<f64>,
+        /// The most kept.
+        limit: usize,
+    },
 }
 
 impl Default for Median {
@@ -180,7 +185,10 @@ impl Default for Median {
 impl Median {
     /// Collects up to `count` values (the column's count from a first pass).
     pub(crate) fn collecting(count: usize) -> Self {
-        Self::Collected(Vec::with_capacity(count))
+        Self::Collected {
+            values: Vec::with_capacity(count),
+            limit: count,
+        }
     }
 
     /// Adds one finite value.
@@ -202,8 +210,8 @@ impl Median {
             Self::Uncounted => {}
             // Never past what was set aside: a file grown since the first
             // pass has more values, which its caller tells by the count.
-            Self::Collected(values) => {
-                if values.len() < values.capacity() {
+            Self::Collected { values, limit } => {
+                if values.len() < *limit {
                     values.push(x);
                 }
             }
@@ -231,7 +239,7 @@ impl Median {
                 }
             }
             Self::Uncounted => None,
-            Self::Collected(values) => {
+            Self::Collected { values, .. } => {
                 let n = values.len();
                 if n == 0 {
                     return None;
