@@ -52,6 +52,15 @@ async fn complete_path(client: &Client, base: &str, partial: &str) -> Completion
         .unwrap()
 }
 
+/// The JSON-RPC error a read of `uri` is refused with.
+async fn read_refused(client: &Client, uri: &str) -> toolshape::protocol::ErrorObject {
+    let refused = client.read_resource(uri).await.unwrap_err();
+    match refused.kind() {
+        toolshape::client::ClientErrorKind::Protocol(error) => error.clone(),
+        other => panic!("{uri}: not a protocol error: {other:?}"),
+    }
+}
+
 /// Resource not found: -32602 on 2026-07-28 (SEP-2164), -32002 before it.
 #[tokio::test]
 async fn the_workspace_files_are_resources() {
@@ -112,31 +121,15 @@ async fn the_workspace_files_are_resources() {
             );
         }
         // A path no file can have: invalid params, not an internal error.
-        let refused = client
-            .read_resource(&format!("{base}/a%00b"))
-            .await
-            .unwrap_err();
-        match refused.kind() {
-            toolshape::client::ClientErrorKind::Protocol(error) => {
-                assert_eq!(error.code, -32602, "{error:?}");
-                assert!(error.message.contains("no possible file"), "{error:?}");
-                assert!(error.data.is_none(), "{error:?}");
-            }
-            other => panic!("not a protocol error: {other:?}"),
-        }
+        let error = read_refused(&client, &format!("{base}/a%00b")).await;
+        assert_eq!(error.code, -32602, "{error:?}");
+        assert!(error.message.contains("no possible file"), "{error:?}");
+        assert!(error.data.is_none(), "{error:?}");
         // A file over the 1 MiB a read returns whole: said so, in a
         // resource's words.
-        let refused = client
-            .read_resource(&format!("{base}/big.txt"))
-            .await
-            .unwrap_err();
-        match refused.kind() {
-            toolshape::client::ClientErrorKind::Protocol(error) => {
-                assert_eq!(error.code, -32603, "{error:?}");
-                assert!(error.message.contains("a resource read"), "{error:?}");
-            }
-            other => panic!("not a protocol error: {other:?}"),
-        }
+        let error = read_refused(&client, &format!("{base}/big.txt")).await;
+        assert_eq!(error.code, -32603, "{error:?}");
+        assert!(error.message.contains("a resource read"), "{error:?}");
         let completed = complete_path(&client, &base, "src/m").await;
         assert_eq!(completed.values, ["src/main.rs"]);
         // A name with a `?` is suggested as the URI writes it, so that the

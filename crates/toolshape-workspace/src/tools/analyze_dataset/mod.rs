@@ -187,54 +187,7 @@ impl Workspace {
             .map(|(index, _)| index)
             .collect();
         if !correlate {
-            // Columns with more distinct values than are counted: read
-            // again, every value of theirs kept (8 bytes each, from the
-            // memory budget), so that every median is exact.
-            let uncounted: Vec<(usize, usize)> = first
-                .columns
-                .iter()
-                .enumerate()
-                .filter(|(_, column)| {
-                    column.numeric && column.median.as_ref().is_some_and(Median::is_uncounted)
-                })
-                .map(|(index, column)| {
-                    let count = usize::try_from(column.moments.count).unwrap_or(usize::MAX);
-                    (index, count)
-                })
-                .collect();
-            if !uncounted.is_empty() {
-                let values: usize = uncounted.iter().map(|(_, count)| count).sum();
-                let bytes = u64::try_from(values).unwrap_or(u64::MAX).saturating_mul(8);
-                if bytes > values_room {
-                    // More values than the file had bytes for when opened.
-                    return Err(WorkspaceError::io(
-                        user,
-                        std::io::Error::other("the file changed while it was read"),
-                    ));
-                }
-                file.seek(SeekFrom::Start(0))
-                    .map_err(|err| WorkspaceError::io(user, err))?;
-                let plan = Plan {
-                    median: false,
-                    collect: uncounted.clone(),
-                    pairs: PairPlan::Skip,
-                };
-                let mut second = scan_file(&mut file, &plan, user)?;
-                for (index, count) in uncounted {
-                    let again = second.columns.get_mut(index).filter(|column| {
-                        column.numeric && usize::try_from(column.moments.count).ok() == Some(count)
-                    });
-                    let Some(again) = again.filter(|_| second.rows == first.rows) else {
-                        return Err(WorkspaceError::io(
-                            user,
-                            std::io::Error::other("the file changed while it was read"),
-                        ));
-                    };
-                    if let Some(column) = first.columns.get_mut(index) {
-                        column.median = again.median.take();
-                    }
-                }
-            }
+            exact_medians(&mut file, &mut first, values_room, user)?;
             analysis.statistics = Some(describe(&mut first));
             return Ok(analysis);
         }
@@ -264,12 +217,7 @@ impl Workspace {
                         .all(|&i| second.columns.get(i).is_some_and(|c| c.numeric));
                 match second.pairs {
                     Some(pairs) if same => pairs,
-                    _ => {
-                        return Err(WorkspaceError::io(
-                            user,
-                            std::io::Error::other("the file changed while it was read"),
-                        ));
-                    }
+                    _ => return Err(changed(user)),
                 }
             }
         };
@@ -315,6 +263,65 @@ fn scan_file(
         prefix.drain(..3);
     }
     scan::scan(Cursor::new(prefix).chain(file), plan, user)
+}
+
+/// The medians of the columns the first pass could not count (more
+/// distinct values than it counts): a second pass keeps their values, at
+/// most `room` bytes of them (reserved by the caller), into `first`.
+fn exact_medians(
+    file: &mut cap_std::fs::File,
+    first: &mut Scan,
+    room: u64,
+    user: &str,
+) -> Result<(), WorkspaceError> {
+    let uncounted: Vec<(usize, usize)> = first
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, column)| {
+            column.numeric && column.median.as_ref().is_some_and(Median::is_uncounted)
+        })
+        .map(|(index, column)| {
+            let count = usize::try_from(column.moments.count).unwrap_or(usize::MAX);
+            (index, count)
+        })
+        .collect();
+    if uncounted.is_empty() {
+        return Ok(());
+    }
+    let values: usize = uncounted.iter().map(|(_, count)| count).sum();
+    if u64::try_from(values).unwrap_or(u64::MAX).saturating_mul(8) > room {
+        // More values than the file had bytes for when opened.
+        return Err(changed(user));
+    }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|err| WorkspaceError::io(user, err))?;
+    let plan = Plan {
+        median: false,
+        collect: uncounted.clone(),
+        pairs: PairPlan::Skip,
+    };
+    let mut second = scan_file(file, &plan, user)?;
+    for (index, count) in uncounted {
+        let again = second.columns.get_mut(index).filter(|column| {
+            column.numeric && usize::try_from(column.moments.count).ok() == Some(count)
+        });
+        let Some(again) = again.filter(|_| second.rows == first.rows) else {
+            return Err(changed(user));
+        };
+        if let Some(column) = first.columns.get_mut(index) {
+            column.median = again.median.take();
+        }
+    }
+    Ok(())
+}
+
+/// The error for a file that changed between two passes over it.
+fn changed(user: &str) -> WorkspaceError {
+    WorkspaceError::io(
+        user,
+        std::io::Error::other("the file changed while it was read"),
+    )
 }
 
 /// Statistics of every numeric column with values whose results are finite.

@@ -22,13 +22,15 @@ use crate::limits::DATASET_EXACT_MEDIAN_DISTINCT;
 /// square, times the most rows a dataset has, stays far below `f64::MAX`.
 const SCALED_MAX: f64 = f64::from_bits((1023 + 480) << 52);
 
-/// A power of two at least `scale` by which `x` is within [`SCALED_MAX`].
-fn scale_for(x: f64, scale: f64) -> f64 {
-    let mut scale = scale;
-    while x.abs() / scale > SCALED_MAX {
-        scale *= SCALED_MAX;
+/// Grows `scale` (a power of two) until `x` is within [`SCALED_MAX`] of
+/// it; the factor by which sums kept in the old units are to be multiplied
+/// (1 when it did not grow; exact, a power of two).
+fn grow(scale: &mut f64, x: f64) -> f64 {
+    let old = *scale;
+    while x.abs() / *scale > SCALED_MAX {
+        *scale *= SCALED_MAX;
     }
-    scale
+    old / *scale
 }
 
 /// Count, mean, sum of squared deviations, min and max of a stream.
@@ -60,13 +62,9 @@ impl Default for Moments {
 impl Moments {
     /// Adds one finite value.
     pub(crate) fn push(&mut self, x: f64) {
-        let scale = scale_for(x, self.scale);
-        if scale != self.scale {
-            let shrink = self.scale / scale;
-            self.mean *= shrink;
-            self.m2 *= shrink * shrink;
-            self.scale = scale;
-        }
+        let shrink = grow(&mut self.scale, x);
+        self.mean *= shrink;
+        self.m2 *= shrink * shrink;
         let x_scaled = x / self.scale;
         self.count += 1;
         let delta = x_scaled - self.mean;
@@ -123,16 +121,12 @@ impl Default for CoMoments {
 impl CoMoments {
     /// Adds one row's pair of finite values.
     pub(crate) fn push(&mut self, x: f64, y: f64) {
-        let (scale_x, scale_y) = (scale_for(x, self.scale_x), scale_for(y, self.scale_y));
-        if (scale_x, scale_y) != (self.scale_x, self.scale_y) {
-            let (shrink_x, shrink_y) = (self.scale_x / scale_x, self.scale_y / scale_y);
-            self.mean_x *= shrink_x;
-            self.mean_y *= shrink_y;
-            self.m2_x *= shrink_x * shrink_x;
-            self.m2_y *= shrink_y * shrink_y;
-            self.c_xy *= shrink_x * shrink_y;
-            (self.scale_x, self.scale_y) = (scale_x, scale_y);
-        }
+        let (shrink_x, shrink_y) = (grow(&mut self.scale_x, x), grow(&mut self.scale_y, y));
+        self.mean_x *= shrink_x;
+        self.mean_y *= shrink_y;
+        self.m2_x *= shrink_x * shrink_x;
+        self.m2_y *= shrink_y * shrink_y;
+        self.c_xy *= shrink_x * shrink_y;
         let (x, y) = (x / self.scale_x, y / self.scale_y);
         self.n += 1;
         let n = self.n as f64;
