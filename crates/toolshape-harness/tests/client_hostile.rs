@@ -129,6 +129,24 @@ async fn a_tool_listed_twice_keeps_its_first_definition() {
     assert_usable(&client).await;
 }
 
+/// A listed tool the client cannot read (its inputSchema nests past
+/// serde_json's 128 levels) is left out, not the listing with it; names
+/// outside MCP's naming guidance (a SHOULD) are listed and callable.
+#[tokio::test]
+async fn an_unreadable_tool_is_left_out_of_the_listing_alone() {
+    for page_size in ["100", "2"] {
+        let client = hostile(&["--foreign-names", "--page-size", page_size]).await;
+        let tools = client.list_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        let mut expected = TOOLS.to_vec();
+        expected.extend(["github/create_issue", "ns:tool", "get weather", "café"]);
+        assert_eq!(names, expected, "page size {page_size}");
+        let named: Fine = client.call("github/create_issue", json!({})).await.unwrap();
+        assert_eq!(named.value, "github/create_issue");
+        assert_usable(&client).await;
+    }
+}
+
 #[tokio::test]
 async fn output_that_breaks_its_schema_is_a_validation_error() {
     for args in [&[][..], &["--legacy-only"][..]] {

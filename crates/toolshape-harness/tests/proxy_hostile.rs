@@ -25,7 +25,14 @@ struct Served {
 }
 
 async fn serve(options: ProxyOptions) -> Served {
-    let command = ServerCommand::new(hostile_server_bin()).stderr(StderrMode::Capture);
+    serve_with(&[], options).await
+}
+
+/// As [`serve`], the hostile server started with `args`.
+async fn serve_with(args: &[&str], options: ProxyOptions) -> Served {
+    let command = ServerCommand::new(hostile_server_bin())
+        .args(args.iter().copied())
+        .stderr(StderrMode::Capture);
     let proxy = Proxy::start(UpstreamSpec::Command(command), Client::builder(), options)
         .await
         .expect("the proxy starts");
@@ -252,6 +259,34 @@ async fn unusable_schemas_are_hidden_or_listed_with_the_problem() {
         "{}",
         result.text()
     );
+}
+
+/// Tool names outside MCP's naming guidance (a SHOULD) are the upstream's
+/// own: listed and called through the proxy as on the upstream. A tool the
+/// proxy cannot read at all (nested past its parser's depth) is left out
+/// alone, the other tools served.
+#[tokio::test]
+async fn foreign_names_pass_and_an_unreadable_tool_leaves_the_others_served() {
+    let served = serve_with(&["--foreign-names"], ProxyOptions::default()).await;
+    for era in ERAS {
+        let client = client(&served.url, era).await;
+        let listed = names(&client.list_tools().await.unwrap());
+        for name in [
+            "github/create_issue",
+            "ns:tool",
+            "get weather",
+            "café",
+            "ok",
+        ] {
+            assert!(listed.contains(name), "{name} in {listed:?}");
+        }
+        assert!(!listed.contains("too_deep"), "{listed:?}");
+        for name in ["ns:tool", "café"] {
+            let result = call(&client, name, json!({})).await.unwrap();
+            assert!(!result.is_error, "{name}: {}", result.text());
+            assert_eq!(result.structured, Some(json!({"value": name})));
+        }
+    }
 }
 
 #[tokio::test]

@@ -103,7 +103,11 @@ impl Forwarder {
 
     fn describe(&self, mut tool: Tool, definition: &ToolDefinition) -> Tool {
         let (toolkit, version) = &self.identity;
-        tool = tool.toolkit(toolkit.clone()).version(version.clone());
+        // The upstream's names are its own: MCP's naming guidance is a SHOULD.
+        tool = tool
+            .relayed_name()
+            .toolkit(toolkit.clone())
+            .version(version.clone());
         if let Some(description) = &definition.description {
             tool = tool.description(description.clone());
         }

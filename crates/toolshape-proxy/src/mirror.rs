@@ -74,7 +74,7 @@ fn register(
         if over_the_compile_budget(error) {
             over_budget += 1;
         } else {
-            tracing::warn!(tool = %name, problem = %error, "an upstream tool's schema cannot be used");
+            tracing::warn!(tool = %name, problem = %error, "an upstream tool cannot be offered");
         }
     }
     if over_budget > 0 {

@@ -15,6 +15,9 @@
 //! - An unknown tool is answered as the official SDK servers do (an
 //!   `isError: true` result, `--unknown-tool result`, the default) or with a
 //!   `-32602` error (`--unknown-tool error`).
+//! - `--foreign-names` lists, after the tools below, tools named outside
+//!   MCP's naming guidance (`github/create_issue`, ...) and `too_deep`, whose
+//!   inputSchema nests past what a JSON parser reads (see `hostile/tools.rs`).
 //! - `--duplicate` lists `ok` a second time, last, with an outputSchema its
 //!   output breaks (`value` an integer).
 //! - Every message received is recorded; the `received` tool returns the
@@ -270,6 +273,9 @@ impl Server {
                             .filter_map(|tool| defects::definition(tool, self.modern)),
                     );
                 }
+                if self.config.foreign_names {
+                    all.extend(tools::foreign_definitions());
+                }
                 if self.config.reversed {
                     all.reverse();
                 }
@@ -372,6 +378,9 @@ impl Server {
                 },
             },
             "echo" => self.structured(id, json!({"echo": arguments})),
+            foreign if tools::FOREIGN_TOOLS.contains(&foreign) => {
+                self.structured(id, json!({"value": foreign}))
+            }
             "pair" => {
                 let n = arguments.get("n").cloned().unwrap_or(Value::Null);
                 match self.held_pair.take() {

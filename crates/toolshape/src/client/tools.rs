@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use toolshape_protocol::http::ParamHeaders;
 use toolshape_protocol::meta::keys;
@@ -97,6 +98,26 @@ pub(crate) struct Listing {
     pub(crate) by_name: HashMap<String, Arc<ToolEntry>>,
 }
 
+/// One listed tool's definition, or `None` (with a warning naming it, when
+/// it has a name) when it cannot be read.
+fn read_tool(listed: &RawValue) -> Option<ToolDefinition> {
+    match serde_json::from_str::<ToolDefinition>(listed.get()) {
+        Ok(tool) => Some(tool),
+        Err(reason) => {
+            /// Only the name: other members are skipped without nesting limit.
+            #[derive(serde::Deserialize)]
+            struct Named {
+                name: String,
+            }
+            let name = serde_json::from_str::<Named>(listed.get())
+                .map(|named| toolshape_protocol::text::excerpt(&named.name, 200))
+                .unwrap_or_default();
+            tracing::warn!(tool = %name, %reason, "left out a listed tool whose definition could not be read");
+            None
+        }
+    }
+}
+
 impl Client {
     /// Every tool the server offers, following pagination to the end. Cached
     /// until the server sends `notifications/tools/list_changed`.
@@ -149,9 +170,15 @@ impl Client {
                 )
                 .await?;
             pages.received(raw.text().len())?;
-            let page: ListToolsResult = raw.parse(methods::TOOLS_LIST)?;
+            // Each tool read on its own: one the client cannot read (nested
+            // past the parser's depth, or not a tool definition) is left out,
+            // not the listing with it.
+            let page: ListToolsResult<Box<RawValue>> = raw.parse(methods::TOOLS_LIST)?;
             pages.listed(page.tools.len())?;
-            for tool in page.tools {
+            for listed in page.tools {
+                let Some(tool) = read_tool(&listed) else {
+                    continue;
+                };
                 // A name listed twice: the first definition wins, for the
                 // listing, validation and headers alike (they must agree).
                 if by_name.contains_key(&tool.name) {

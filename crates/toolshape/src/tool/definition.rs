@@ -70,6 +70,9 @@ pub struct Tool {
     pub(crate) version: Option<String>,
     pub(crate) requirements: Requirements,
     pub(crate) output_checked_by_handler: bool,
+    /// Whether its name is another server's, held to
+    /// [`Tool::relayed_name`]'s rule instead of MCP's naming guidance.
+    pub(crate) relayed_name: bool,
     pub(crate) handler: Arc<dyn ErasedHandler>,
 }
 
@@ -385,6 +388,21 @@ impl Tool {
         self
     }
 
+    /// Takes the name as another server listed it (a gateway relaying its
+    /// tools): MCP's naming guidance (letters, digits, `_ - .`, at most 128
+    /// characters; [`validate_tool_name`]) is a SHOULD, so a name outside it
+    /// (`github/create_issue`, `get weather`) is registered all the same.
+    /// It must still have no control character and map to an OTC tool id
+    /// (every character outside `A-Z a-z 0-9 _` written `_`, `Toolkit_Tool`
+    /// at most 64 characters; see [`identity`](super::identity)).
+    ///
+    /// [`validate_tool_name`]: toolshape_protocol::tools::validate_tool_name
+    #[must_use]
+    pub fn relayed_name(mut self) -> Self {
+        self.relayed_name = true;
+        self
+    }
+
     fn from_parts(
         name: String,
         input_schema: Value,
@@ -411,6 +429,7 @@ impl Tool {
             version: None,
             requirements: Requirements::default(),
             output_checked_by_handler: false,
+            relayed_name: false,
             handler,
         }
     }

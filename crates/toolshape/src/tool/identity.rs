@@ -7,7 +7,9 @@
 //!   or [`DEFAULT_TOOLKIT`];
 //! - the tool part is the MCP name, less a leading `Toolkit_` (so
 //!   `Calculator_Add` in toolkit `Calculator` is `Calculator.Add`), with
-//!   every `-` and `.` written `_` (`get-weather` is `Tools.get_weather`);
+//!   every `-`, `.` and other character outside `A-Z a-z 0-9 _` written `_`
+//!   (`get-weather` is `Tools.get_weather`; a relayed `github/create_issue`
+//!   is `Tools.github_create_issue`);
 //! - the OTC `name` is `Toolkit_Tool`, at most 64 characters;
 //! - no version means [`DEFAULT_VERSION`]; an MCP peer sees only the latest
 //!   version of each name (MCP has no tool versions).
@@ -118,10 +120,8 @@ pub enum QualifiedNameError {
     /// The toolkit is empty or has a character outside `A-Z a-z 0-9 _`.
     #[error("toolkit {0:?} must be 1 or more of A-Z a-z 0-9 _")]
     Toolkit(String),
-    /// The tool part is empty or has a character outside `A-Z a-z 0-9 _ - .`.
-    #[error(
-        "the name has no tool part after its toolkit prefix, or a character outside A-Z a-z 0-9 _ - ."
-    )]
+    /// The name is empty.
+    #[error("the name is empty")]
     Tool,
     /// `Toolkit_Tool` is longer than an OTC name may be.
     #[error("{0:?} is longer than {MAX_QUALIFIED_NAME_CHARS} characters")]
@@ -146,7 +146,7 @@ pub fn qualify(toolkit: &str, name: &str) -> Result<QualifiedName, QualifiedName
         .unwrap_or(name);
     let tool: String = rest
         .chars()
-        .map(|c| if c == '-' || c == '.' { '_' } else { c })
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     if !is_word(&tool) {
         return Err(QualifiedNameError::Tool);
@@ -207,7 +207,12 @@ mod tests {
             qualify("bad-kit", "x"),
             Err(QualifiedNameError::Toolkit(_))
         ));
-        assert!(matches!(qualify("K", "é"), Err(QualifiedNameError::Tool)));
+        // A relayed name's other characters are written `_` too.
+        assert_eq!(
+            qualify(DEFAULT_TOOLKIT, "github/create issue:é")?.dotted(),
+            "Tools.github_create_issue__"
+        );
+        assert!(matches!(qualify("K", ""), Err(QualifiedNameError::Tool)));
         assert!(matches!(
             qualify("K", &"a".repeat(63)),
             Err(QualifiedNameError::TooLong(_))

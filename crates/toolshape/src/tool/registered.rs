@@ -237,11 +237,14 @@ impl RegisteredTool {
         earlier: &[Arc<RegisteredTool>],
     ) -> Result<RegisteredTool, RegistrationError> {
         let name = tool.name.clone();
-        toolshape_protocol::tools::validate_tool_name(&name).map_err(|e| {
-            RegistrationError::InvalidName {
-                name: name.clone(),
-                reason: e.to_string(),
-            }
+        let named = if tool.relayed_name {
+            relayed_name_problem(&name).map_or(Ok(()), Err)
+        } else {
+            toolshape_protocol::tools::validate_tool_name(&name).map_err(|e| e.to_string())
+        };
+        named.map_err(|reason| RegistrationError::InvalidName {
+            name: name.clone(),
+            reason,
         })?;
         let version = match &tool.version {
             Some(text) => text
@@ -411,4 +414,13 @@ fn shape_definition(
         shaped.execution = None;
     }
     shaped
+}
+
+/// What keeps a relayed name (see [`Tool::relayed_name`]) from being
+/// served: only what would break a peer's terminal or log line (an empty
+/// name is refused when it is qualified).
+fn relayed_name_problem(name: &str) -> Option<String> {
+    name.chars()
+        .find(|c| c.is_control())
+        .map(|c| format!("tool name contains the control character {c:?}"))
 }

@@ -16,6 +16,8 @@ pub(crate) struct Config {
     pub(crate) canary_port: u16,
     pub(crate) unknown: Unknown,
     pub(crate) duplicate: bool,
+    /// `--foreign-names`: see [`super::tools::FOREIGN_TOOLS`].
+    pub(crate) foreign_names: bool,
     pub(crate) check_defects: bool,
     pub(crate) no_tools_capability: bool,
     pub(crate) cursor_loop: bool,
@@ -52,6 +54,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         canary_port: 9,
         unknown: Unknown::Result,
         duplicate: false,
+        foreign_names: false,
         check_defects: false,
         no_tools_capability: false,
         cursor_loop: false,
@@ -68,6 +71,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         match arg.as_str() {
             "--legacy-only" => config.legacy_only = true,
             "--duplicate" => config.duplicate = true,
+            "--foreign-names" => config.foreign_names = true,
             "--check-defects" => config.check_defects = true,
             "--no-tools-capability" => config.no_tools_capability = true,
             "--cursor-loop" => config.cursor_loop = true,

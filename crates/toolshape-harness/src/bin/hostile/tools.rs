@@ -35,6 +35,36 @@ pub(super) const TOOLS: [&str; 24] = [
     "deaf",
 ];
 
+/// The tools `--foreign-names` lists after the others: names outside MCP's
+/// naming guidance (a SHOULD), each answering `{"value": NAME}` as `ok`
+/// does, then `too_deep`, whose inputSchema nests past what a JSON parser
+/// reads (serde_json stops at 128 levels).
+pub(super) const FOREIGN_TOOLS: [&str; 4] =
+    ["github/create_issue", "ns:tool", "get weather", "café"];
+
+/// Levels of `too_deep`'s inputSchema (two JSON levels each).
+const TOO_DEEP_LEVELS: usize = 80;
+
+/// What `--foreign-names` adds to the listing.
+pub(super) fn foreign_definitions() -> Vec<Value> {
+    let mut deep = json!({"type": "string"});
+    for _ in 0..TOO_DEEP_LEVELS {
+        deep = json!({"type": "object", "properties": {"a": deep}});
+    }
+    let mut definitions: Vec<Value> = FOREIGN_TOOLS
+        .iter()
+        .map(|name| {
+            json!({
+                "name": name,
+                "inputSchema": {"type": "object"},
+                "outputSchema": object_schema(json!({"value": {"type": "string"}}), &["value"]),
+            })
+        })
+        .collect();
+    definitions.push(json!({"name": "too_deep", "inputSchema": deep}));
+    definitions
+}
+
 pub(super) fn object_schema(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
