@@ -95,6 +95,12 @@ rules! {
     /// A line or body that is not a JSON message at all.
     MessageNotJson = "message-not-json", Error,
         "write only JSON-RPC messages to stdout (logs go to stderr)";
+    /// A response with both `result` and `error`, or neither (JSON-RPC 2.0: exactly one).
+    ResponseMalformed = "response-malformed", Error,
+        "answer every request with exactly one of result and error";
+    /// A response whose id answers no request the client sent.
+    ResponseUnknownId = "response-unknown-id", Error,
+        "answer each request once, with the id it came with";
     /// A response larger or deeper than toolshape's client accepts (16 MiB, 127 levels).
     ResponseOverBounds = "response-over-bounds", Warning,
         "keep results small and shallow, or page them";

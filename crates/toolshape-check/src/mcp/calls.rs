@@ -22,6 +22,9 @@ use crate::schemas::Usable;
 /// Consecutive timeouts after which the connection is started afresh.
 const TIMEOUTS_BEFORE_RESTART: usize = 2;
 
+/// How long a server has to answer the ping after a call timed out.
+const PING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A connection that is opened again when the server is gone.
 pub(crate) struct Connection<'a> {
     pub(crate) target: &'a Target,
@@ -44,7 +47,11 @@ impl Connection<'_> {
             self.restarts += 1;
             match Session::open(self.target, self.negotiation, self.options).await {
                 Ok(session) => {
-                    // The handshake was checked on the first connection.
+                    // The handshake and the listing were checked on the first
+                    // connection; listed here, not inside the next call.
+                    if let Err(error) = session.client.list_tools().await {
+                        tracing::debug!(%error, "the restarted server's tools could not be listed");
+                    }
                     session.inbox.take();
                     self.session = Some(session);
                 }
@@ -210,7 +217,12 @@ impl<'a, 'c> Calls<'a, 'c> {
             ));
             return false;
         };
-        let (outcome, received, dropped) = session
+        let session::CallRecord {
+            outcome,
+            messages: received,
+            dropped,
+            ids,
+        } = session
             .call(
                 tool.name,
                 arguments,
@@ -244,15 +256,21 @@ impl<'a, 'c> Calls<'a, 'c> {
             outcome.as_ref().map_err(|e| e.kind()),
             Err(ClientErrorKind::Timeout(_) | ClientErrorKind::Cancelled)
         );
-        // The answer is the response with the highest id: a late answer to
-        // an earlier call has a lower one. After a timeout, none is ours.
-        let answer = (!timed_out)
+        let unanswered = timed_out
+            || matches!(
+                outcome.as_ref().map_err(|e| e.kind()),
+                Err(ClientErrorKind::Transport(_))
+            );
+        // The answer is the response to the last request the client made
+        // for the call (a listing it made first has an earlier id, a late
+        // answer to an earlier call too, and a stray answer to an id never
+        // sent is none of them); the last of them if the server repeats it.
+        // After a timeout, or once the connection is gone, none is ours.
+        let answer = (!unanswered && !ids.is_empty())
             .then(|| {
                 responses
                     .iter()
-                    .enumerate()
-                    .max_by_key(|(index, r)| (messages::numeric_id(r), *index))
-                    .map(|(index, _)| index)
+                    .rposition(|r| messages::numeric_id(r) == Some(*ids.end()))
             })
             .flatten();
         for (index, response) in responses.iter().enumerate() {
@@ -261,6 +279,20 @@ impl<'a, 'c> Calls<'a, 'c> {
             } else {
                 Answers::Unknown
             };
+            if let Some(id) = never_sent(response, *ids.end()) {
+                self.findings.push(
+                    Finding::new(
+                        Rule::ResponseUnknownId,
+                        Location::new(Document::Message, "/id"),
+                        format!(
+                            "{what}: a response to id {}, which the client never sent",
+                            toolshape_protocol::text::excerpt(&id.to_string(), 80)
+                        ),
+                    )
+                    .tool(tool.name)
+                    .revision(Some(version)),
+                );
+            }
             self.findings
                 .extend(messages::check(version, response, &answers, &what));
         }
@@ -297,7 +329,17 @@ impl<'a, 'c> Calls<'a, 'c> {
             } else {
                 0
             };
-            if gone || self.consecutive_timeouts >= TIMEOUTS_BEFORE_RESTART {
+            // A server that stopped reading would cost the next tool a
+            // timeout of its own: one that does not answer a ping at once is
+            // started again.
+            let deaf = timed_out
+                && self.consecutive_timeouts < TIMEOUTS_BEFORE_RESTART
+                && session
+                    .client
+                    .ping(options.call_timeout.min(PING_TIMEOUT))
+                    .await
+                    .is_err();
+            if gone || deaf || self.consecutive_timeouts >= TIMEOUTS_BEFORE_RESTART {
                 self.consecutive_timeouts = 0;
                 self.connection.drop_session().await;
             }
@@ -314,6 +356,15 @@ impl<'a, 'c> Calls<'a, 'c> {
         }
         true
     }
+}
+
+/// The id of `response` when the client never sent a request with it (its
+/// ids are the numbers 1 to `issued`); `null` answers a request that could
+/// not be read, so it is not counted.
+fn never_sent(response: &Value, issued: i64) -> Option<&Value> {
+    let id = response.get("id")?;
+    let sent = id.is_null() || id.as_i64().is_some_and(|n| (1..=issued).contains(&n));
+    (!sent).then_some(id)
 }
 
 fn call_verdict(

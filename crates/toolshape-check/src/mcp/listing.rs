@@ -82,6 +82,25 @@ pub(crate) fn sort_out(
                 continue;
             }
         };
+        if let Some(problem) = messages::malformed_response(&value) {
+            // Not an answer the client can take: counted as unreadable.
+            if room(&mut noted) {
+                sideband.unparsable += 1;
+                let mut finding = Finding::new(
+                    Rule::ResponseMalformed,
+                    Location::new(Document::Message, ""),
+                    format!("{what}: a response {problem}"),
+                )
+                .revision(Some(version));
+                if let Some(tool) = tool {
+                    finding = finding.tool(tool);
+                }
+                noted.push(finding);
+            } else {
+                unchecked += 1;
+            }
+            continue;
+        }
         if messages::is_response(&value) {
             responses.push(value);
             continue;

@@ -113,6 +113,19 @@ pub(crate) fn is_response(value: &Value) -> bool {
         && (value.get("result").is_some() || value.get("error").is_some())
 }
 
+/// What is wrong with a message that answers (an id, no method) but not as
+/// JSON-RPC 2.0 allows: both `result` and `error`, or neither.
+pub(crate) fn malformed_response(value: &Value) -> Option<&'static str> {
+    if value.get("method").is_some() || value.get("id").is_none() {
+        return None;
+    }
+    match (value.get("result").is_some(), value.get("error").is_some()) {
+        (true, true) => Some("has both result and error; JSON-RPC 2.0 allows exactly one"),
+        (false, false) => Some("has neither result nor error; JSON-RPC 2.0 requires one"),
+        _ => None,
+    }
+}
+
 /// The numeric id of a response, when it has one.
 pub(crate) fn numeric_id(value: &Value) -> Option<i64> {
     value.get("id").and_then(Value::as_i64)

@@ -88,6 +88,19 @@ pub(crate) fn flood(what: &str, dropped: usize) -> Finding {
     )
 }
 
+/// What one call brought.
+pub(crate) struct CallRecord {
+    /// What the client made of it.
+    pub(crate) outcome: Result<ToolResult, ClientError>,
+    /// Every message the server sent meanwhile, as received (bounded).
+    pub(crate) messages: Vec<Vec<u8>>,
+    /// Messages past the bound, not kept.
+    pub(crate) dropped: usize,
+    /// The ids of the requests the client made for it (the call's is the
+    /// last; a listing's may come before it).
+    pub(crate) ids: std::ops::RangeInclusive<i64>,
+}
+
 /// A connected client and what it received.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -157,7 +170,8 @@ impl Session {
         arguments: &Map<String, Value>,
         idle: Duration,
         longest: Duration,
-    ) -> (Result<ToolResult, ClientError>, Vec<Vec<u8>>, usize) {
+    ) -> CallRecord {
+        let before = self.client.requests_issued();
         let (progress, mut reports) = mpsc::channel(64);
         let (cancel, cancelled) = oneshot::channel::<()>();
         let options = CallOptions::new()
@@ -183,7 +197,12 @@ impl Session {
             }
         };
         let (messages, dropped) = self.inbox.take();
-        (outcome, messages, dropped)
+        CallRecord {
+            outcome,
+            messages,
+            dropped,
+            ids: before + 1..=self.client.requests_issued(),
+        }
     }
 
     /// Ends the connection (the server process is stopped if it lingers).

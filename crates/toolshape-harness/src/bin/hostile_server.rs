@@ -356,6 +356,12 @@ impl Server {
                     self.result(id, result)
                 }
                 defects::Answer::Exit => std::process::exit(1),
+                defects::Answer::ResultAndError(result) => {
+                    let error = json!({"code": -32603, "message": "and an error"});
+                    let line =
+                        json!({"jsonrpc": "2.0", "id": id, "result": result, "error": error});
+                    self.write_line(&line.to_string())
+                }
             };
         }
         match name {

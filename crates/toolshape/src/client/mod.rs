@@ -170,6 +170,15 @@ impl Client {
             .collect()
     }
 
+    /// How many request ids this client has handed out: its requests are
+    /// numbered 1 to this (each JSON-RPC `id` a number). For auditing a
+    /// server's answers (`toolshape check`): the requests made between two
+    /// readings have the ids past the first up to the second, and an answer
+    /// whose id is past the second answers nothing this client sent.
+    pub fn requests_issued(&self) -> i64 {
+        self.inner.peer.ids_issued()
+    }
+
     /// Whether the connection is closed (over stdio: the server exited or
     /// closed its output). A closed client fails every call; connect anew.
     pub fn is_closed(&self) -> bool {

@@ -178,6 +178,11 @@ impl Peer {
         RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// How many ids this connection has handed out (1 to this).
+    pub(crate) fn ids_issued(&self) -> i64 {
+        self.next_id.load(Ordering::Relaxed) - 1
+    }
+
     /// Whether `id` is one this connection has handed out.
     fn issued(&self, id: &RequestId) -> bool {
         id.as_i64()

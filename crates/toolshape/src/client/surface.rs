@@ -4,6 +4,7 @@
 //! tool calls.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -42,6 +43,29 @@ impl Client {
             )
             .await?;
         raw.parse(method)
+    }
+
+    /// Whether the server still answers, within `timeout`: `ping` on the
+    /// handshake revisions, `server/discover` on 2026-07-28 (which has no
+    /// `ping`). For telling a server that stopped reading from one whose
+    /// tool is slow (`toolshape check` after a call timed out).
+    pub async fn ping(&self, timeout: Duration) -> Result<(), ClientError> {
+        let method = if self.protocol_version().is_stateless() {
+            methods::SERVER_DISCOVER
+        } else {
+            methods::PING
+        };
+        let peer = &self.inner.peer;
+        peer.request(
+            peer.next_id(),
+            method,
+            &self.params(Map::new()),
+            self.route(),
+            timeout,
+            true,
+        )
+        .await?;
+        Ok(())
     }
 
     /// Asks the server for its log messages at `level` and above

@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 /// The planted tools, in listing order (`crash` last: it ends the process).
-pub(crate) const DEFECT_TOOLS: [&str; 20] = [
+pub(crate) const DEFECT_TOOLS: [&str; 21] = [
     "input_not_object",
     "output_not_object",
     "format_int64",
@@ -29,6 +29,7 @@ pub(crate) const DEFECT_TOOLS: [&str; 20] = [
     "unknown_dialect",
     "invalid_schema",
     "crash",
+    "result_and_error",
 ];
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -124,6 +125,8 @@ pub(crate) enum Answer {
     NotifyThenResult(Value, Value),
     /// The process exits without answering.
     Exit,
+    /// A response with both this result and an error (JSON-RPC allows one).
+    ResultAndError(Value),
 }
 
 fn structured(value: Value) -> Value {
@@ -172,6 +175,7 @@ pub(crate) fn call(tool: &str, arguments: &Value) -> Option<Answer> {
         "rejects_valid" => Answer::Error(-32602, "Invalid params: rejected"),
         "output_format" => Answer::Result(structured(json!({"when": "yesterday"}))),
         "crash" => Answer::Exit,
+        "result_and_error" => Answer::ResultAndError(structured(json!({"ok": true}))),
         name if DEFECT_TOOLS.contains(&name) => Answer::Result(structured(json!({"ok": true}))),
         _ => return None,
     })
