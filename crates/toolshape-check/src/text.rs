@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use toolshape_protocol::text::printable;
+
 use crate::finding::{Finding, Location};
 use crate::report::{Report, RevisionStatus, ToolSummary};
 use crate::rules::{Rule, Severity};
@@ -121,11 +123,15 @@ fn write_findings(out: &mut String, paint: Paint, findings: &[&Finding]) {
             paint.severity(finding.severity),
             paint.bold(finding.rule.id()),
             revisions,
-            paint.dim(&format!("{}:{pointer}", finding.location.document.as_str()))
+            paint.dim(&printable(&format!(
+                "{}:{pointer}",
+                finding.location.document.as_str()
+            )))
         );
-        let _ = writeln!(out, "            {}", finding.message);
+        let _ = writeln!(out, "            {}", printable(&finding.message));
         if let Some(arguments) = &finding.arguments {
             let shown = toolshape_protocol::text::excerpt(&arguments.to_string(), 160);
+            let shown = printable(&shown);
             let _ = writeln!(
                 out,
                 "            {}",
@@ -148,7 +154,7 @@ pub fn to_text(report: &Report, colour: bool) -> String {
     let mut out = String::new();
     let server = report.server.as_ref().map_or_else(
         || "(unnamed server)".to_owned(),
-        |s| format!("{} {}", s.name, s.version),
+        |s| printable(&format!("{} {}", s.name, s.version)).into_owned(),
     );
     let revisions = report
         .revisions
@@ -198,7 +204,7 @@ pub fn to_text(report: &Report, colour: bool) -> String {
             let _ = writeln!(
                 out,
                 "{mark} {:width$}  {:8}  {:8}  {:40}  {}, {}",
-                toolshape_protocol::text::excerpt(&tool.name, width),
+                printable(&toolshape_protocol::text::excerpt(&tool.name, width)),
                 tool.input,
                 tool.output.as_deref().unwrap_or("-"),
                 calls_column(tool),
@@ -220,7 +226,7 @@ pub fn to_text(report: &Report, colour: bool) -> String {
         .chain(report.unlisted_tools());
     for name in names {
         if let Some(mine) = by_tool.get(&Some(name)) {
-            let _ = writeln!(out, "\n{}", paint.bold(name));
+            let _ = writeln!(out, "\n{}", paint.bold(&printable(name)));
             write_findings(&mut out, paint, mine);
         }
     }

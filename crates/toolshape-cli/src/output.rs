@@ -38,18 +38,10 @@ pub(crate) fn say(text: fmt::Arguments<'_>) {
 }
 
 /// `text` (from a server) as it may be shown at a terminal: control
-/// characters other than line ends and tabs (an escape sequence could move
-/// the cursor, rewrite what is shown or set the window title) become U+FFFD.
+/// characters other than line ends and tabs become U+FFFD
+/// ([`toolshape::protocol::text::printable`]).
 pub(crate) fn shown(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    toolshape::protocol::text::printable(text).into_owned()
 }
 
 /// A server's words quoted in a message to the user (a question, a page

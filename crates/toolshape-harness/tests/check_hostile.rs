@@ -350,6 +350,30 @@ async fn listing_defects_are_found() {
         report.to_json()
     );
 
+    // A tool too deep to read is its own finding, the listing's other tools
+    // checked; names outside the guidance are warnings, and the one with an
+    // escape sequence reaches the text report without it.
+    let report = toolshape_check::check(&target(&["--foreign-names"]), &none()).await;
+    let escaping = "esc\u{1b}[31mred";
+    assert_eq!(
+        found(&report),
+        with_base(&[
+            ("too_deep", &["response-over-bounds"]),
+            ("github/create_issue", &["tool-name-invalid"]),
+            ("ns:tool", &["tool-name-invalid"]),
+            ("get weather", &["tool-name-invalid"]),
+            ("café", &["tool-name-invalid"]),
+            (escaping, &["tool-name-invalid"]),
+        ]),
+        "{}",
+        report.to_json()
+    );
+    for colour in [false, true] {
+        let text = toolshape_check::to_text(&report, colour);
+        assert!(!text.contains(escaping), "{text}");
+        assert!(text.contains("esc\u{FFFD}[31mred"), "{text}");
+    }
+
     let report = toolshape_check::check(&target(&["--cursor-loop"]), &none()).await;
     assert_eq!(
         found(&report),

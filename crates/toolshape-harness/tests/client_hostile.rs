@@ -139,7 +139,13 @@ async fn an_unreadable_tool_is_left_out_of_the_listing_alone() {
         let tools = client.list_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         let mut expected = TOOLS.to_vec();
-        expected.extend(["github/create_issue", "ns:tool", "get weather", "café"]);
+        expected.extend([
+            "github/create_issue",
+            "ns:tool",
+            "get weather",
+            "café",
+            "esc\u{1b}[31mred",
+        ]);
         assert_eq!(names, expected, "page size {page_size}");
         let named: Fine = client.call("github/create_issue", json!({})).await.unwrap();
         assert_eq!(named.value, "github/create_issue");

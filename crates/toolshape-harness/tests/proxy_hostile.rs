@@ -262,7 +262,8 @@ async fn unusable_schemas_are_hidden_or_listed_with_the_problem() {
 }
 
 /// Tool names outside MCP's naming guidance (a SHOULD) are the upstream's
-/// own: listed and called through the proxy as on the upstream. A tool the
+/// own: listed and called through the proxy as on the upstream (not one
+/// with a terminal escape sequence in it). A tool the
 /// proxy cannot read at all (nested past its parser's depth) is left out
 /// alone, the other tools served.
 #[tokio::test]
@@ -281,6 +282,11 @@ async fn foreign_names_pass_and_an_unreadable_tool_leaves_the_others_served() {
             assert!(listed.contains(name), "{name} in {listed:?}");
         }
         assert!(!listed.contains("too_deep"), "{listed:?}");
+        // A control character is what a relayed name may not hold.
+        assert!(
+            !listed.iter().any(|name| name.starts_with("esc")),
+            "{listed:?}"
+        );
         for name in ["ns:tool", "café"] {
             let result = call(&client, name, json!({})).await.unwrap();
             assert!(!result.is_error, "{name}: {}", result.text());

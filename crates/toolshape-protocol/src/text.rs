@@ -10,9 +10,36 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// `text` (a peer's words) as it may be shown at a terminal: control
+/// characters other than line ends and tabs (an escape sequence could move
+/// the cursor, rewrite what is shown or set the window title; C1 controls
+/// such as U+009B too) become U+FFFD. Borrowed when there are none.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| if unsafe_char(c) { '\u{FFFD}' } else { c })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::excerpt;
+    use super::{excerpt, printable};
+
+    #[test]
+    fn control_characters_are_not_printed() {
+        assert_eq!(
+            printable("a\u{1b}]0;title\u{7}b\nc\td\u{9b}2J\r"),
+            "a\u{FFFD}]0;title\u{FFFD}b\nc\td\u{FFFD}2J\u{FFFD}"
+        );
+        assert!(matches!(
+            printable("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn cuts_on_characters() {

@@ -70,6 +70,36 @@ pub(crate) fn sort_out(
     for bytes in messages {
         let value = match messages::parse(&bytes) {
             Parsed::Json(value) => value,
+            // A listing page with a tool too deep to read: the others are
+            // checked, that one is its own finding.
+            Parsed::TooDeep if what == "tools/list" && tool.is_none() => {
+                let Some((page, unreadable)) = messages::parse_page_without(&bytes) else {
+                    if room(&mut noted) {
+                        sideband.unparsable += 1;
+                        noted.extend(messages::unparsable(
+                            Some(version),
+                            &Parsed::TooDeep,
+                            what,
+                            tool,
+                        ));
+                    }
+                    continue;
+                };
+                for name in unreadable {
+                    let finding = Finding::new(
+                        Rule::ResponseOverBounds,
+                        Location::new(Document::Tool, ""),
+                        "its definition nests deeper than 127 levels: toolshape's client (and a \
+                         proxy in front of the server) leaves it out of the listing",
+                    )
+                    .revision(Some(version));
+                    noted.push(match name.is_empty() {
+                        true => finding,
+                        false => finding.tool(name),
+                    });
+                }
+                page
+            }
             other => {
                 // Counted with its finding: a call whose answer is unreadable
                 // is reported by the call when this finding was not kept.

@@ -41,6 +41,53 @@ pub(crate) fn parse(bytes: &[u8]) -> Parsed {
     }
 }
 
+/// A listing page too deep to parse whole, read member by member: the page
+/// with the tools that parse, and the name (when it has one) of each that
+/// does not. `None` when what is too deep is not a listed tool.
+pub(crate) fn parse_page_without(bytes: &[u8]) -> Option<(Value, Vec<String>)> {
+    use serde_json::Map;
+    use serde_json::value::RawValue;
+
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let envelope: std::collections::BTreeMap<String, Box<RawValue>> =
+        serde_json::from_slice(bytes).ok()?;
+    let mut page = Map::new();
+    let mut unreadable = Vec::new();
+    for (key, raw) in envelope {
+        if key != "result" {
+            page.insert(key, serde_json::from_str(raw.get()).ok()?);
+            continue;
+        }
+        let members: std::collections::BTreeMap<String, Box<RawValue>> =
+            serde_json::from_str(raw.get()).ok()?;
+        let mut result = Map::new();
+        for (name, raw) in members {
+            if name != "tools" {
+                result.insert(name, serde_json::from_str(raw.get()).ok()?);
+                continue;
+            }
+            let listed: Vec<Box<RawValue>> = serde_json::from_str(raw.get()).ok()?;
+            let mut tools = Vec::new();
+            for tool in listed {
+                match serde_json::from_str::<Value>(tool.get()) {
+                    Ok(value) => tools.push(value),
+                    Err(_) => unreadable.push(
+                        serde_json::from_str::<Named>(tool.get())
+                            .map(|named| named.name)
+                            .unwrap_or_default(),
+                    ),
+                }
+            }
+            result.insert(name, Value::Array(tools));
+        }
+        page.insert(key, Value::Object(result));
+    }
+    (!unreadable.is_empty()).then_some((Value::Object(page), unreadable))
+}
+
 /// `bytes` up to and including where `error` says the parser stopped (its
 /// line and column, counted in bytes).
 fn up_to<'b>(bytes: &'b [u8], error: &serde_json::Error) -> &'b [u8] {

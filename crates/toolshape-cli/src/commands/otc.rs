@@ -159,12 +159,13 @@ pub(crate) async fn tools(url: &str, json: bool, timeout: u64) -> ExitCode {
             .collect::<Vec<_>>()
             .join(" ");
         let description: String = description.chars().take(80).collect();
-        outln!(
+        let line = format!(
             "{:width$}  {:8}  {:8}  {description}",
             tool.id,
             root_kind(Some(tool.input())),
             root_kind(tool.output_schema.as_ref()),
         );
+        outln!("{}", crate::output::shown(&line));
     }
     ExitCode::SUCCESS
 }
@@ -191,9 +192,9 @@ pub(crate) async fn call(
             serde_json::to_string_pretty(&response.to_json()).unwrap_or_default()
         );
     } else if let Some(error) = response.error() {
-        outln!("{}", error.message);
+        outln!("{}", crate::output::shown(&error.message));
         if let Some(extra) = &error.additional_prompt_content {
-            outln!("\n{extra}");
+            outln!("\n{}", crate::output::shown(extra));
         }
     } else if let Some(value) = response.value() {
         outln!(

@@ -89,8 +89,11 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
             .server_info()
             .map(|i| format!("{} {}", i.name, i.version))
             .unwrap_or_default();
+        // The server's words, shown safely (a name or description may hold
+        // an escape sequence).
+        let server = crate::output::shown(&server);
         outln!("{server} (protocol {version}): {} tools\n", tools.len());
-        out!("{}", table(&tools));
+        out!("{}", crate::output::shown(&table(&tools)));
     }
     ExitCode::SUCCESS
 }

@@ -37,10 +37,15 @@ pub(super) const TOOLS: [&str; 24] = [
 
 /// The tools `--foreign-names` lists after the others: names outside MCP's
 /// naming guidance (a SHOULD), each answering `{"value": NAME}` as `ok`
-/// does, then `too_deep`, whose inputSchema nests past what a JSON parser
-/// reads (serde_json stops at 128 levels).
+/// does, then [`ESCAPING_NAME`] and `too_deep`, whose inputSchema nests past
+/// what a JSON parser reads (serde_json stops at 128 levels).
 pub(super) const FOREIGN_TOOLS: [&str; 4] =
     ["github/create_issue", "ns:tool", "get weather", "café"];
+
+/// A name with a terminal escape sequence, listed by `--foreign-names`
+/// after [`FOREIGN_TOOLS`]: no terminal may be sent it as written, and no
+/// gateway may relay it.
+pub(super) const ESCAPING_NAME: &str = "esc\u{1b}[31mred";
 
 /// Levels of `too_deep`'s inputSchema (two JSON levels each).
 const TOO_DEEP_LEVELS: usize = 80;
@@ -61,6 +66,7 @@ pub(super) fn foreign_definitions() -> Vec<Value> {
             })
         })
         .collect();
+    definitions.push(json!({"name": ESCAPING_NAME, "inputSchema": {"type": "object"}}));
     definitions.push(json!({"name": "too_deep", "inputSchema": deep}));
     definitions
 }
