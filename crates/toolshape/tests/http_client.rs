@@ -14,6 +14,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use toolshape::client::{Client, ClientErrorKind, Negotiation};
 use toolshape::protocol::ProtocolVersion;
+use toolshape::protocol::content::ContentBlock;
 use toolshape::{CallOptions, HttpOptions, Tool, ToolError};
 
 use http_support::recorder::{Recorded, Recorder};
@@ -266,6 +267,41 @@ async fn results_that_break_the_listed_output_schema_are_validation_errors() {
             ),
             "{negotiation:?}: {error}"
         );
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
+/// A tool that returns nothing decodes as `()`; a tool's text that is JSON
+/// of another type than asked for is read as the string it is.
+#[tokio::test]
+async fn typed_calls_read_nothing_as_unit_and_text_as_a_string() {
+    for negotiation in [Negotiation::Auto, PINNED] {
+        let serving = Serving::start(HttpOptions::default()).await;
+        let registry = serving.server.registry();
+        registry
+            .register(Tool::action(
+                "nothing",
+                |_: http_support::EchoIn| async move { Ok::<_, ToolError>(()) },
+            ))
+            .unwrap();
+        registry
+            .register(Tool::content(
+                "forty_two",
+                |_: http_support::EchoIn| async move {
+                    Ok::<_, ToolError>(vec![ContentBlock::text("42")])
+                },
+            ))
+            .unwrap();
+        let client = connect(&serving.url, negotiation).await;
+        let x = || json!({"text": "x"});
+        client
+            .call::<()>("nothing", x())
+            .await
+            .unwrap_or_else(|error| panic!("{negotiation:?}: {error}"));
+        let number: u32 = client.call("forty_two", x()).await.unwrap();
+        assert_eq!(number, 42, "{negotiation:?}");
+        let text: String = client.call("forty_two", x()).await.unwrap();
+        assert_eq!(text, "42", "{negotiation:?}");
         client.close(Duration::from_secs(1)).await;
     }
 }

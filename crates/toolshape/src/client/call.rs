@@ -152,7 +152,9 @@ impl Client {
         outcome
     }
 
-    /// Calls a tool and decodes its structured result into `T`. A tool error,
+    /// Calls a tool and decodes its structured result into `T` (a tool
+    /// without one: its text, read as JSON or else as a string; no content
+    /// at all, as a `()`). A tool error,
     /// a validation failure, a protocol or transport failure and a timeout are
     /// each their own [`ClientErrorKind`].
     pub async fn call<T: DeserializeOwned>(
@@ -174,15 +176,21 @@ impl Client {
             }
             .into());
         }
-        let value = match result.structured {
-            Some(value) => value,
-            // A text-only tool: decode its text as JSON, or as a string.
+        let decoded = match result.structured {
+            Some(value) => serde_json::from_value(value),
+            // A text-only tool: its text read as JSON, or else as a string
+            // (`"42"` is a number to a `u32`, and a string to a `String`);
+            // no content at all (a tool that returns nothing) is `null`, a `()`.
+            None if result.content.is_empty() => serde_json::from_value(Value::Null),
             None => {
                 let text = result.text();
-                serde_json::from_str(&text).unwrap_or(Value::String(text))
+                match serde_json::from_str::<Value>(&text).map(serde_json::from_value) {
+                    Ok(Ok(decoded)) => Ok(decoded),
+                    _ => serde_json::from_value(Value::String(text)),
+                }
             }
         };
-        serde_json::from_value(value).map_err(|source| {
+        decoded.map_err(|source| {
             ClientErrorKind::Decode {
                 tool: name.to_owned(),
                 source,
