@@ -295,6 +295,33 @@ async fn foreign_names_pass_and_an_unreadable_tool_leaves_the_others_served() {
     }
 }
 
+/// The audit log says where an output broke its schema and which keyword,
+/// without the output's values (they may be anyone's data); with
+/// `audit_arguments` it keeps the validator's words, values quoted.
+#[tokio::test]
+async fn the_audit_log_names_violations_without_the_outputs_values() {
+    for with_values in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let audit = dir.path().join("audit.jsonl");
+        let mut options = ProxyOptions::default();
+        options.audit = Some(toolshape_proxy::AuditTarget::File(audit.clone()));
+        options.audit_arguments = with_values;
+        let served = serve(options).await;
+        let client = client(&served.url, ERAS[1]).await;
+        let result = call(&client, "mismatch", json!({})).await.unwrap();
+        assert!(result.is_error);
+        // The caller is told what its output would have been.
+        assert!(result.text().contains("\"three\""), "{}", result.text());
+        served.proxy.shutdown(Duration::from_secs(2)).await;
+        let records = std::fs::read_to_string(&audit).unwrap();
+        let record: Value = serde_json::from_str(records.lines().last().unwrap()).unwrap();
+        assert_eq!(record["outcome"], "invalid_output", "{record}");
+        let violations = record["violations"].as_str().unwrap();
+        assert!(violations.contains("/count"), "{violations}");
+        assert_eq!(violations.contains("three"), with_values, "{violations}");
+    }
+}
+
 #[tokio::test]
 async fn filters_show_only_the_allowed_tools() {
     let mut options = ProxyOptions::default();

@@ -26,7 +26,9 @@ pub(crate) struct Record<'a> {
     pub(crate) user: Option<&'a str>,
     pub(crate) took: Duration,
     pub(crate) outcome: Outcome,
-    pub(crate) violations: Option<&'a str>,
+    /// An invalid output's violations: where and which keyword, and as the
+    /// validator words them (quoting values: kept only with the arguments).
+    pub(crate) violations: Option<(&'a str, &'a str)>,
     pub(crate) arguments: &'a Value,
 }
 
@@ -92,7 +94,8 @@ impl Audit {
         if let Some(user) = record.user {
             line["user"] = json!(user);
         }
-        if let Some(violations) = record.violations {
+        if let Some((bare, quoting)) = record.violations {
+            let violations = if self.with_arguments { quoting } else { bare };
             line["violations"] = json!(toolshape::protocol::text::excerpt(violations, MAX_SUMMARY));
         }
         if self.with_arguments {

@@ -48,7 +48,53 @@ pub(crate) struct Forwarder {
 /// What one call came to, besides its result.
 struct Ended {
     outcome: Outcome,
-    violations: Option<String>,
+    violations: Option<Violations>,
+}
+
+/// An invalid output's violations, told two ways.
+struct Violations {
+    /// Where and which keyword: no value of the output's (for the log and
+    /// the audit log, which must not hold the data that passed through).
+    bare: String,
+    /// As the validator words them, quoting excerpts of the values (for the
+    /// caller, and for an audit log that keeps arguments too).
+    quoting: String,
+}
+
+impl Violations {
+    fn of(error: &ClientError) -> Violations {
+        match error.kind() {
+            ClientErrorKind::Validation { source, .. } if !source.violations().is_empty() => {
+                let bare = source
+                    .violations()
+                    .iter()
+                    .map(|violation| {
+                        let at = match violation.instance_path.as_str() {
+                            "" => "/",
+                            path => path,
+                        };
+                        match &violation.missing_property {
+                            Some(missing) => format!("at {at}: {} ({missing})", violation.keyword),
+                            None => format!("at {at}: {}", violation.keyword),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Violations {
+                    bare,
+                    quoting: source.to_string(),
+                }
+            }
+            ClientErrorKind::Validation { source, .. } => Violations {
+                bare: source.to_string(),
+                quoting: source.to_string(),
+            },
+            _ => Violations {
+                bare: error.to_string(),
+                quoting: error.to_string(),
+            },
+        }
+    }
 }
 
 impl Forwarder {
@@ -152,11 +198,17 @@ impl Forwarder {
                 user: context.user_id(),
                 took,
                 outcome: ended.outcome,
-                violations: ended.violations.as_deref(),
+                violations: ended
+                    .violations
+                    .as_ref()
+                    .map(|v| (v.bare.as_str(), v.quoting.as_str())),
                 arguments: &arguments,
             });
         }
-        if let Some(violations) = &ended.violations {
+        if let Some(Violations {
+            bare: violations, ..
+        }) = &ended.violations
+        {
             tracing::warn!(tool, %violations, on_invalid = ?self.options.on_invalid, "upstream output does not match its outputSchema");
         }
         result
@@ -257,12 +309,12 @@ impl Forwarder {
         error: &ClientError,
         rejected: ToolResult,
     ) -> (Result<ToolOutput, ToolError>, Ended) {
-        let violations = error.to_string();
+        let violations = Violations::of(error);
         let result = match self.options.on_invalid {
             OnInvalid::Error => Err(ToolError::new(format!(
                 "The upstream tool {tool} returned output that does not match its outputSchema, \
                  so the proxy withheld it: {}",
-                toolshape::protocol::text::excerpt(&violations, MAX_VIOLATION_TEXT)
+                toolshape::protocol::text::excerpt(&violations.quoting, MAX_VIOLATION_TEXT)
             ))),
             OnInvalid::Strip => {
                 let mut stripped = rejected;

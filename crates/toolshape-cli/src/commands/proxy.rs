@@ -97,7 +97,9 @@ pub(crate) struct ProxyArgs {
     /// Write an audit log (one JSON line per call) to this file, or `-` for stderr.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
-    /// With --audit: include each call's arguments (off: only their size).
+    /// With --audit: include each call's arguments (off: only their size), and
+    /// the output's values an invalid output's violations quote (off: where and
+    /// which keyword).
     #[arg(long, requires = "audit")]
     audit_arguments: bool,
     #[command(flatten)]
