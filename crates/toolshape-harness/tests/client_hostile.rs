@@ -153,6 +153,27 @@ async fn an_unreadable_tool_is_left_out_of_the_listing_alone() {
     }
 }
 
+/// A server that exits during the handshake: the error says what it wrote
+/// to its (captured) stderr, the likeliest reason.
+#[tokio::test]
+async fn a_server_exiting_at_the_handshake_is_quoted_from_its_stderr() {
+    let command = ServerCommand::new("sh")
+        .args(["-c", "echo 'fatal: missing API_KEY' >&2; exit 1"])
+        .stderr(StderrMode::Capture);
+    let error = Client::builder()
+        .options(test_options())
+        .connect_stdio(command)
+        .await
+        .unwrap_err();
+    assert_eq!(error.stderr_tail(), ["fatal: missing API_KEY"], "{error}");
+    assert!(
+        error
+            .to_string()
+            .ends_with("stderr ends: fatal: missing API_KEY"),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn output_that_breaks_its_schema_is_a_validation_error() {
     for args in [&[][..], &["--legacy-only"][..]] {

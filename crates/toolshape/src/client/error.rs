@@ -16,6 +16,9 @@ pub struct ClientError {
     /// The result a validation failure refused, kept for whoever must still
     /// show or log it.
     rejected: Option<Box<super::ToolResult>>,
+    /// The last lines of a server's captured stderr, when connecting to it
+    /// failed (it exited during the handshake, say).
+    stderr_tail: Vec<String>,
 }
 
 /// What kind of failure a [`ClientError`] is.
@@ -166,6 +169,19 @@ impl ClientError {
         self.rejected.as_deref()
     }
 
+    /// The last lines the server wrote to its stderr when connecting to it
+    /// failed, if its stderr was captured
+    /// ([`StderrMode::Capture`](super::StderrMode::Capture)); empty
+    /// otherwise. The error's message ends with the last of them.
+    pub fn stderr_tail(&self) -> &[String] {
+        &self.stderr_tail
+    }
+
+    pub(crate) fn with_stderr_tail(mut self, tail: Vec<String>) -> Self {
+        self.stderr_tail = tail;
+        self
+    }
+
     pub(crate) fn rejecting(mut self, result: super::ToolResult) -> Self {
         self.rejected = Some(Box::new(result));
         self
@@ -215,9 +231,23 @@ impl ClientError {
 
 impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.kind.fmt(f)
+        self.kind.fmt(f)?;
+        if !self.stderr_tail.is_empty() {
+            let start = self.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
+            let lines = self
+                .stderr_tail
+                .get(start..)
+                .unwrap_or_default()
+                .join(" | ");
+            let lines = toolshape_protocol::text::excerpt(&lines, 400);
+            write!(f, "; the server's stderr ends: {lines}")?;
+        }
+        Ok(())
     }
 }
+
+/// The server's stderr lines a failed connection's message ends with.
+const STDERR_LINES_SHOWN: usize = 5;
 
 impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
@@ -230,6 +260,7 @@ impl From<ClientErrorKind> for ClientError {
         ClientError {
             kind,
             rejected: None,
+            stderr_tail: Vec::new(),
         }
     }
 }

@@ -128,6 +128,9 @@ impl std::fmt::Debug for Client {
     }
 }
 
+/// How long a failed connection waits for the server's stderr to end.
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
 impl Client {
     /// Starts configuring a client.
     pub fn builder() -> ClientBuilder {
@@ -497,8 +500,13 @@ impl ClientBuilder {
             self.handlers.clone(),
             self.hooks.on_message.clone(),
         )?;
-        self.finish(transport.peer, Some(transport.child), transport.stderr)
-            .await
+        self.finish(
+            transport.peer,
+            Some(transport.child),
+            transport.stderr,
+            transport.stderr_reading,
+        )
+        .await
     }
 
     /// Connects to an MCP endpoint over Streamable HTTP (`http://host:port/mcp`).
@@ -515,7 +523,8 @@ impl ClientBuilder {
             self.handlers.clone(),
             self.hooks.on_message.clone(),
         )?;
-        self.finish(peer, None, stdio::StderrTail::default()).await
+        self.finish(peer, None, stdio::StderrTail::default(), None)
+            .await
     }
 
     async fn finish(
@@ -523,6 +532,7 @@ impl ClientBuilder {
         peer: Arc<Peer>,
         child: Option<Child>,
         stderr: stdio::StderrTail,
+        stderr_reading: Option<tokio::task::JoinHandle<()>>,
     ) -> Result<Client, ClientError> {
         let negotiated = negotiate::negotiate(
             &peer,
@@ -539,7 +549,18 @@ impl ClientBuilder {
                 if let Some(mut child) = child {
                     let _ = child.kill().await;
                 }
-                return Err(error);
+                // What the server said before it failed, once its stderr
+                // has been read to its end (a moment: the child is gone).
+                if let Some(reading) = stderr_reading {
+                    let _ = tokio::time::timeout(STDERR_DRAIN, reading).await;
+                }
+                let tail: Vec<String> = stderr
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .iter()
+                    .cloned()
+                    .collect();
+                return Err(error.with_stderr_tail(tail));
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");

@@ -111,6 +111,8 @@ pub(crate) struct ChildTransport {
     pub(crate) peer: Arc<Peer>,
     pub(crate) child: Child,
     pub(crate) stderr: StderrTail,
+    /// The task reading a captured stderr, ending at its end.
+    pub(crate) stderr_reading: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Starts the child and wires its pipes to a new [`Peer`].
@@ -143,9 +145,10 @@ pub(crate) fn spawn(
         return Err(TransportError::Pipes.into());
     };
     let stderr = StderrTail::default();
+    let mut stderr_reading = None;
     if let Some(pipe) = child.stderr.take() {
         let tail = Arc::clone(&stderr);
-        tokio::spawn(async move {
+        stderr_reading = Some(tokio::spawn(async move {
             let mut lines = BufReader::new(pipe).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
@@ -154,7 +157,7 @@ pub(crate) fn spawn(
                 }
                 tail.push_back(line);
             }
-        });
+        }));
     }
     let (outgoing, receiver) = mpsc::channel(1024);
     let peer = Peer::new(outgoing, handlers, observer);
@@ -168,6 +171,7 @@ pub(crate) fn spawn(
         peer,
         child,
         stderr,
+        stderr_reading,
     })
 }
 
