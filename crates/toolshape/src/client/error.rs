@@ -18,7 +18,7 @@ pub struct ClientError {
     rejected: Option<Box<super::ToolResult>>,
     /// The last lines of a server's captured stderr, when connecting to it
     /// failed (it exited during the handshake, say).
-    stderr_tail: Vec<String>,
+    stderr_tail: Option<Box<[String]>>,
 }
 
 /// What kind of failure a [`ClientError`] is.
@@ -174,11 +174,11 @@ impl ClientError {
     /// ([`StderrMode::Capture`](super::StderrMode::Capture)); empty
     /// otherwise. The error's message ends with the last of them.
     pub fn stderr_tail(&self) -> &[String] {
-        &self.stderr_tail
+        self.stderr_tail.as_deref().unwrap_or_default()
     }
 
     pub(crate) fn with_stderr_tail(mut self, tail: Vec<String>) -> Self {
-        self.stderr_tail = tail;
+        self.stderr_tail = (!tail.is_empty()).then(|| tail.into_boxed_slice());
         self
     }
 
@@ -232,13 +232,10 @@ impl ClientError {
 impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.kind.fmt(f)?;
-        if !self.stderr_tail.is_empty() {
-            let start = self.stderr_tail.len().saturating_sub(STDERR_LINES_SHOWN);
-            let lines = self
-                .stderr_tail
-                .get(start..)
-                .unwrap_or_default()
-                .join(" | ");
+        let tail = self.stderr_tail();
+        if !tail.is_empty() {
+            let start = tail.len().saturating_sub(STDERR_LINES_SHOWN);
+            let lines = tail.get(start..).unwrap_or_default().join(" | ");
             let lines = toolshape_protocol::text::excerpt(&lines, 400);
             write!(f, "; the server's stderr ends: {lines}")?;
         }
@@ -260,7 +257,7 @@ impl From<ClientErrorKind> for ClientError {
         ClientError {
             kind,
             rejected: None,
-            stderr_tail: Vec::new(),
+            stderr_tail: None,
         }
     }
 }
