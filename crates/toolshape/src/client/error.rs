@@ -18,8 +18,12 @@ pub struct ClientError {
     rejected: Option<Box<super::ToolResult>>,
     /// The last lines of a server's captured stderr, when connecting to it
     /// failed (it exited during the handshake, say).
-    stderr_tail: Option<Box<[String]>>,
+    stderr_tail: Option<Box<Lines>>,
 }
+
+/// Lines kept beside an error (boxed: the error stays small).
+#[derive(Debug)]
+struct Lines(Vec<String>);
 
 /// What kind of failure a [`ClientError`] is.
 #[derive(Debug, thiserror::Error)]
@@ -174,11 +178,11 @@ impl ClientError {
     /// ([`StderrMode::Capture`](super::StderrMode::Capture)); empty
     /// otherwise. The error's message ends with the last of them.
     pub fn stderr_tail(&self) -> &[String] {
-        self.stderr_tail.as_deref().unwrap_or_default()
+        self.stderr_tail.as_deref().map_or(&[], |lines| &lines.0)
     }
 
     pub(crate) fn with_stderr_tail(mut self, tail: Vec<String>) -> Self {
-        self.stderr_tail = (!tail.is_empty()).then(|| tail.into_boxed_slice());
+        self.stderr_tail = (!tail.is_empty()).then(|| Box::new(Lines(tail)));
         self
     }
 
