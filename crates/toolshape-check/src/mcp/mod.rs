@@ -192,8 +192,24 @@ impl Run<'_> {
                         error.error.kind(),
                         ClientErrorKind::Protocol(_) | ClientErrorKind::InvalidResponse(_)
                     );
-                if let Some(version) = requested {
-                    self.handshake_messages(version, error.messages);
+                match requested {
+                    Some(version) => self.handshake_messages(version, error.messages),
+                    // No revision agreed: what is not JSON at all (logs
+                    // written to stdout, the likeliest reason a server never
+                    // seems to answer) is still a finding.
+                    None => {
+                        for bytes in &error.messages {
+                            let parsed = messages::parse(bytes);
+                            if !matches!(parsed, messages::Parsed::Json(_)) {
+                                self.findings.extend(messages::unparsable(
+                                    None,
+                                    &parsed,
+                                    "the handshake",
+                                    None,
+                                ));
+                            }
+                        }
+                    }
                 }
                 let detail = format!("{label}: {}", error.error);
                 return if unsupported {
