@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use serde_json::Value;
 use toolshape_protocol::text::printable;
 
 use crate::finding::{Finding, Location};
@@ -51,9 +52,15 @@ struct Group<'a> {
 
 fn groups<'a>(findings: &[&'a Finding]) -> Vec<Group<'a>> {
     let mut groups: Vec<Group<'a>> = Vec::new();
-    let mut index: HashMap<(Rule, &Location, &str), usize> = HashMap::new();
+    let mut index: HashMap<(Rule, &Location, &str, Option<&Value>), usize> = HashMap::new();
     for finding in findings {
-        let key = (finding.rule, &finding.location, finding.message.as_str());
+        // Calls with other arguments are other findings, each shown.
+        let key = (
+            finding.rule,
+            &finding.location,
+            finding.message.as_str(),
+            finding.arguments.as_ref(),
+        );
         let same = match index.get(&key) {
             Some(&at) => groups.get_mut(at),
             None => {

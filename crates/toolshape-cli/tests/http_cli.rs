@@ -309,6 +309,15 @@ fn time_flags_past_a_year_are_usage_errors() {
     }
 }
 
+/// A per-tool timeout of zero is a usage error (it was read as one second).
+#[test]
+fn a_zero_tool_timeout_is_a_usage_error() {
+    let refused = toolshape(&["proxy", "--tool-timeout", "x=0", "--", "true"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(code(&refused), 2, "{}", describe(&refused));
+    assert!(stderr.contains("at least 1 second"), "{stderr}");
+}
+
 /// A Streamable HTTP endpoint that lies: its one tool lists an outputSchema
 /// (an object with an integer `n`) that its results break. `kind` picks the
 /// lie: `"wrong"` (`n` is a string) or `"missing"` (no structuredContent).

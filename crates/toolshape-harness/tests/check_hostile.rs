@@ -206,6 +206,21 @@ async fn every_planted_defect_is_found_with_its_rule_and_nothing_else() {
     );
     assert!(report.exit_code(false) == 3);
 
+    // The text report shows each call's finding, its arguments beside it
+    // (the revisions of one call are one line): accepts_anything took two
+    // sets of invalid arguments.
+    let text = toolshape_check::to_text(&report, false);
+    let accepted = text
+        .split("\naccepts_anything\n")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .matches("invalid-args-accepted")
+        .count();
+    assert_eq!(accepted, 2, "{text}");
+
     // The JSON report matches its schema; the JUnit rendering parses.
     let schema: serde_json::Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
     let compiled = SchemaEngine::default().compile(&schema).unwrap();
@@ -545,4 +560,26 @@ async fn a_server_that_never_answers_says_why_when_it_can() {
         "{}",
         unreachable.message
     );
+}
+
+/// Arguments given for a tool the server does not list are said to be
+/// unused, not silently ignored.
+#[tokio::test]
+async fn arguments_for_an_unlisted_tool_are_a_note() {
+    let mut given = options(ProtocolChoice::Auto, CallPolicy::None);
+    given
+        .arguments
+        .insert("no_such_tool".to_owned(), serde_json::Map::new());
+    given
+        .arguments
+        .insert("ok".to_owned(), serde_json::Map::new());
+    let report = toolshape_check::check(&target(&[]), &given).await;
+    let unused: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::CallSkipped && f.message.contains("(--args)"))
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(unused.len(), 1, "{unused:?}");
+    assert!(unused[0].contains("\"no_such_tool\""), "{unused:?}");
 }

@@ -170,6 +170,13 @@ impl Proxy {
             .await
             .map_err(ProxyError::Listing)?;
         let broken = std::mem::take(&mut synced.broken);
+        // A per-tool timeout for a tool the upstream does not list is
+        // likely a typo: said once, at start (the tool may come later).
+        for tool in forwarder.options.tool_timeouts.keys() {
+            if registry.latest(tool).is_none() && !broken.iter().any(|(name, _)| name == tool) {
+                tracing::warn!(tool = %tool, "--tool-timeout names a tool the proxy does not offer (the upstream does not list it, yet, or a filter leaves it out)");
+            }
+        }
         let surface = surface::mirror(&forwarder, &client).await;
         let follower = tokio::spawn(mirror::follow(
             Arc::clone(&forwarder),

@@ -287,6 +287,28 @@ impl Run<'_> {
                 Some(seen),
             );
         };
+        // Arguments given for a tool the server does not list: a typo, most
+        // likely; said rather than ignored.
+        let mut unknown: Vec<&String> = self
+            .options
+            .arguments
+            .keys()
+            .filter(|name| listing.complete && !listing.tools.iter().any(|t| &t.name == *name))
+            .collect();
+        unknown.sort();
+        for name in unknown {
+            self.findings.push(
+                Finding::new(
+                    Rule::CallSkipped,
+                    Location::new(Document::Listing, ""),
+                    format!(
+                        "the arguments given for {:?} (--args) were not used: the server lists no such tool",
+                        toolshape_protocol::text::excerpt(name, 80)
+                    ),
+                )
+                .revision(Some(version)),
+            );
+        }
         if capabilities.tools.is_none() && !listing.tools.is_empty() {
             self.findings.push(
                 Finding::new(

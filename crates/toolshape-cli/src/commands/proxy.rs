@@ -145,6 +145,9 @@ impl ProxyArgs {
             let Some((tool, seconds)) = parsed else {
                 return Err(format!("--tool-timeout {entry:?}: write TOOL=SECONDS"));
             };
+            if seconds == 0 {
+                return Err(format!("--tool-timeout {entry:?}: at least 1 second"));
+            }
             if seconds > super::MAX_SECONDS {
                 return Err(format!(
                     "--tool-timeout {entry:?}: at most {} seconds (a year)",
@@ -153,7 +156,7 @@ impl ProxyArgs {
             }
             options
                 .tool_timeouts
-                .insert(tool.to_owned(), Duration::from_secs(seconds.max(1)));
+                .insert(tool.to_owned(), Duration::from_secs(seconds));
         }
         options.compile_budget = Duration::from_secs(self.compile_budget);
         options.max_concurrent = self.max_concurrent.map(|n| n.max(1));
