@@ -147,6 +147,29 @@ async fn an_over_long_request_of_the_servers_fails_only_itself() {
     assert_usable(&client).await;
 }
 
+/// A question the client knows (`sampling/createMessage`) asked with
+/// parameters that are not its own is refused `-32602` (invalid params),
+/// not `-32601` as a method the client does not know.
+#[tokio::test]
+async fn a_known_question_with_unreadable_parameters_is_invalid_params() {
+    let client = hostile_within(1024 * 1024).await;
+    let answered = client
+        .call_tool_with(
+            "huge",
+            json!({"bytes": 1_000, "as_request": true})
+                .as_object()
+                .cloned(),
+            CallOptions::new().timeout(Duration::from_secs(20)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        answered.structured,
+        Some(json!({"value": "refused -32602"}))
+    );
+    assert_usable(&client).await;
+}
+
 /// A server on loopback whose `ask_long` tool asks the client a form with a
 /// question of 200,000 bytes, `ask_short` one of 10 (each saying how the
 /// client answered), and whose `ask_then_long` asks a short one and then

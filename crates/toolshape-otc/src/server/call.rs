@@ -207,7 +207,7 @@ async fn run(
         CallOutcome::Success(output) => value_of(tool, output).unwrap_or_else(|| {
             CallOutput::Error(ToolCallError {
                 message: format!(
-                    "Tool {} returned no value for its output schema, so none was sent",
+                    "Tool {} returned no value for its output schema (none, or one withheld as invalid), so none was sent",
                     tool.otc_id()
                 ),
                 ..ToolCallError::default()

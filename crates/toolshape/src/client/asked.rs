@@ -190,7 +190,20 @@ impl Peer {
             .unwrap_or(Value::Null);
         let question = json!({"method": request.method, "params": params});
         let Some(ask) = Ask::from_input_request(&question) else {
-            let refusal = ErrorObject::method_not_found(&request.method);
+            // A question this client knows, asked with parameters it cannot
+            // read, is the server's mistake of parameters (-32602), not an
+            // unknown method.
+            let known = [
+                methods::ELICITATION_CREATE,
+                methods::SAMPLING_CREATE_MESSAGE,
+                methods::ROOTS_LIST,
+            ];
+            let refusal = match known.contains(&request.method.as_str()) {
+                true => {
+                    ErrorObject::invalid_params(format!("not the parameters of {}", request.method))
+                }
+                false => ErrorObject::method_not_found(&request.method),
+            };
             return self.reply(request.id, Err(refusal));
         };
         self.url_visits.asked(&ask);
