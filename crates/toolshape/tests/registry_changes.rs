@@ -160,3 +160,34 @@ async fn a_call_is_shaped_by_the_tool_that_ran_it_not_its_replacement() {
         "{next}"
     );
 }
+
+/// A build that fails (here on a prompt listed twice) registers none of its
+/// tools in the registry it was given, so the same tools build again once
+/// the mistake is mended.
+#[test]
+fn a_failed_build_leaves_a_shared_registry_as_it_was() {
+    let registry = toolshape::ToolRegistry::new();
+    let prompt = || {
+        toolshape::prompt::Prompt::new("twice", |_, _| async {
+            Ok::<_, toolshape::ToolError>(toolshape::protocol::prompts::GetPromptResult::new(
+                Vec::new(),
+            ))
+        })
+    };
+    let failed = Server::builder("s", "1")
+        .registry(registry.clone())
+        .tool(gated(Arc::new(Notify::new())))
+        .prompt(prompt())
+        .prompt(prompt())
+        .build()
+        .unwrap_err();
+    assert_eq!(failed.errors().len(), 1, "{failed}");
+    assert!(registry.is_empty(), "{:?}", registry.names());
+    Server::builder("s", "1")
+        .registry(registry.clone())
+        .tool(gated(Arc::new(Notify::new())))
+        .prompt(prompt())
+        .build()
+        .unwrap();
+    assert_eq!(registry.names(), ["gated"]);
+}

@@ -23,7 +23,11 @@ pub enum Negotiation {
     /// the server answers with anything but a modern result or error.
     #[default]
     Auto,
-    /// Speak exactly this revision.
+    /// Ask for this revision only (no probe). 2026-07-28 is spoken as is; a
+    /// handshake revision is asked for in `initialize`, and a server that
+    /// answers with another handshake revision it prefers (as the
+    /// handshake allows) is spoken to in that one when this client speaks
+    /// it: [`Negotiated::version`] says which. Compare it to refuse.
     Pinned(ProtocolVersion),
 }
 

@@ -252,7 +252,10 @@ impl ServerBuilder {
             }
         }
         let registry = self.registry.unwrap_or_default();
-        if let Err(tool_errors) = registry.register_all(self.tools) {
+        // After another error the tools are only checked: a registry shared
+        // with `registry(..)` keeps none of them, so a build tried again
+        // does not find them taken.
+        if let Err(tool_errors) = registry.register_all_or_check(self.tools, errors.is_empty()) {
             errors.extend(tool_errors);
         }
         if !errors.is_empty() {

@@ -134,6 +134,16 @@ impl ToolRegistry {
         &self,
         tools: impl IntoIterator<Item = Tool>,
     ) -> Result<(), Vec<RegistrationError>> {
+        self.register_all_or_check(tools, true)
+    }
+
+    /// As [`ToolRegistry::register_all`]; with `commit` false, only the
+    /// errors registering would meet are found, and nothing is registered.
+    pub(crate) fn register_all_or_check(
+        &self,
+        tools: impl IntoIterator<Item = Tool>,
+        commit: bool,
+    ) -> Result<(), Vec<RegistrationError>> {
         let mut errors = Vec::new();
         let mut ready = Vec::new();
         let engine = self.listing_engine();
@@ -145,6 +155,28 @@ impl ToolRegistry {
         }
         if ready.is_empty() && errors.is_empty() {
             return Ok(());
+        }
+        if !commit {
+            // Checked against a copy, the registry left as it is (and no
+            // change announced).
+            let current = Arc::clone(
+                &self
+                    .inner
+                    .tools
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+            let mut next = (*current).clone();
+            for tool in ready {
+                if let Err(error) = next.insert(tool) {
+                    errors.push(error);
+                }
+            }
+            return if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(errors)
+            };
         }
         self.update(|current| {
             // Into a copy: all of them, or none.
