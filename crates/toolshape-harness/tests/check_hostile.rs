@@ -206,6 +206,22 @@ async fn every_planted_defect_is_found_with_its_rule_and_nothing_else() {
     );
     assert!(report.exit_code(false) == 3);
 
+    // A message beside the answers that breaks the schema is named by its
+    // method.
+    let beside: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.tool.is_none() && f.rule == Rule::MessageInvalid)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        !beside.is_empty()
+            && beside.iter().all(|m| {
+                m.starts_with("a notification (") || m.starts_with("a request from the server (")
+            }),
+        "{beside:?}"
+    );
+
     // The text report shows each call's finding, its arguments beside it
     // (the revisions of one call are one line): accepts_anything took two
     // sets of invalid arguments.

@@ -4,8 +4,10 @@
 //!   input to a `Serialize + JsonSchema` output; both schemas are derived once,
 //!   at registration. Unstructured and dynamic tools are supported too.
 //! - [`ToolRegistry`]: the tools, shared by every protocol binding; every call
-//!   validates its arguments, runs the handler under a time limit with panics
-//!   contained, and validates the output before anything is sent.
+//!   validates its arguments, runs the handler with panics contained (under
+//!   the time limit a call's `CallOptions::timeout` sets; a server sets it
+//!   from `ServerOptions::call_timeout`), and validates the output before
+//!   anything is sent.
 //! - [`Server`]: serves a registry over stdio (newline-delimited JSON) and
 //!   Streamable HTTP (feature `server-http`), to peers on every MCP revision
 //!   from 2024-11-05 to 2026-07-28, shaping each response for the revision
@@ -51,6 +53,10 @@ mod server;
 pub mod tool;
 mod transport;
 
+/// The router type [`Server::router`] builds and [`serve_router`] serves
+/// (axum's, re-exported so that a caller needs no axum of its own).
+#[cfg(feature = "server-http")]
+pub use axum::Router;
 pub use prompt::{Prompt, PromptRegistry};
 pub use resource::{Resource, ResourceTemplate};
 pub use server::{BuildError, ConnectedClient, Server, ServerBuilder, ServerOptions};

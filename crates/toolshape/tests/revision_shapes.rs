@@ -81,9 +81,20 @@ fn server() -> Server {
             Ok::<_, ToolError>(output)
         },
     );
+    let noted = Tool::dynamic(
+        "noted",
+        json!({"type": "object"}),
+        Some(json!({"type": "object"})),
+        |_, _| async {
+            let mut output = ToolOutput::structured(json!({"found": 1}));
+            output.content = vec![ContentBlock::text("one found")];
+            Ok::<_, ToolError>(output)
+        },
+    );
     Server::builder("content", "1")
         .tool(tool)
         .tool(valued)
+        .tool(noted)
         .tool(Tool::typed("store", |input: Store| async move {
             Ok::<_, ToolError>(Stored {
                 kept: input.payload.is_some(),
@@ -257,6 +268,27 @@ async fn blocks_a_revision_has_not_never_reach_it() {
         assert_eq!(kinds, expected, "{version}");
         if !links {
             assert_eq!(result.content[0].as_text(), Some(r#"{"found":1}"#));
+        }
+    }
+}
+
+/// A tool's own text beside its value stands in for the JSON mirror on
+/// revisions with `structuredContent`; a peer without it gets the mirror
+/// first all the same (the text is all it gets of the value).
+#[tokio::test]
+async fn a_peer_without_structured_content_always_gets_the_value_as_text() {
+    let serving =
+        Serving::start_server(server(), Arc::new(Probe::default()), HttpOptions::default()).await;
+    for version in ProtocolVersion::ALL {
+        let client = client(&serving.url, version).await;
+        let result = client.call_tool("noted", None).await.unwrap();
+        let texts: Vec<_> = result.content.iter().filter_map(|b| b.as_text()).collect();
+        if version >= ProtocolVersion::V2025_06_18 {
+            assert_eq!(texts, ["one found"], "{version}");
+            assert_eq!(result.structured, Some(json!({"found": 1})), "{version}");
+        } else {
+            assert_eq!(texts, [r#"{"found":1}"#, "one found"], "{version}");
+            assert_eq!(value_of(&result), json!({"found": 1}), "{version}");
         }
     }
 }

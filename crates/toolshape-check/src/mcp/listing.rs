@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 use toolshape::client::{ClientError, ClientErrorKind, TransportError};
-use toolshape_protocol::ProtocolVersion;
 use toolshape_protocol::tools::validate_tool_name;
+use toolshape_protocol::{ProtocolVersion, methods};
 
 use super::messages::{self, Answers, Parsed};
 use super::session::Session;
@@ -147,7 +147,15 @@ pub(crate) fn sort_out(
         } else {
             "a notification"
         };
-        noted.extend(messages::check(version, &value, &Answers::Unknown, kind));
+        // Named by its method when MCP has it, so that a finding says which
+        // message it is (another's name would make each of a flood of made-up
+        // methods a finding of its own).
+        let kind = match value.get("method").and_then(Value::as_str) {
+            Some(method) if SERVER_METHODS.contains(&method) => format!("{kind} ({method})"),
+            Some(_) => format!("{kind} (a method MCP does not have)"),
+            None => kind.to_owned(),
+        };
+        noted.extend(messages::check(version, &value, &Answers::Unknown, &kind));
     }
     findings.append(&mut noted);
     if unchecked > 0 {
@@ -167,6 +175,23 @@ pub(crate) fn sort_out(
     }
     responses
 }
+
+/// The methods of what a server may send a client besides answers.
+const SERVER_METHODS: [&str; 13] = [
+    methods::PING,
+    methods::CANCELLED,
+    methods::PROGRESS,
+    methods::LOGGING_MESSAGE,
+    methods::TOOLS_LIST_CHANGED,
+    methods::RESOURCES_UPDATED,
+    methods::RESOURCES_LIST_CHANGED,
+    methods::PROMPTS_LIST_CHANGED,
+    methods::SUBSCRIPTIONS_ACKNOWLEDGED,
+    methods::ELICITATION_CREATE,
+    methods::ELICITATION_COMPLETE,
+    methods::SAMPLING_CREATE_MESSAGE,
+    methods::ROOTS_LIST,
+];
 
 /// Most findings kept about the messages beside the answers during one step
 /// (exact repeats counted once).

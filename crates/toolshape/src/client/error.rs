@@ -208,7 +208,9 @@ impl ClientError {
         matches!(self.kind, ClientErrorKind::Tool { .. })
     }
 
-    /// Whether the output failed validation (or its schema was unusable).
+    /// Whether the output failed validation: it broke the tool's
+    /// `outputSchema`, lacked the `structuredContent` it declares, the
+    /// schema was unusable, or (`Client::call::<T>`) it did not fit `T`.
     pub fn is_validation_error(&self) -> bool {
         matches!(
             self.kind,

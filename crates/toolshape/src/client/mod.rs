@@ -53,6 +53,10 @@ pub use listening::Listening;
 pub use negotiate::{Negotiated, Negotiation};
 pub use pages::ListingBound;
 pub use received::ReceivedResult;
+/// The types [`ClientBuilder::http_headers`] and [`AuthRequest`] take
+/// (reqwest's, re-exported so that a caller needs no reqwest of its own).
+#[cfg(feature = "client-http")]
+pub use reqwest::{Url, header::HeaderMap};
 pub use stdio::{ServerCommand, StderrMode};
 pub use tools::unwrapped_output_schema;
 
@@ -347,14 +351,16 @@ impl ClientBuilder {
         self
     }
 
-    /// Sets the options.
+    /// Sets the options, all of them (a `request_timeout` set before is
+    /// replaced by theirs: set it after, or in them).
     #[must_use]
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
         self
     }
 
-    /// Sets the request timeout.
+    /// Sets the request timeout (in the options: call it after
+    /// [`ClientBuilder::options`]).
     #[must_use]
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.options.request_timeout = timeout;

@@ -148,9 +148,14 @@ impl ServerBuilder {
         self
     }
 
-    /// Sets the options.
+    /// Sets the options, all of them: `instructions` set before is kept
+    /// when `options.instructions` is `None`; call
+    /// [`ServerBuilder::instructions`] after it to change them.
     #[must_use]
-    pub fn options(mut self, options: ServerOptions) -> Self {
+    pub fn options(mut self, mut options: ServerOptions) -> Self {
+        if options.instructions.is_none() {
+            options.instructions = self.options.instructions.take();
+        }
         self.options = options;
         self
     }

@@ -137,7 +137,11 @@ impl Server {
 
     /// Tells the peers that resources were added or removed
     /// (`notifications/resources/list_changed`: handshake sessions, and
-    /// 2026-07-28 `subscriptions/listen` streams that asked for it).
+    /// 2026-07-28 `subscriptions/listen` streams that asked for it). Only a
+    /// server built with [`ServerBuilder::resource_events`] declares
+    /// `listChanged` and so announces it; on any other this does nothing
+    /// (updates of single resources, [`Server::resource_updated`], go out
+    /// either way).
     pub fn resource_list_changed(&self) {
         self.shared.resource_events.list_changed();
     }

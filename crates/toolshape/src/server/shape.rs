@@ -113,9 +113,11 @@ fn build(
         };
         let wants_text = !version.allows_any_structured_content() || text_block_for_modern;
         // The text mirror comes first, unless the tool wrote its own text
-        // (and did not ask for the mirror beside it).
+        // (and did not ask for the mirror beside it), but always for a peer
+        // that gets no structuredContent: the text is all it gets of the value.
         let own_text = content.iter().any(|b| matches!(b, ContentBlock::Text(_)));
-        if wants_text && (mirrored || !own_text) {
+        let only_text = !version.supports_structured_output();
+        if wants_text && (mirrored || !own_text || only_text) {
             content.insert(0, ContentBlock::text(json.get()));
         }
         if version.supports_structured_output() {

@@ -44,9 +44,11 @@ pub struct CallOptions {
     /// by the stream it arrives on. Bounded like `progress`.
     pub log: Option<(LoggingLevel, mpsc::Sender<LogMessage>)>,
     /// What the caller hands the tool: tokens, secrets, its user id (in
-    /// process and over OTC; MCP carries none).
+    /// process and over OTC; MCP carries none, so `Client::call_tool_with`
+    /// does not send them).
     pub credentials: Option<Credentials>,
-    /// Who is calling, as the transport tells it (see `ToolContext::caller`).
+    /// Who is calling, as the transport tells it (see `ToolContext::caller`);
+    /// set by a server for its handlers, not sent by a client.
     pub caller: Option<Arc<str>>,
     /// For a gateway that relays results as received (a client's
     /// `ToolResult::take_received`): a result that can be relayed so is
