@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use toolshape::CallOptions;
 use toolshape::client::{
     Client, ClientErrorKind, ClientOptions, Negotiation, ServerCommand, StderrMode,
@@ -122,29 +122,36 @@ async fn an_oversized_line_with_its_id_last_ends_the_call() {
     assert_usable(&client).await;
 }
 
-/// An over-long request of the server's that carries the id of the
-/// client's own call in flight is refused (the server gets an error with
-/// its id), and the client's call goes on: the two directions' ids are
-/// apart (the call failed as "response larger than" before).
-#[tokio::test]
-async fn an_over_long_request_of_the_servers_fails_only_itself() {
+/// Calls `huge` so that the server asks a `sampling/createMessage` of
+/// `bytes` bytes (its parameters not a sampling request's) with the call's
+/// own id; the server answers the call once it has the client's refusal,
+/// naming its code. The client's connection stays usable.
+async fn refusal_of_a_request_of(bytes: u64) -> Option<Value> {
     let client = hostile_within(1024 * 1024).await;
     let answered = client
         .call_tool_with(
             "huge",
-            json!({"bytes": 2_000_000, "as_request": true})
+            json!({"bytes": bytes, "as_request": true})
                 .as_object()
                 .cloned(),
             CallOptions::new().timeout(Duration::from_secs(20)),
         )
         .await
         .unwrap();
-    // The server answers the call once it has the client's refusal.
+    assert_usable(&client).await;
+    answered.structured
+}
+
+/// An over-long request of the server's that carries the id of the
+/// client's own call in flight is refused (the server gets an error with
+/// its id), and the client's call goes on: the two directions' ids are
+/// apart (the call failed as "response larger than" before).
+#[tokio::test]
+async fn an_over_long_request_of_the_servers_fails_only_itself() {
     assert_eq!(
-        answered.structured,
+        refusal_of_a_request_of(2_000_000).await,
         Some(json!({"value": "refused -32600"}))
     );
-    assert_usable(&client).await;
 }
 
 /// A question the client knows (`sampling/createMessage`) asked with
@@ -152,22 +159,10 @@ async fn an_over_long_request_of_the_servers_fails_only_itself() {
 /// not `-32601` as a method the client does not know.
 #[tokio::test]
 async fn a_known_question_with_unreadable_parameters_is_invalid_params() {
-    let client = hostile_within(1024 * 1024).await;
-    let answered = client
-        .call_tool_with(
-            "huge",
-            json!({"bytes": 1_000, "as_request": true})
-                .as_object()
-                .cloned(),
-            CallOptions::new().timeout(Duration::from_secs(20)),
-        )
-        .await
-        .unwrap();
     assert_eq!(
-        answered.structured,
+        refusal_of_a_request_of(1_000).await,
         Some(json!({"value": "refused -32602"}))
     );
-    assert_usable(&client).await;
 }
 
 /// A server on loopback whose `ask_long` tool asks the client a form with a
