@@ -55,7 +55,8 @@
 //! with `structuredContent` and a text block that are both TEXT as written
 //! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result);
 //! with `{"note": TEXT}` it answers `{"value": "ok"}` (or the verbatim text)
-//! with its text block and a second text block, TEXT.
+//! with its text block and a second text block, TEXT; with `{"bare": true}`
+//! it answers `{"value": "ok"}` with no content block at all.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -370,6 +371,10 @@ impl Server {
                     let tail = arguments.get("then").and_then(Value::as_str);
                     let note = arguments.get("note").and_then(Value::as_str);
                     self.verbatim(id, text, tail.unwrap_or_default(), note)
+                }
+                None if arguments.get("bare") == Some(&Value::Bool(true)) => {
+                    let value = json!({"value": "ok"});
+                    self.result(id, json!({"content": [], "structuredContent": value}))
                 }
                 None => match arguments.get("note").and_then(Value::as_str) {
                     Some(note) => {

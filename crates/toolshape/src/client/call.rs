@@ -326,7 +326,13 @@ impl Client {
             }
         }
         let version = self.inner.negotiated.version;
+        // Before 2026-07-28 a value goes with its text (the peer may read
+        // only content): a result without one is written again, with it.
+        let lacks_mirror = structured_json.is_some()
+            && content.is_empty()
+            && !version.allows_any_structured_content();
         relayable = relayable
+            && !lacks_mirror
             && !is_error
             && refusal.is_none()
             && meta.is_none()
