@@ -176,39 +176,6 @@ async fn a_mirror_beside_text_of_the_tools_own_is_written_for_every_revision() {
     }
 }
 
-/// An upstream on 2025-11-25 answering a value with no text block: a client
-/// on its revision, whose result would go as written, gets the value's text
-/// beside it all the same, as from any toolshape server (clients that read
-/// only content get the value), and so do the others.
-#[tokio::test]
-async fn a_value_without_its_text_gets_one_on_every_revision() {
-    let command = ServerCommand::new(hostile_server_bin()).stderr(StderrMode::Capture);
-    let upstream = Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25));
-    let proxy = Proxy::start(
-        UpstreamSpec::Command(command),
-        upstream,
-        ProxyOptions::default(),
-    )
-    .await
-    .expect("the proxy starts");
-    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
-    for version in [
-        ProtocolVersion::V2025_11_25,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2026_07_28,
-    ] {
-        let client = client(&url, Negotiation::Pinned(version)).await;
-        let result = call(&client, "ok", json!({"bare": true})).await.unwrap();
-        assert!(!result.is_error, "{version:?}: {}", result.text());
-        assert_eq!(
-            result.structured,
-            Some(json!({"value": "ok"})),
-            "{version:?}"
-        );
-        assert_eq!(result.text(), r#"{"value":"ok"}"#, "{version:?}");
-    }
-}
-
 #[tokio::test]
 async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     let mut options = ProxyOptions::default();

@@ -5,9 +5,12 @@
 //! `{"result": value}` with their schemas wrapped to match: 2026-07-28
 //! clients get them unwrapped, schemas whose references point into the
 //! wrapper (`#/properties/result/$defs/...`) included, and 2025 clients get
-//! them wrapped again; no tool is hidden as unusable.
+//! them wrapped again; no tool is hidden as unusable. And in front of the
+//! hostile server on 2025-11-25, whose values may come without text.
 
 mod client_common;
+
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use toolshape::client::{Client, Negotiation, ServerCommand, StderrMode};
@@ -15,17 +18,22 @@ use toolshape::protocol::ProtocolVersion;
 use toolshape::schema::SchemaEngine;
 use toolshape_proxy::{Proxy, ProxyOptions, UpstreamSpec};
 
-#[tokio::test]
-async fn wrapped_outputs_of_a_legacy_upstream_reach_every_era_with_working_schemas() {
-    let command = ServerCommand::new(env!("CARGO_BIN_EXE_test_server")).stderr(StderrMode::Capture);
+/// A proxy in front of `server`, its client pinned to 2025-11-25.
+async fn proxy_on_2025_11_25(server: &Path) -> Proxy {
+    let command = ServerCommand::new(server).stderr(StderrMode::Capture);
     let upstream = Client::builder().negotiation(Negotiation::Pinned(ProtocolVersion::V2025_11_25));
-    let proxy = Proxy::start(
+    Proxy::start(
         UpstreamSpec::Command(command),
         upstream,
         ProxyOptions::default(),
     )
     .await
-    .expect("the proxy starts");
+    .expect("the proxy starts")
+}
+
+#[tokio::test]
+async fn wrapped_outputs_of_a_legacy_upstream_reach_every_era_with_working_schemas() {
+    let proxy = proxy_on_2025_11_25(Path::new(env!("CARGO_BIN_EXE_test_server"))).await;
     assert!(
         proxy.broken_tools().is_empty(),
         "{:?}",
@@ -71,4 +79,30 @@ async fn wrapped_outputs_of_a_legacy_upstream_reach_every_era_with_working_schem
     let result = legacy.call_tool("points", arguments).await.unwrap();
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.structured, Some(points));
+}
+
+/// A value with no text block: a client on the upstream's revision, whose
+/// result would go as written, gets the value's text beside it all the same,
+/// as from any toolshape server (clients that read only content get the
+/// value), and so do the others.
+#[tokio::test]
+async fn a_value_without_its_text_gets_one_on_every_revision() {
+    let proxy = proxy_on_2025_11_25(&client_common::hostile_server_bin()).await;
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let arguments: Option<Map<String, Value>> = json!({"bare": true}).as_object().cloned();
+    for version in [
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let client = client_common::connect_http(&url, Negotiation::Pinned(version)).await;
+        let result = client.call_tool("ok", arguments.clone()).await.unwrap();
+        assert!(!result.is_error, "{version:?}: {}", result.text());
+        assert_eq!(
+            result.structured,
+            Some(json!({"value": "ok"})),
+            "{version:?}"
+        );
+        assert_eq!(result.text(), r#"{"value":"ok"}"#, "{version:?}");
+    }
 }
