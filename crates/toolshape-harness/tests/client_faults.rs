@@ -226,3 +226,28 @@ async fn a_server_that_stops_reading_cannot_hold_calls_past_their_limit() {
         started.elapsed()
     );
 }
+
+/// A server that never answers `server/discover` (as some ignore requests
+/// they do not know) is reached by `initialize` once the request timeout
+/// has passed, not the longer probe timeout.
+#[tokio::test]
+async fn an_unanswered_probe_waits_no_longer_than_the_request_timeout() {
+    let command = ServerCommand::new(hostile_server_bin())
+        .arg("--silent-discover")
+        .stderr(StderrMode::Capture);
+    let mut options = ClientOptions::default();
+    options.request_timeout = Duration::from_secs(1);
+    assert_eq!(options.probe_timeout, Duration::from_secs(10));
+    let started = Instant::now();
+    let client = connect(command, Negotiation::Auto, options).await;
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(8),
+        "connected after {waited:?}"
+    );
+    assert_eq!(
+        client.protocol_version(),
+        toolshape::protocol::ProtocolVersion::V2025_11_25
+    );
+    assert_eq!(call_value(&client, "ok").await.value, "ok");
+}

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! - `server/discover` is answered with a 2026-07-28 result, or `-32601` with
-//!   `--legacy-only`; `initialize` agrees to the requested revision when it
+//!   `--legacy-only`, or never answered with `--silent-discover`; `initialize` agrees to the requested revision when it
 //!   knows it (2025-11-25 otherwise).
 //! - `tools/list` is paginated, `--page-size` tools a page (default 3).
 //! - An unknown tool is answered as the official SDK servers do (an
@@ -211,6 +211,7 @@ impl Server {
         };
         let params = message.get("params").cloned().unwrap_or(json!({}));
         match method {
+            "server/discover" if self.config.silent_discover => Ok(()),
             "server/discover" if self.config.legacy_only => {
                 self.error(&id, -32601, "Method not found")
             }

@@ -84,7 +84,8 @@ struct Hooks {
 pub struct ClientOptions {
     /// How long a request waits for its answer.
     pub request_timeout: Duration,
-    /// How long the `server/discover` probe waits before falling back to `initialize`.
+    /// How long the `server/discover` probe waits before falling back to
+    /// `initialize`; never longer than `request_timeout`.
     pub probe_timeout: Duration,
     /// Longest message accepted from the server, in bytes.
     pub max_message_bytes: usize,
@@ -545,7 +546,7 @@ impl ClientBuilder {
             self.negotiation,
             &self.client_info,
             self.options.request_timeout,
-            self.options.probe_timeout,
+            self.options.probe_timeout.min(self.options.request_timeout),
         )
         .await;
         let negotiated = match negotiated {

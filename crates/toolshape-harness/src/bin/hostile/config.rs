@@ -12,6 +12,8 @@ pub(crate) enum Unknown {
 
 pub(crate) struct Config {
     pub(crate) legacy_only: bool,
+    /// `--silent-discover`: `server/discover` never answered.
+    pub(crate) silent_discover: bool,
     pub(crate) page_size: usize,
     pub(crate) canary_port: u16,
     pub(crate) unknown: Unknown,
@@ -50,6 +52,7 @@ fn every_other_start(path: &str) -> Result<bool, String> {
 pub(crate) fn parse_args() -> Result<Config, String> {
     let mut config = Config {
         legacy_only: false,
+        silent_discover: false,
         page_size: DEFAULT_PAGE_SIZE,
         canary_port: 9,
         unknown: Unknown::Result,
@@ -70,6 +73,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--legacy-only" => config.legacy_only = true,
+            "--silent-discover" => config.silent_discover = true,
             "--duplicate" => config.duplicate = true,
             "--foreign-names" => config.foreign_names = true,
             "--check-defects" => config.check_defects = true,
