@@ -89,6 +89,16 @@ pub struct CallCounts {
     pub skipped: Option<String>,
 }
 
+impl CallCounts {
+    /// Marks a tool the check stopped before calling (its time limit, or too
+    /// many restarts) as not called.
+    pub(crate) fn not_reached(&mut self) {
+        if self.valid == 0 && self.invalid == 0 && self.skipped.is_none() {
+            self.skipped = Some("not called: the check stopped first".to_owned());
+        }
+    }
+}
+
 /// One tool, in a line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

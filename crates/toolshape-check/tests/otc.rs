@@ -20,6 +20,8 @@ use toolshape_check::{CallPolicy, Options, Report, Rule, Severity, Target};
 enum Mode {
     Good,
     Bad,
+    /// As `Good`, its first tool (`Calc.Add`) answering after 1.5 s.
+    Slow,
 }
 
 fn x_input() -> Value {
@@ -88,7 +90,7 @@ async fn tools(State(mode): State<Arc<Mode>>) -> Json<Value> {
 
 async fn health(State(mode): State<Arc<Mode>>) -> StatusCode {
     match *mode {
-        Mode::Good => StatusCode::OK,
+        Mode::Good | Mode::Slow => StatusCode::OK,
         Mode::Bad => StatusCode::SERVICE_UNAVAILABLE,
     }
 }
@@ -134,6 +136,9 @@ async fn call(State(mode): State<Arc<Mode>>, Json(body): Json<Value>) -> Respons
             json!({"message": "invalid input", "parameter_errors": errors}),
         )
     };
+    if *mode == Mode::Slow && id == "Calc.Add@1.0.0" {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+    }
     match id {
         "Calc.Add@1.0.0" => match (int("a"), int("b")) {
             (Some(a), Some(b)) => respond(
@@ -321,4 +326,32 @@ async fn read_only_calls_nothing_and_an_absent_server_is_unreachable() {
     )
     .await;
     assert_eq!(report.exit_code(false), 4);
+}
+
+/// The check's time limit runs out during the first tool's call: the
+/// tools it did not reach are reported as not called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_the_time_limit_left_uncalled_are_not_called() {
+    let base = serve(Mode::Slow).await;
+    let mut limited = options(CallPolicy::All);
+    limited.max_time = Duration::from_secs(1);
+    let report = toolshape_check::check(&Target::Otc(base), &limited).await;
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule == Rule::CheckIncomplete),
+        "{}",
+        report.to_json()
+    );
+    for tool in &report.tools {
+        let expected =
+            (tool.name != "Calc.Add@1.0.0").then_some("not called: the check stopped first");
+        assert_eq!(
+            tool.calls.skipped.as_deref(),
+            expected,
+            "{}",
+            report.to_json()
+        );
+    }
 }

@@ -558,6 +558,11 @@ impl Run<'_> {
             stopped = stopped.or(calls.stopped.take());
             sideband.list_changed = calls.sideband.list_changed;
         }
+        if stopped.is_some() {
+            for (tool, _) in &chosen {
+                counts.entry(tool.name.clone()).or_default().not_reached();
+            }
+        }
         self.progress_done += planned;
         self.counts = counts;
         self.findings.append(&mut findings);

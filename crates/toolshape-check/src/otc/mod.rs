@@ -151,6 +151,11 @@ pub(crate) async fn check(base: &str, options: &Options, report: &mut Report) {
                 break;
             }
         }
+        if caller.stopped.is_some() {
+            for summary in &mut report.tools {
+                summary.calls.not_reached();
+            }
+        }
         if options.calls == CallPolicy::All
             && let Some(tool) = tools.iter().find(|tool| tool.input.is_some())
         {
