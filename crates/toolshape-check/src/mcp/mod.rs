@@ -81,6 +81,17 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         report.revisions.push(outcome);
         seen.extend(checked);
     }
+    // `all` on a server that speaks none of them, only an older revision:
+    // that one is checked, as `auto` would.
+    let spoke_another = report
+        .revisions
+        .iter()
+        .all(|r| r.status == RevisionStatus::Unsupported);
+    if options.protocol == ProtocolChoice::All && spoke_another {
+        let (outcome, checked) = run.revision(None, report).await;
+        report.revisions.push(outcome);
+        seen.extend(checked);
+    }
     if !report
         .revisions
         .iter()

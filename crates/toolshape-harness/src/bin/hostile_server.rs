@@ -9,8 +9,10 @@
 //! ```
 //!
 //! - `server/discover` is answered with a 2026-07-28 result, or `-32601` with
-//!   `--legacy-only`, or never answered with `--silent-discover`; `initialize` agrees to the requested revision when it
-//!   knows it (2025-11-25 otherwise).
+//!   `--legacy-only` or `--offer`, or never answered with
+//!   `--silent-discover`; `initialize` agrees to the requested revision when
+//!   it knows it (2025-11-25 otherwise), or to `--offer REVISION` whatever
+//!   was asked.
 //! - `tools/list` is paginated, `--page-size` tools a page (default 3).
 //! - An unknown tool is answered as the official SDK servers do (an
 //!   `isError: true` result, `--unknown-tool result`, the default) or with a
@@ -212,7 +214,7 @@ impl Server {
         let params = message.get("params").cloned().unwrap_or(json!({}));
         match method {
             "server/discover" if self.config.silent_discover => Ok(()),
-            "server/discover" if self.config.legacy_only => {
+            "server/discover" if self.config.legacy_only || self.config.offer.is_some() => {
                 self.error(&id, -32601, "Method not found")
             }
             "server/discover" => {
@@ -232,9 +234,10 @@ impl Server {
                     .get("protocolVersion")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                let version = match requested {
-                    "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" => requested,
-                    _ => "2025-11-25",
+                let version = match (self.config.offer.as_deref(), requested) {
+                    (Some(offered), _) => offered,
+                    (None, "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => requested,
+                    (None, _) => "2025-11-25",
                 };
                 self.modern = false;
                 self.result(

@@ -14,6 +14,9 @@ pub(crate) struct Config {
     pub(crate) legacy_only: bool,
     /// `--silent-discover`: `server/discover` never answered.
     pub(crate) silent_discover: bool,
+    /// `--offer REVISION`: the one revision `initialize` agrees to, whatever
+    /// was asked (`server/discover` refused).
+    pub(crate) offer: Option<String>,
     pub(crate) page_size: usize,
     pub(crate) canary_port: u16,
     pub(crate) unknown: Unknown,
@@ -53,6 +56,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
     let mut config = Config {
         legacy_only: false,
         silent_discover: false,
+        offer: None,
         page_size: DEFAULT_PAGE_SIZE,
         canary_port: 9,
         unknown: Unknown::Result,
@@ -74,6 +78,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         match arg.as_str() {
             "--legacy-only" => config.legacy_only = true,
             "--silent-discover" => config.silent_discover = true,
+            "--offer" => config.offer = Some(value("--offer")?),
             "--duplicate" => config.duplicate = true,
             "--foreign-names" => config.foreign_names = true,
             "--check-defects" => config.check_defects = true,

@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! `toolshape check` (the library) cut short by its time limit, in front of
-//! the hostile server (a real child process): the tools it never reached
-//! are reported as not called, not as checked and clean.
+//! What `toolshape check` (the library) covered, in front of the hostile
+//! server (a real child process): the tools its time limit left uncalled
+//! are reported as not called, not as checked and clean; `--protocol all`
+//! on a server that speaks an older revision only checks that one.
 
 mod client_common;
 
@@ -46,4 +47,28 @@ async fn tools_the_time_limit_left_uncalled_are_not_called() {
         .find(|line| line.contains(" mismatch "))
         .expect("a line for mismatch");
     assert!(line.contains("not called"), "{line}");
+}
+
+/// `--protocol all` on a server that speaks only 2025-03-26: each revision
+/// asked for is a note, and the server is checked on the one it offers, not
+/// reported unreachable.
+#[tokio::test]
+async fn all_revisions_on_an_older_server_checks_the_one_it_offers() {
+    let argv = [
+        hostile_server_bin().display().to_string(),
+        "--offer".to_owned(),
+        "2025-03-26".to_owned(),
+    ];
+    let mut options = Options::default();
+    options.protocol = ProtocolChoice::All;
+    let report = toolshape_check::check(&Target::stdio(&argv).unwrap(), &options).await;
+    let checked: Vec<_> = report
+        .revisions
+        .iter()
+        .filter(|r| r.status == toolshape_check::RevisionStatus::Checked)
+        .map(|r| r.negotiated.as_deref())
+        .collect();
+    assert_eq!(checked, [Some("2025-03-26")], "{}", report.to_json());
+    assert_eq!(report.exit_code(false), 0, "{}", report.to_json());
+    assert!(report.tools.iter().any(|t| t.name == "ok"));
 }
