@@ -176,6 +176,25 @@ async fn a_mirror_beside_text_of_the_tools_own_is_written_for_every_revision() {
     }
 }
 
+/// The upstream's text block is other JSON than its `structuredContent` (a
+/// stale mirror): a client reading only text would take it for the value,
+/// which no schema checked, so the proxy writes its own mirror in its place.
+#[tokio::test]
+async fn a_text_block_of_other_json_is_replaced_by_the_values_own() {
+    let served = serve(ProxyOptions::default()).await;
+    for version in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let client = client(&served.url, Negotiation::Pinned(version)).await;
+        let result = call(&client, "ok", json!({"stale": true})).await.unwrap();
+        assert!(!result.is_error, "{version:?}: {}", result.text());
+        let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).collect();
+        assert_eq!(texts, [r#"{"value":"ok"}"#], "{version:?}");
+    }
+}
+
 #[tokio::test]
 async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     let mut options = ProxyOptions::default();

@@ -379,7 +379,7 @@ fn output(mut result: ToolResult) -> ToolOutput {
     if result.structured.is_some() || received.is_some() {
         let sent = result.structured_json();
         let before = content.len();
-        content.retain(|block| !mirrors(block, result.structured.as_ref(), sent));
+        content.retain(|block| !stands_for_value(block, result.structured.as_ref(), sent));
         mirrored = content.len() < before;
     }
     let mut output = ToolOutput::content(content);
@@ -396,14 +396,28 @@ fn output(mut result: ToolResult) -> ToolOutput {
     }
 }
 
-/// Whether `block` is a text block repeating `structured` as JSON (bare, or
-/// wrapped as `{"result": value}`), told without parsing it into values.
-/// The common case, the very text the upstream sent as `structuredContent`,
-/// is told by comparing the two.
-fn mirrors(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>) -> bool {
+/// Whether `block` is a text block that stands for the value, replaced by
+/// this server's own mirror: one repeating `structured`, or any other JSON
+/// object or array (a stale or broken mirror, which a client reading only
+/// text would take for a value no schema checked).
+fn stands_for_value(block: &ContentBlock, structured: Option<&Value>, sent: Option<&str>) -> bool {
     let Some(text) = block.as_text() else {
         return false;
     };
+    mirrors(text, structured, sent) || is_json_container(text)
+}
+
+/// Whether `text` is a JSON object or array.
+fn is_json_container(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// Whether `text` repeats `structured` as JSON (bare, or wrapped as
+/// `{"result": value}`), told without parsing it into values. The common
+/// case, the very text the upstream sent as `structuredContent`, is told by
+/// comparing the two.
+fn mirrors(text: &str, structured: Option<&Value>, sent: Option<&str>) -> bool {
     sent == Some(text)
         || structured.is_some_and(|structured| {
             same_json::is_json_of(text, structured)
@@ -455,18 +469,32 @@ mod tests {
         // Values alone cannot match a text with a repeated key to the value
         // it was read as; the very text sent as structuredContent is its
         // mirror all the same, so the proxy writes its own in its place.
-        let repeated = ContentBlock::text(r#"{"a":1,"a":2}"#);
-        assert!(!mirrors(&repeated, Some(&structured), None));
+        let repeated = r#"{"a":1,"a":2}"#;
+        assert!(!mirrors(repeated, Some(&structured), None));
         assert!(mirrors(
-            &repeated,
+            repeated,
             Some(&structured),
             Some(r#"{"a":1,"a":2}"#)
         ));
-        assert!(!mirrors(&repeated, Some(&structured), Some(r#"{"a":2}"#)));
+        assert!(!mirrors(repeated, Some(&structured), Some(r#"{"a":2}"#)));
         // Other texts are still told by value.
-        let spaced = ContentBlock::text(r#"{ "a" : 2 }"#);
-        assert!(mirrors(&spaced, Some(&structured), Some(r#"{"a":2}"#)));
-        let other = ContentBlock::text("two");
-        assert!(!mirrors(&other, Some(&structured), Some(r#"{"a":2}"#)));
+        let spaced = r#"{ "a" : 2 }"#;
+        assert!(mirrors(spaced, Some(&structured), Some(r#"{"a":2}"#)));
+        assert!(!mirrors("two", Some(&structured), Some(r#"{"a":2}"#)));
+    }
+
+    #[test]
+    fn other_json_objects_and_arrays_stand_for_the_value_and_prose_does_not() {
+        let structured = json!({"a": 2});
+        let sent = Some(r#"{"a":2}"#);
+        let replaced =
+            |text: &str| stands_for_value(&ContentBlock::text(text), Some(&structured), sent);
+        assert!(replaced(r#"{"a":2}"#));
+        assert!(replaced(r#"{"a": 1}"#));
+        assert!(replaced(" [1, 2]"));
+        assert!(!replaced("two"));
+        assert!(!replaced("42"));
+        assert!(!replaced("{not json}"));
+        assert!(!replaced(r#"{"a": 1} and more"#));
     }
 }

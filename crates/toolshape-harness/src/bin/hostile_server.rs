@@ -58,7 +58,8 @@
 //! (and `"then": MEMBERS`, raw JSON such as `,"x":1`, after the result);
 //! with `{"note": TEXT}` it answers `{"value": "ok"}` (or the verbatim text)
 //! with its text block and a second text block, TEXT; with `{"bare": true}`
-//! it answers `{"value": "ok"}` with no content block at all.
+//! it answers `{"value": "ok"}` with no content block at all; with
+//! `{"stale": true}`, beside a text block of other JSON, `{"value": "stale"}`.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -379,6 +380,11 @@ impl Server {
                 None if arguments.get("bare") == Some(&Value::Bool(true)) => {
                     let value = json!({"value": "ok"});
                     self.result(id, json!({"content": [], "structuredContent": value}))
+                }
+                None if arguments.get("stale") == Some(&Value::Bool(true)) => {
+                    let value = json!({"value": "ok"});
+                    let stale = json!({"type": "text", "text": r#"{"value": "stale"}"#});
+                    self.result(id, json!({"content": [stale], "structuredContent": value}))
                 }
                 None => match arguments.get("note").and_then(Value::as_str) {
                     Some(note) => {
