@@ -63,6 +63,12 @@ async fn typed_calls(client: &Client) {
         failed.to_string().contains("it failed on purpose"),
         "{failed}"
     );
+    // The tool's own result is kept, with its retry hints.
+    let hint = failed.tool_error().expect("the tool's error is kept");
+    assert_eq!(hint.message(), "it failed on purpose");
+    assert!(hint.is_retryable());
+    assert_eq!(hint.retry_delay(), Some(Duration::from_millis(250)));
+    assert!(failed.rejected_result().is_some_and(|r| r.is_error));
 
     let wrong_type = client
         .call::<bool>("add", json!({"a": 1, "b": 1}))
@@ -72,6 +78,25 @@ async fn typed_calls(client: &Client) {
         matches!(wrong_type.kind(), ClientErrorKind::Decode { .. }),
         "{wrong_type}"
     );
+    let kept = wrong_type.rejected_result().expect("the result is kept");
+    assert_eq!(kept.structured, Some(json!(2)));
+    assert!(wrong_type.tool_error().is_none());
+
+    // With options: a call slower than its own timeout fails as a timeout.
+    let slept: SleepOut = client
+        .call_with("sleep", json!({"ms": 1}), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(slept.slept_ms, 1);
+    let late = client
+        .call_with::<SleepOut>(
+            "sleep",
+            json!({"ms": 5000}),
+            CallOptions::default().timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(late.kind(), ClientErrorKind::Timeout(_)), "{late}");
 
     let invalid_arguments = client
         .call_tool("add", arguments(json!({"a": "one", "b": 1})))

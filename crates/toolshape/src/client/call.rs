@@ -156,11 +156,26 @@ impl Client {
     /// without one: its text, read as JSON or else as a string; no content
     /// at all, as a `()`). A tool error,
     /// a validation failure, a protocol or transport failure and a timeout are
-    /// each their own [`ClientErrorKind`].
+    /// each their own [`ClientErrorKind`]; a tool error and a result that does
+    /// not fit `T` keep the result ([`ClientError::rejected_result`],
+    /// [`ClientError::tool_error`]).
     pub async fn call<T: DeserializeOwned>(
         &self,
         name: &str,
         arguments: impl Serialize,
+    ) -> Result<T, ClientError> {
+        self.call_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`Client::call`] with per-call options, as
+    /// [`Client::call_tool_with`] takes them: its own timeout, progress
+    /// reports, cancellation.
+    pub async fn call_with<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: CallOptions,
     ) -> Result<T, ClientError> {
         let arguments = match serde_json::to_value(arguments) {
             Ok(Value::Object(map)) => Some(map),
@@ -168,34 +183,34 @@ impl Client {
             Ok(_) => return Err(ClientErrorKind::Arguments(None).into()),
             Err(e) => return Err(ClientErrorKind::Arguments(Some(e)).into()),
         };
-        let result = self.call_tool(name, arguments).await?;
+        let result = self.call_tool_with(name, arguments, options).await?;
         if result.is_error {
-            return Err(ClientErrorKind::Tool {
+            let error = ClientError::from(ClientErrorKind::Tool {
                 tool: name.to_owned(),
                 message: toolshape_protocol::text::excerpt(&result.text(), 2000),
-            }
-            .into());
+            });
+            return Err(error.rejecting(result));
         }
-        let decoded = match result.structured {
-            Some(value) => serde_json::from_value(value),
+        let decoded = match &result.structured {
+            Some(value) => T::deserialize(value),
             // A text-only tool: its text read as JSON, or else as a string
             // (`"42"` is a number to a `u32`, and a string to a `String`);
             // no content at all (a tool that returns nothing) is `null`, a `()`.
-            None if result.content.is_empty() => serde_json::from_value(Value::Null),
+            None if result.content.is_empty() => T::deserialize(&Value::Null),
             None => {
                 let text = result.text();
-                match serde_json::from_str::<Value>(&text).map(serde_json::from_value) {
+                match serde_json::from_str::<Value>(&text).map(|value| T::deserialize(&value)) {
                     Ok(Ok(decoded)) => Ok(decoded),
-                    _ => serde_json::from_value(Value::String(text)),
+                    _ => T::deserialize(&Value::String(text)),
                 }
             }
         };
         decoded.map_err(|source| {
-            ClientErrorKind::Decode {
+            ClientError::from(ClientErrorKind::Decode {
                 tool: name.to_owned(),
                 source,
-            }
-            .into()
+            })
+            .rejecting(result)
         })
     }
 

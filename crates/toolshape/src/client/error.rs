@@ -165,12 +165,25 @@ impl ClientError {
         &self.kind
     }
 
-    /// The result a failed output check refused (its `structuredContent`
-    /// unchecked, as the server sent it): for a gateway that is told to
-    /// strip or pass invalid output rather than refuse it. `None` for any
-    /// other failure.
+    /// The result behind the error: the one a failed output check refused
+    /// (its `structuredContent` unchecked, as the server sent it: for a
+    /// gateway that is told to strip or pass invalid output rather than
+    /// refuse it), or, from [`Client::call`](super::Client::call), a tool's
+    /// `isError` result or a result that did not fit the type asked for.
+    /// `None` for any other failure.
     pub fn rejected_result(&self) -> Option<&super::ToolResult> {
         self.rejected.as_deref()
+    }
+
+    /// The [`ToolError`](crate::ToolError) a tool's `isError` result stands
+    /// for, with the retry hints it carries (see
+    /// [`ToolResult::tool_error`](super::ToolResult::tool_error)), when this
+    /// is a tool error from [`Client::call`](super::Client::call).
+    pub fn tool_error(&self) -> Option<crate::ToolError> {
+        match (&self.kind, self.rejected.as_deref()) {
+            (ClientErrorKind::Tool { tool, .. }, Some(result)) => Some(result.tool_error(tool)),
+            _ => None,
+        }
     }
 
     /// The last lines the server wrote to its stderr when connecting to it

@@ -136,7 +136,8 @@ pub struct SleepOut {
     pub slept_ms: u64,
 }
 
-/// The test toolset: `add`, `echo`, `fail` (a tool error), `shout` (text
+/// The test toolset: `add`, `echo`, `fail` (a tool error, retryable after
+/// 250 ms), `shout` (text
 /// only, no outputSchema) and `sleep` (recorded in `probe`, with progress).
 pub fn tools(probe: &Arc<Probe>) -> Vec<Tool> {
     let sleeper = Arc::clone(probe);
@@ -156,7 +157,11 @@ pub fn tools(probe: &Arc<Probe>) -> Vec<Tool> {
             Ok::<_, ToolError>(input.text.to_uppercase())
         }),
         Tool::typed("fail", |_: EchoIn| async move {
-            Err::<i64, _>(ToolError::new("it failed on purpose"))
+            Err::<i64, _>(
+                ToolError::new("it failed on purpose")
+                    .retryable(true)
+                    .retry_after(Duration::from_millis(250)),
+            )
         }),
         Tool::typed_with_context("sleep", move |context: ToolContext, input: SleepIn| {
             let probe = Arc::clone(&sleeper);
