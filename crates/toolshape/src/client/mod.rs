@@ -516,6 +516,27 @@ impl ClientBuilder {
         .await
     }
 
+    /// Connects to a server over byte streams of the caller's: JSON-RPC
+    /// messages, one per line, written to `writer` and read from `reader`,
+    /// as over stdio (a socket, an SSH channel, `tokio::io::duplex` to a
+    /// [`Server::serve`](crate::Server::serve) in the same process). The
+    /// connection ends when `reader` does, or on [`Client::close`].
+    pub async fn connect<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let peer = stdio::over_streams(
+            reader,
+            writer,
+            self.options.max_message_bytes,
+            self.handlers.clone(),
+            self.hooks.on_message.clone(),
+        );
+        self.finish(peer, None, stdio::StderrTail::default(), None)
+            .await
+    }
+
     /// Connects to an MCP endpoint over Streamable HTTP (`http://host:port/mcp`).
     #[cfg(feature = "client-http")]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {

@@ -1,4 +1,5 @@
-//! A server started as a child process, spoken to over its stdin and stdout.
+//! A server started as a child process, spoken to over its stdin and stdout
+//! (or over any byte streams of the caller's, as over those pipes).
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -6,7 +7,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
@@ -159,20 +160,37 @@ pub(crate) fn spawn(
             }
         }));
     }
-    let (outgoing, receiver) = mpsc::channel(1024);
-    let peer = Peer::new(outgoing, handlers, observer);
-    tokio::spawn(write_loop(stdin, receiver));
-    tokio::spawn(peer::read_loop(
-        Arc::clone(&peer),
-        BufReader::with_capacity(64 * 1024, stdout),
-        max_message_bytes,
-    ));
+    let peer = over_streams(stdout, stdin, max_message_bytes, handlers, observer);
     Ok(ChildTransport {
         peer,
         child,
         stderr,
         stderr_reading,
     })
+}
+
+/// A peer speaking newline-delimited JSON-RPC over `reader` and `writer`: a
+/// child's pipes, or any byte streams of the caller's.
+pub(crate) fn over_streams<R, W>(
+    reader: R,
+    writer: W,
+    max_message_bytes: usize,
+    handlers: Handlers,
+    observer: Option<MessageObserver>,
+) -> Arc<Peer>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (outgoing, receiver) = mpsc::channel(1024);
+    let peer = Peer::new(outgoing, handlers, observer);
+    tokio::spawn(write_loop(writer, receiver));
+    tokio::spawn(peer::read_loop(
+        Arc::clone(&peer),
+        BufReader::with_capacity(64 * 1024, reader),
+        max_message_bytes,
+    ));
+    peer
 }
 
 /// Writes queued messages, one per line, flushing whenever the queue runs
