@@ -100,6 +100,10 @@ async fn exercise(client: &Client, label: &str) {
     // (SEP-2164), -32002 on the revisions before it.
     let missing = client.read_resource("test://nowhere").await.unwrap_err();
     client_common::assert_not_found(client, &missing, "test://nowhere");
+    // The same from a reader that finds nothing at a URI its template matches.
+    let uri = "test://template/missing/data";
+    let missing = client.read_resource(uri).await.unwrap_err();
+    client_common::assert_not_found(client, &missing, uri);
     if !version.is_stateless() {
         client.subscribe("test://watched-resource").await.unwrap();
     }

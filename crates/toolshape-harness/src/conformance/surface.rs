@@ -9,7 +9,7 @@ use toolshape::protocol::content::{
     BinaryContent, ContentBlock, EmbeddedResource, ResourceContents, Role, TextResourceContents,
 };
 use toolshape::protocol::prompts::{GetPromptResult, PromptMessage};
-use toolshape::resource::ResourceEvents;
+use toolshape::resource::{ResourceEvents, ResourceNotFound};
 use toolshape::{Prompt, Resource, ResourceTemplate, ToolContext, ToolError};
 
 use super::PNG_1X1;
@@ -139,13 +139,17 @@ pub fn resources() -> Vec<Resource> {
     ]
 }
 
-/// The template `test://template/{id}/data`.
+/// The template `test://template/{id}/data` (with the id `missing`, not
+/// found).
 pub fn resource_templates() -> Vec<ResourceTemplate> {
     let template = ResourceTemplate::new(
         "test://template/{id}/data",
         "template",
         |_, uri, variables: BTreeMap<String, String>| async move {
             let id = variables.get("id").cloned().unwrap_or_default();
+            if id == "missing" {
+                Err(ResourceNotFound::new(uri.clone()))?;
+            }
             let text =
                 json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
             let mut contents = TextResourceContents::new(uri, text.to_string());

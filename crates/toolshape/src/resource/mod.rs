@@ -31,8 +31,8 @@ pub use uri_template::{UriTemplateError, percent_decode};
 
 /// What a reader fails with when its URI names nothing (for example a file
 /// that is not there): the client then gets the resource-not-found error
-/// (-32602 with `data.uri`, SEP-2164), not an internal error. Return it as
-/// `ToolError::from_error(ResourceNotFound::new(uri))`.
+/// (-32602 with `data.uri`, SEP-2164), not an internal error. Return it
+/// with `?` or as `ResourceNotFound::new(uri).into()`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("resource not found: {uri}")]
 #[non_exhaustive]
@@ -45,6 +45,13 @@ impl ResourceNotFound {
     /// Nothing at `uri`.
     pub fn new(uri: impl Into<String>) -> Self {
         Self { uri: uri.into() }
+    }
+}
+
+/// `?` on a reader's lookup that found nothing.
+impl From<ResourceNotFound> for ToolError {
+    fn from(missing: ResourceNotFound) -> ToolError {
+        ToolError::from_error(missing)
     }
 }
 pub(crate) use uri_template::{MAX_URI_BYTES, UriTemplate};
