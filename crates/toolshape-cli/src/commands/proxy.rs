@@ -84,6 +84,13 @@ pub(crate) struct ProxyArgs {
     /// to the clients they are about, nor tell the upstream it may ask them.
     #[arg(long)]
     no_relay_asks: bool,
+    /// With --http: a file holding the secret (at least 32 bytes; a
+    /// trailing line end is not part of it) that seals the `requestState` of
+    /// 2026-07-28 rounds asking the client (relayed questions), so that
+    /// proxies behind one load balancer take each other's retries. Default:
+    /// a random secret per process (retries must reach the same one).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    request_state_key_file: Option<PathBuf>,
     /// Upstream connections (child processes) to spread calls over.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstreams: u16,
@@ -194,6 +201,10 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => return super::connect::fail("proxy", (2, message)),
     };
+    let state_key = match args.request_state_key_file.as_deref().map(read_state_key) {
+        Some(Err(message)) => return super::connect::fail("proxy", (2, message)),
+        read => read.and_then(Result::ok),
+    };
     // Served over stdio alone, the proxy has one client: the upstream's
     // questions outside any call are that client's.
     let sole_client = args.stdio_only().then(ConnectedClient::new);
@@ -208,6 +219,7 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
         Err(error) => return super::connect::fail("proxy", (4, error.to_string())),
     };
     let mut server_options = ServerOptions::default();
+    server_options.request_state_key = state_key;
     // The upstream call has its own limit; this one only catches the rest.
     server_options.call_timeout = Some(longest_call + Duration::from_secs(5));
     server_options.max_in_flight = args.max_in_flight.max(1);
@@ -226,6 +238,36 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     let code = serve(&args, &server, &proxy, longest_call).await;
     proxy.shutdown(Duration::from_secs(2)).await;
     code
+}
+
+/// Shortest `--request-state-key-file` secret, in bytes (HMAC-SHA256's
+/// output size).
+const MIN_STATE_KEY_BYTES: usize = 32;
+/// Longest one read.
+const MAX_STATE_KEY_BYTES: u64 = 4096;
+
+/// The secret in `path`, without its trailing line end.
+fn read_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let named = |problem: String| format!("--request-state-key-file {}: {problem}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| named(e.to_string()))?;
+    let mut key = Vec::new();
+    file.take(MAX_STATE_KEY_BYTES + 1)
+        .read_to_end(&mut key)
+        .map_err(|e| named(e.to_string()))?;
+    if key.len() as u64 > MAX_STATE_KEY_BYTES {
+        return Err(named(format!("longer than {MAX_STATE_KEY_BYTES} bytes")));
+    }
+    while key.last().is_some_and(|byte| matches!(byte, b'\n' | b'\r')) {
+        key.pop();
+    }
+    if key.len() < MIN_STATE_KEY_BYTES {
+        return Err(named(format!(
+            "{} bytes; a secret needs at least {MIN_STATE_KEY_BYTES} (e.g. `openssl rand -hex 32`)",
+            key.len()
+        )));
+    }
+    Ok(key)
 }
 
 /// Serves every front asked for until Ctrl-C or SIGTERM (the HTTP fronts

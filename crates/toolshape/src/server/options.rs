@@ -34,9 +34,9 @@ pub struct ServerOptions {
     /// Guidance for the model about this server.
     pub instructions: Option<String>,
     /// The secret protecting the `requestState` of 2026-07-28 multi
-    /// round-trip requests (a tool that asks the client). Instances behind
-    /// one load balancer must share it; when unset, each server makes a
-    /// random one, good for one instance.
+    /// round-trip requests (a tool that asks the client): at least 32
+    /// random bytes. Instances behind one load balancer must share it; when
+    /// unset, each server makes a random one, good for one instance.
     pub request_state_key: Option<Vec<u8>>,
     /// How long a `requestState` stays valid.
     pub request_state_ttl: Duration,
