@@ -66,7 +66,8 @@ async fn answered_elsewhere(first: &HttpServe, second: &HttpServe) -> Value {
         .next()
         .unwrap();
     assert_eq!(question["method"], "elicitation/create", "{asked}");
-    let answer = json!({"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}});
+    let answer =
+        json!({"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}});
     let retry = call(json!({
         "requestState": result["requestState"],
         "inputResponses": { key.clone(): answer },
@@ -106,7 +107,9 @@ async fn proxies_sharing_a_state_key_take_each_others_retries() {
     let done = answered_elsewhere(&a, &b).await;
     let result = &done["result"];
     assert_eq!(result["resultType"], "complete", "{done}");
-    let text = result["structuredContent"]["text"].as_str().unwrap_or_default();
+    let text = result["structuredContent"]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("ada@example.com"), "{done}");
 
     let (c, d) = (proxy(false).await, proxy(false).await);

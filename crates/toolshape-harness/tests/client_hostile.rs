@@ -20,7 +20,7 @@ use toolshape::client::{
 use toolshape::protocol::ProtocolVersion;
 use toolshape::schema::{SchemaErrorKind, ValidationErrorKind};
 
-use client_common::{connect, hostile_server_bin};
+use client_common::{LONG_NAME, connect, hostile_server_bin};
 
 /// Every tool the hostile server lists, in order.
 const TOOLS: [&str; 24] = [
@@ -144,6 +144,7 @@ async fn an_unreadable_tool_is_left_out_of_the_listing_alone() {
             "ns:tool",
             "get weather",
             "café",
+            LONG_NAME,
             "esc\u{1b}[31mred",
         ]);
         assert_eq!(names, expected, "page size {page_size}");

@@ -16,7 +16,7 @@ use toolshape::client::{
 use toolshape::protocol::ProtocolVersion;
 use toolshape_proxy::{BrokenTools, OnInvalid, Proxy, ProxyOptions, ToolFilter, UpstreamSpec};
 
-use client_common::hostile_server_bin;
+use client_common::{LONG_NAME, hostile_server_bin};
 
 /// A proxy in front of the hostile server, served over HTTP on loopback.
 struct Served {
@@ -296,6 +296,7 @@ async fn foreign_names_pass_and_an_unreadable_tool_leaves_the_others_served() {
             "ns:tool",
             "get weather",
             "café",
+            LONG_NAME,
             "ok",
         ] {
             assert!(listed.contains(name), "{name} in {listed:?}");
@@ -306,7 +307,7 @@ async fn foreign_names_pass_and_an_unreadable_tool_leaves_the_others_served() {
             !listed.iter().any(|name| name.starts_with("esc")),
             "{listed:?}"
         );
-        for name in ["ns:tool", "café"] {
+        for name in ["ns:tool", "café", LONG_NAME] {
             let result = call(&client, name, json!({})).await.unwrap();
             assert!(!result.is_error, "{name}: {}", result.text());
             assert_eq!(result.structured, Some(json!({"value": name})));

@@ -108,6 +108,31 @@ async fn health_tools_and_the_openapi_document() -> TestResult {
     assert!(ids.contains(&&json!("Late.Echo@1.0.0")), "{ids:?}");
     let document = send(&running, "get", "/openapi.json", &[], None).await?;
     assert!(document.body.to_string().contains("Late.Echo"));
+
+    // A name whose OTC name would pass 64 characters (MCP allows 128) is
+    // served over MCP only: in neither document here, the others still are.
+    let tail = "x".repeat(70);
+    let long = toolshape::Tool::typed(
+        format!("Late_{tail}"),
+        |input: tools::AddInput| async move { Ok::<_, toolshape::ToolError>(input.a) },
+    )
+    .toolkit("Late");
+    registry.register(long)?;
+    assert!(
+        registry
+            .definitions()
+            .iter()
+            .any(|d| d.name.ends_with(&tail))
+    );
+    for path in ["/tools", "/openapi.json"] {
+        let served = send(&running, "get", path, &[], None).await?;
+        assert_eq!(served.status, 200, "{path}");
+        let text = served.body.to_string();
+        assert!(
+            text.contains("Late.Echo") && !text.contains(&tail),
+            "{path}"
+        );
+    }
     Ok(())
 }
 

@@ -35,6 +35,11 @@ pub fn toolshape_bin() -> PathBuf {
     }
 }
 
+/// The hostile server's `--foreign-names` tool whose name is within MCP's
+/// naming guidance but too long for an OTC name (70 characters).
+pub const LONG_NAME: &str =
+    "get_repos_owner_repo_actions_runs_run_id_attempts_attempt_number_logs_";
+
 /// The harness's `hostile_server` binary.
 pub fn hostile_server_bin() -> PathBuf {
     match option_env!("CARGO_BIN_EXE_hostile_server") {

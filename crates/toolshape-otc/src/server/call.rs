@@ -94,7 +94,7 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
     // authentication, one API key, a JWT without `sub`).
     let credentials = credentials_of(&parsed.request.context);
     let fingerprint = state.idempotency.fingerprint(&[
-        &Value::String(tool.otc_id()),
+        &Value::String(id_of(&tool)),
         &input,
         &user_id,
         &credentials,
@@ -160,6 +160,12 @@ fn find(state: &OtcState, tool_id: &str) -> Result<Arc<RegisteredTool>, Response
         })
 }
 
+/// `tool`'s OTC id. Every tool a call finds has one (a tool served over MCP
+/// only is not found by a qualified name); its MCP name otherwise.
+fn id_of(tool: &RegisteredTool) -> String {
+    tool.otc_id().unwrap_or_else(|| tool.name().to_owned())
+}
+
 /// A fresh call id: a random (version 4) UUID.
 pub fn new_call_id() -> String {
     let mut bytes = [0u8; 16];
@@ -208,20 +214,20 @@ async fn run(
             CallOutput::Error(ToolCallError {
                 message: format!(
                     "Tool {} returned no value for its output schema (none, or one withheld as invalid), so none was sent",
-                    tool.otc_id()
+                    id_of(tool)
                 ),
                 ..ToolCallError::default()
             })
         }),
         CallOutcome::Failed(ToolFailure::InvalidArguments(violations)) => {
-            return Err(reply::invalid_input(&tool.otc_id(), &violations));
+            return Err(reply::invalid_input(&id_of(tool), &violations));
         }
         CallOutcome::Failed(ToolFailure::UncheckableArguments(error)) => {
-            return Err(reply::uncheckable_input(&tool.otc_id(), &error.to_string()));
+            return Err(reply::uncheckable_input(&id_of(tool), &error.to_string()));
         }
         CallOutcome::Failed(ToolFailure::MissingRequirements(missing)) => {
             return Err(reply::missing_requirements(
-                &tool.otc_id(),
+                &id_of(tool),
                 &missing,
                 &state.options.authorization_urls,
             ));
@@ -232,12 +238,12 @@ async fn run(
             state.options.send_developer_messages,
         )),
         _ => CallOutput::Error(ToolCallError {
-            message: format!("Tool {} did not finish", tool.otc_id()),
+            message: format!("Tool {} did not finish", id_of(tool)),
             ..ToolCallError::default()
         }),
     };
     tracing::debug!(
-        tool = %tool.otc_id(),
+        tool = %id_of(tool),
         call_id = %call_id,
         trace_id = request.trace_id.as_deref().unwrap_or(""),
         duration_ms = duration,
@@ -304,7 +310,7 @@ fn error_of(
         .and_then(|a| a.idempotent_hint)
         == Some(true);
     let mut error = ToolCallError {
-        message: failure.message(&tool.otc_id()),
+        message: failure.message(&id_of(tool)),
         ..ToolCallError::default()
     };
     match failure {

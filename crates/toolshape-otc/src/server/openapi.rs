@@ -4,7 +4,7 @@
 //! only when the set of tools changes (`rendered.rs`).
 
 use serde_json::{Map, Value, json};
-use toolshape::tool::RegisteredTool;
+use toolshape::tool::{QualifiedName, RegisteredTool};
 
 use super::state::OtcState;
 use crate::openapi::corrected_document;
@@ -102,10 +102,10 @@ fn add_input(schemas: &mut Map<String, Value>, root: &str, input: &Value) {
 
 /// The ids a call may name a version by: `Toolkit.Tool@x.y.z`, `@x` for
 /// `x.0.0`, and the bare `Toolkit.Tool` for the latest.
-fn ids(tool: &RegisteredTool, latest: bool) -> Vec<Value> {
-    let qualified = tool.qualified_name().dotted();
+fn ids(tool: &RegisteredTool, qualified: &QualifiedName, latest: bool) -> Vec<Value> {
+    let qualified = qualified.dotted();
     let version = tool.version();
-    let mut ids = vec![Value::String(tool.otc_id())];
+    let mut ids = vec![Value::String(format!("{qualified}@{version}"))];
     if version.minor == 0 && version.patch == 0 {
         ids.push(Value::String(format!("{qualified}@{}", version.major)));
     }
@@ -171,7 +171,12 @@ pub(crate) fn render(state: &OtcState) -> Value {
             operation["security"] = security.clone();
         }
     }
-    let tools = state.registry.tools();
+    // A tool served over MCP only has no qualified name.
+    let all = state.registry.tools();
+    let tools: Vec<(&RegisteredTool, &QualifiedName)> = all
+        .iter()
+        .filter_map(|tool| Some((&**tool, tool.qualified_name()?)))
+        .collect();
     if tools.is_empty() {
         return document;
     }
@@ -179,15 +184,17 @@ pub(crate) fn render(state: &OtcState) -> Value {
         return document;
     };
     let (mut enveloped, mut bare) = (Vec::new(), Vec::new());
-    for (index, tool) in tools.iter().enumerate() {
+    for (index, &(tool, qualified)) in tools.iter().enumerate() {
         let latest = tools
             .get(index + 1)
-            .is_none_or(|next| next.name() != tool.name());
-        let root = component_name(&format!("Input.{}", tool.otc_id()));
+            .is_none_or(|(next, _)| next.name() != tool.name());
+        let id = format!("{}@{}", qualified.dotted(), tool.version());
+        let root = component_name(&format!("Input.{id}"));
         add_input(schemas, &root, &tool.definition().input_schema);
         let input_required = tool.input().validate(&json!({})).is_err();
-        enveloped.push(variant(ids(tool, latest), &root, false, input_required));
-        bare.push(variant(ids(tool, latest), &root, true, input_required));
+        let ids = ids(tool, qualified, latest);
+        enveloped.push(variant(ids.clone(), &root, false, input_required));
+        bare.push(variant(ids, &root, true, input_required));
     }
     schemas.insert("CallToolRequest".into(), json!({"oneOf": enveloped}));
     schemas.insert("BareCallToolRequest".into(), json!({"oneOf": bare}));

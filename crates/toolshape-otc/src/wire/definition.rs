@@ -114,7 +114,7 @@ fn output_schema_with(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Valu
     }
 }
 
-/// Every tool's definition, as `GET /tools` lists them (each under `items`
+/// Every tool's definition (but those served over MCP only), as `GET /tools` lists them (each under `items`
 /// and again under `tools`): schemas inlined as [`ToolDefinition::of`]
 /// inlines them, in order, while the listing stays within
 /// [`MAX_LISTING_BYTES`] (what this crate's client reads); past that, as
@@ -124,7 +124,7 @@ fn output_schema_with(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Valu
 pub(crate) fn listing(tools: &[Arc<RegisteredTool>]) -> Vec<ToolDefinition> {
     let mut items: Vec<ToolDefinition> = tools
         .iter()
-        .map(|tool| ToolDefinition::with_schemas(tool, Value::clone))
+        .filter_map(|tool| ToolDefinition::with_schemas(tool, Value::clone))
         .collect();
     // Room for growth in one copy of the items (the body holds two, and a
     // few members around them).
@@ -172,24 +172,27 @@ fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
 
 impl ToolDefinition {
     /// The definition of a registered tool, as `GET /tools` serves it (its
-    /// schemas' local references inlined where faithful and bounded).
-    pub fn of(tool: &RegisteredTool) -> ToolDefinition {
+    /// schemas' local references inlined where faithful and bounded);
+    /// `None` for a tool served over MCP only (no OTC id: see
+    /// [`RegisteredTool::qualified_name`]).
+    pub fn of(tool: &RegisteredTool) -> Option<ToolDefinition> {
         Self::with_schemas(tool, served_schema)
     }
 
     /// The definition of a registered tool, its declared schemas as
     /// `serve` makes them.
-    fn with_schemas(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> ToolDefinition {
+    fn with_schemas(tool: &RegisteredTool, serve: fn(&Value) -> Value) -> Option<ToolDefinition> {
         let definition = tool.definition();
-        ToolDefinition {
-            id: tool.otc_id(),
-            name: tool.qualified_name().underscored(),
+        let qualified = tool.qualified_name()?;
+        Some(ToolDefinition {
+            id: format!("{}@{}", qualified.dotted(), tool.version()),
+            name: qualified.underscored(),
             description: definition.description.clone().unwrap_or_default(),
             version: tool.version().to_string(),
             input_schema: serve(&definition.input_schema),
             output_schema: Some(output_schema_with(tool, serve)),
             requirements: requirements_json(tool.requirements()),
-        }
+        })
     }
 
     /// What the definition says the tool returns.

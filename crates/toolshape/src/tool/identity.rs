@@ -14,8 +14,10 @@
 //! - no version means [`DEFAULT_VERSION`]; an MCP peer sees only the latest
 //!   version of each name (MCP has no tool versions).
 //!
-//! A tool whose qualified name would be invalid, too long, or the same as
-//! another tool's is refused when it is registered.
+//! A tool whose toolkit is invalid, or whose qualified name is the same as
+//! another tool's, is refused when it is registered. One whose OTC `name`
+//! would pass 64 characters (an MCP name may have 128) is registered
+//! without a qualified name: it is served over MCP only.
 
 use std::fmt;
 use std::str::FromStr;
@@ -134,6 +136,25 @@ fn is_word(text: &str) -> bool {
 
 /// The qualified name of the tool called `name` (its MCP name) in `toolkit`.
 pub fn qualify(toolkit: &str, name: &str) -> Result<QualifiedName, QualifiedNameError> {
+    let qualified = qualify_unbounded(toolkit, name)?;
+    check_length(&qualified)?;
+    Ok(qualified)
+}
+
+/// Whether `qualified`'s OTC `name` (`Toolkit_Tool`) is short enough.
+pub(crate) fn check_length(qualified: &QualifiedName) -> Result<(), QualifiedNameError> {
+    let underscored = qualified.underscored();
+    if underscored.len() > MAX_QUALIFIED_NAME_CHARS {
+        return Err(QualifiedNameError::TooLong(underscored));
+    }
+    Ok(())
+}
+
+/// [`qualify`], whatever the length of the result.
+pub(crate) fn qualify_unbounded(
+    toolkit: &str,
+    name: &str,
+) -> Result<QualifiedName, QualifiedNameError> {
     if !is_word(toolkit) {
         return Err(QualifiedNameError::Toolkit(
             toolshape_protocol::text::excerpt(toolkit, 64),
@@ -151,15 +172,10 @@ pub fn qualify(toolkit: &str, name: &str) -> Result<QualifiedName, QualifiedName
     if !is_word(&tool) {
         return Err(QualifiedNameError::Tool);
     }
-    let qualified = QualifiedName {
+    Ok(QualifiedName {
         toolkit: toolkit.to_owned(),
         tool,
-    };
-    let underscored = qualified.underscored();
-    if underscored.len() > MAX_QUALIFIED_NAME_CHARS {
-        return Err(QualifiedNameError::TooLong(underscored));
-    }
-    Ok(qualified)
+    })
 }
 
 #[cfg(test)]

@@ -132,7 +132,10 @@ pub enum RegistrationError {
 pub struct RegisteredTool {
     pub(crate) name: Arc<str>,
     pub(crate) version: ToolVersion,
+    /// Its toolkit and tool part, whether or not they make an OTC name.
     pub(crate) qualified: QualifiedName,
+    /// Whether `qualified` makes an OTC name (at most 64 characters).
+    pub(crate) served_over_otc: bool,
     pub(crate) output_shape: OutputShape,
     pub(crate) requirements: Requirements,
     pub(crate) handler: Arc<dyn ErasedHandler>,
@@ -172,14 +175,23 @@ impl RegisteredTool {
         self.version
     }
 
-    /// Its qualified name (toolkit and tool part).
-    pub fn qualified_name(&self) -> &QualifiedName {
-        &self.qualified
+    /// Its qualified name (toolkit and tool part); `None` for a tool served
+    /// over MCP only, whose OTC `name` (`Toolkit_Tool`) would pass 64
+    /// characters.
+    pub fn qualified_name(&self) -> Option<&QualifiedName> {
+        self.served_over_otc.then_some(&self.qualified)
     }
 
-    /// Its OTC id: `Toolkit.Tool@x.y.z`.
-    pub fn otc_id(&self) -> String {
-        format!("{}@{}", self.qualified.dotted(), self.version)
+    /// Its toolkit.
+    pub fn toolkit(&self) -> &str {
+        &self.qualified.toolkit
+    }
+
+    /// Its OTC id, `Toolkit.Tool@x.y.z`; `None` for a tool served over MCP
+    /// only (see [`RegisteredTool::qualified_name`]).
+    pub fn otc_id(&self) -> Option<String> {
+        let qualified = self.qualified_name()?;
+        Some(format!("{}@{}", qualified.dotted(), self.version))
     }
 
     /// Its definition as 2026-07-28 MCP peers see it (title, description,
@@ -256,12 +268,13 @@ impl RegisteredTool {
             None => DEFAULT_VERSION,
         };
         let toolkit = tool.toolkit.as_deref().unwrap_or(DEFAULT_TOOLKIT);
-        let qualified = identity::qualify(toolkit, &name).map_err(|source| {
+        let qualified = identity::qualify_unbounded(toolkit, &name).map_err(|source| {
             RegistrationError::Unqualifiable {
                 tool: name.clone(),
                 source,
             }
         })?;
+        let served_over_otc = identity::check_length(&qualified).is_ok();
         mcp::check_input_schema(&tool.input_schema).map_err(|source| {
             RegistrationError::InputSchemaRule {
                 tool: name.clone(),
@@ -349,6 +362,7 @@ impl RegisteredTool {
             name: name.into(),
             version,
             qualified,
+            served_over_otc,
             output_shape: tool.output_shape,
             requirements: tool.requirements,
             handler: tool.handler,

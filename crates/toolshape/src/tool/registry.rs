@@ -45,14 +45,16 @@ impl Catalog {
                 }
             };
         }
-        if let Some(other) = self.qualified.get(&qualified) {
-            return Err(RegistrationError::QualifiedNameTaken {
-                tool: tool.name.to_string(),
-                qualified,
-                other: other.to_string(),
-            });
+        if tool.served_over_otc {
+            if let Some(other) = self.qualified.get(&qualified) {
+                return Err(RegistrationError::QualifiedNameTaken {
+                    tool: tool.name.to_string(),
+                    qualified,
+                    other: other.to_string(),
+                });
+            }
+            self.qualified.insert(qualified, Arc::clone(&tool.name));
         }
-        self.qualified.insert(qualified, Arc::clone(&tool.name));
         self.by_name.insert(Arc::clone(&tool.name), vec![tool]);
         Ok(())
     }
@@ -61,7 +63,7 @@ impl Catalog {
         let Some(versions) = self.by_name.remove(name) else {
             return false;
         };
-        if let Some(tool) = versions.first() {
+        if let Some(tool) = versions.first().filter(|tool| tool.served_over_otc) {
             self.qualified.remove(&tool.qualified.dotted());
         }
         true

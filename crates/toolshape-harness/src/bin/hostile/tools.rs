@@ -36,11 +36,17 @@ pub(super) const TOOLS: [&str; 24] = [
 ];
 
 /// The tools `--foreign-names` lists after the others: names outside MCP's
-/// naming guidance (a SHOULD), each answering `{"value": NAME}` as `ok`
+/// naming guidance (a SHOULD), and one within it but too long for an OTC
+/// name (70 characters), each answering `{"value": NAME}` as `ok`
 /// does, then [`ESCAPING_NAME`] and `too_deep`, whose inputSchema nests past
 /// what a JSON parser reads (serde_json stops at 128 levels).
-pub(super) const FOREIGN_TOOLS: [&str; 4] =
-    ["github/create_issue", "ns:tool", "get weather", "café"];
+pub(super) const FOREIGN_TOOLS: [&str; 5] = [
+    "github/create_issue",
+    "ns:tool",
+    "get weather",
+    "café",
+    "get_repos_owner_repo_actions_runs_run_id_attempts_attempt_number_logs_",
+];
 
 /// A name with a terminal escape sequence, listed by `--foreign-names`
 /// after [`FOREIGN_TOOLS`]: no terminal may be sent it as written, and no
