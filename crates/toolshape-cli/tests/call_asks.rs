@@ -156,19 +156,24 @@ async fn the_terminal_answers_on_every_revision() {
         assert!(err.contains("The server asks: Who are you?"), "{err}");
         assert!(err.contains("a whole number, please"), "{err}");
 
-        let (terminal, controller) = open_terminal();
-        let (code, out, _) = call(
-            &url,
-            protocol,
-            Stdio::from(terminal),
-            Some((controller, "n\n", std::time::Duration::ZERO)),
-        )
-        .await;
-        assert_eq!(code, 0, "{protocol}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&out).unwrap(),
-            json!("declined")
-        );
+        // No, in capitals after an answer that is neither (asked again);
+        // and a field with no fitting answer in three tries: both decline.
+        for typed in ["maybe\nNO\n", "y\nold\nolder\noldest\n"] {
+            let (terminal, controller) = open_terminal();
+            let (code, out, err) = call(
+                &url,
+                protocol,
+                Stdio::from(terminal),
+                Some((controller, typed, std::time::Duration::ZERO)),
+            )
+            .await;
+            assert_eq!(code, 0, "{protocol} {typed:?}: {err}");
+            assert_eq!(
+                serde_json::from_str::<Value>(&out).unwrap(),
+                json!("declined"),
+                "{protocol} {typed:?}"
+            );
+        }
     }
 }
 

@@ -47,24 +47,42 @@ fn answer(action: ElicitAction) -> Result<ElicitResult, ErrorObject> {
     Ok(result)
 }
 
+/// The answer to a yes / no / cancel question, from what was typed; `None`
+/// for anything else (asked again). Empty is the default, yes.
+fn choice(typed: &str) -> Option<ElicitAction> {
+    match typed.trim().to_lowercase().as_str() {
+        "" | "y" | "yes" => Some(ElicitAction::Accept),
+        "n" | "no" => Some(ElicitAction::Decline),
+        "c" | "cancel" => Some(ElicitAction::Cancel),
+        _ => None,
+    }
+}
+
+/// Asks `prompt` until the answer is yes, no or cancel (a few tries, then
+/// cancel; the end of input cancels too).
+fn choose(prompt: &str) -> ElicitAction {
+    for _ in 0..MAX_TRIES {
+        say(prompt);
+        let Some(line) = read_line() else {
+            return ElicitAction::Cancel;
+        };
+        match choice(&line) {
+            Some(action) => return action,
+            None => say("  answer y (yes), n (no) or c (cancel)\n"),
+        }
+    }
+    ElicitAction::Cancel
+}
+
 fn ask(params: &ElicitParams) -> Result<ElicitResult, ErrorObject> {
     say(&format!("\nThe server asks: {}\n", quoted(&params.message)));
     if let Some(url) = &params.url {
-        say(&format!(
-            "Open this address to continue: {}\nDone? [Y]es / [n]o / [c]ancel: ",
-            quoted(url)
-        ));
-        return match read_line().as_deref().map(str::trim) {
-            None | Some("c" | "cancel") => answer(ElicitAction::Cancel),
-            Some("n" | "no") => answer(ElicitAction::Decline),
-            Some(_) => answer(ElicitAction::Accept),
-        };
+        say(&format!("Open this address to continue: {}\n", quoted(url)));
+        return answer(choose("Done? [Y]es / [n]o / [c]ancel: "));
     }
-    say("Answer? [Y]es / [n]o (decline) / [c]ancel: ");
-    match read_line().as_deref().map(str::trim) {
-        None | Some("c" | "cancel") => return answer(ElicitAction::Cancel),
-        Some("n" | "no") => return answer(ElicitAction::Decline),
-        Some(_) => {}
+    match choose("Answer? [Y]es / [n]o (decline) / [c]ancel: ") {
+        ElicitAction::Accept => {}
+        other => return answer(other),
     }
     let schema = params.requested_schema.clone().unwrap_or_default();
     let required: Vec<&str> = schema
@@ -81,6 +99,7 @@ fn ask(params: &ElicitParams) -> Result<ElicitResult, ErrorObject> {
                 content.insert(name.clone(), value);
             }
             Field::Skipped => {}
+            Field::GaveUp => return answer(ElicitAction::Decline),
             Field::Cancelled => return answer(ElicitAction::Cancel),
         }
     }
@@ -90,6 +109,9 @@ fn ask(params: &ElicitParams) -> Result<ElicitResult, ErrorObject> {
 enum Field {
     Value(Value),
     Skipped,
+    /// No answer that fits in [`MAX_TRIES`]: the form is declined.
+    GaveUp,
+    /// The input ended.
     Cancelled,
 }
 
@@ -137,7 +159,7 @@ fn field(name: &str, property: &Value, required: bool) -> Field {
             Err(problem) => say(&format!("  {problem}\n")),
         }
     }
-    Field::Cancelled
+    Field::GaveUp
 }
 
 /// The allowed values of an enum field (`enum`, `oneOf` of `const`s, or an
@@ -203,7 +225,27 @@ fn parse(kind: &str, line: &str, options: &[String]) -> Result<Value, String> {
 mod tests {
     use serde_json::json;
 
-    use super::{choices, parse};
+    use toolshape::protocol::asks::ElicitAction;
+
+    use super::{choice, choices, parse};
+
+    #[test]
+    fn yes_no_and_cancel_in_any_case_and_nothing_else() {
+        for (typed, expected) in [
+            ("", Some(ElicitAction::Accept)),
+            ("Y", Some(ElicitAction::Accept)),
+            (" yes ", Some(ElicitAction::Accept)),
+            ("N", Some(ElicitAction::Decline)),
+            ("NO", Some(ElicitAction::Decline)),
+            ("No", Some(ElicitAction::Decline)),
+            ("Cancel", Some(ElicitAction::Cancel)),
+            ("c", Some(ElicitAction::Cancel)),
+            ("nope", None),
+            ("yess", None),
+        ] {
+            assert_eq!(choice(typed), expected, "{typed:?}");
+        }
+    }
 
     #[test]
     fn answers_are_parsed_by_the_fields_type() {
