@@ -10,6 +10,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use commands::signals::until_signal;
+
 /// MCP tools whose outputs have a shape you can trust.
 #[derive(Debug, Parser)]
 #[command(name = "toolshape", version, about)]
@@ -82,10 +84,10 @@ fn main() -> ExitCode {
     let code = runtime.block_on(async {
         match cli.command {
             Command::Serve(args) => commands::serve::run(args).await,
-            Command::Tools(args) => commands::tools::run(args).await,
-            Command::Call(args) => commands::call::run(args).await,
+            Command::Tools(args) => until_signal(commands::tools::run(args)).await,
+            Command::Call(args) => until_signal(commands::call::run(args)).await,
             Command::Bench(args) => commands::bench::run(args).await,
-            Command::Check(args) => commands::check::run(args).await,
+            Command::Check(args) => until_signal(commands::check::run(args)).await,
             Command::Proxy(args) => commands::proxy::run(*args).await,
         }
     });

@@ -2,8 +2,8 @@
 //! connection, with a progress bar and latency percentiles.
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -16,16 +16,20 @@ use super::connect::{ServerArgs, exit, fail};
 /// Arguments of `toolshape bench`.
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
-    /// How many calls to make.
+    /// How many calls to make. A call that gets no answer (the connection
+    /// lost, or --timeout passed) stops the run; what was measured is
+    /// reported, as on Ctrl-C or SIGTERM.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     calls: usize,
-    /// How many calls are in flight at once.
-    #[arg(long, value_name = "C", default_value_t = 8)]
-    concurrency: usize,
+    /// How many calls are in flight at once (at least --clients).
+    #[arg(long, value_name = "C", default_value_t = 8,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    concurrency: u32,
     /// How many independent connections share the load (each its own server
     /// process over stdio, or its own HTTP client over --url or --otc).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    clients: usize,
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    clients: u32,
     /// The tool to call.
     #[arg(long, value_name = "NAME")]
     tool: String,
@@ -49,10 +53,18 @@ pub(crate) struct Report {
     protocol: String,
     server: String,
     tool: String,
+    /// Calls answered: the ones measured (latency, calls/s, CPU per call).
     calls: usize,
-    concurrency: usize,
+    concurrency: u32,
     clients: usize,
+    /// Answered calls that failed: a tool error, an output that breaks its
+    /// schema, an error response.
     failures: usize,
+    /// Calls that got no answer (the connection lost, or the timeout
+    /// passed): not measured; the first one stops the run.
+    unanswered: usize,
+    /// Why the run stopped before its last call, when it did.
+    stopped: Option<String>,
     /// Results whose structured content differs from the warm-up call's
     /// (the benchmark tools are deterministic).
     mismatches: usize,
@@ -90,11 +102,44 @@ enum Caller {
 }
 
 /// What one call gave: its structured value (MCP `structuredContent`,
-/// OTC `value`), or that the tool failed, or why the call did not complete.
+/// OTC `value`), or that the tool failed, or why the call did not complete
+/// (with its exit code, and whether an answer came at all).
 enum Called {
     Value(Option<serde_json::Value>),
     ToolFailed,
-    Error(String, u8),
+    Error {
+        message: String,
+        code: u8,
+        answered: bool,
+    },
+}
+
+impl Called {
+    fn mcp_error(error: &toolshape::client::ClientError) -> Called {
+        use toolshape::client::{ClientErrorKind as Kind, TransportError};
+        // An HTTP error status is the server's answer; no answer at all, or
+        // none in time, is not.
+        let answered = match error.kind() {
+            Kind::Transport(TransportError::Status { .. }) => true,
+            Kind::Transport(_) | Kind::Timeout(_) | Kind::Cancelled => false,
+            _ => true,
+        };
+        Called::Error {
+            message: error.to_string(),
+            code: super::connect::exit_code(error),
+            answered,
+        }
+    }
+
+    fn otc_error(error: &toolshape_otc::OtcError) -> Called {
+        use toolshape_otc::OtcErrorKind as Kind;
+        let answered = !matches!(error.kind(), Kind::Transport(_) | Kind::Timeout(_));
+        Called::Error {
+            message: error.to_string(),
+            code: super::otc::exit_code(error),
+            answered,
+        }
+    }
 }
 
 impl Caller {
@@ -107,12 +152,12 @@ impl Caller {
             Caller::Mcp(client) => match client.call_tool(tool, Some(arguments.clone())).await {
                 Ok(result) if result.is_error => Called::ToolFailed,
                 Ok(result) => Called::Value(result.structured),
-                Err(error) => Called::Error(error.to_string(), super::connect::exit_code(&error)),
+                Err(error) => Called::mcp_error(&error),
             },
             Caller::Otc(client) => match client.call_tool(tool, arguments.clone()).await {
                 Ok(response) if !response.success() => Called::ToolFailed,
                 Ok(response) => Called::Value(response.value().cloned()),
-                Err(error) => Called::Error(error.to_string(), super::otc::exit_code(&error)),
+                Err(error) => Called::otc_error(&error),
             },
         }
     }
@@ -146,6 +191,23 @@ fn cpu_of(pids: &[u32]) -> Option<f64> {
     }
     pids.iter().copied().map(cpu_seconds).sum()
 }
+
+/// `pids` less those whose CPU time cannot be read, each named in a
+/// warning (a `--server-pid` that is not there hid every figure).
+fn readable(pids: Vec<u32>) -> Vec<u32> {
+    pids.into_iter()
+        .filter(|&pid| {
+            let known = cpu_seconds(pid).is_some();
+            if !known {
+                tracing::warn!(pid, "cannot read the CPU time of process {pid} (/proc/{pid}/stat): left out of the server CPU");
+            }
+            known
+        })
+        .collect()
+}
+
+/// The CPU figure's resolution: the kernel counts it in ticks of 10 ms.
+const CPU_TICK_SECONDS: f64 = 0.01;
 
 /// The child processes of `pids` (those of each of their threads, from
 /// `/proc`; Linux only).
@@ -188,14 +250,49 @@ fn progress_bar(calls: usize, hidden: bool) -> ProgressBar {
     bar
 }
 
+/// What the workers share while they run.
+#[derive(Default)]
+struct Tally {
+    next: AtomicUsize,
+    failures: AtomicUsize,
+    unanswered: AtomicUsize,
+    mismatches: AtomicUsize,
+    /// The most severe exit code a call gave (4 over 3 over 1).
+    worst: AtomicU8,
+    /// Why the run stopped early; set once, read by every worker.
+    stopped: OnceLock<String>,
+}
+
+impl Tally {
+    fn failed(&self, code: u8) {
+        self.worst.fetch_max(code, Ordering::Relaxed);
+    }
+
+    fn stop(&self, reason: String) {
+        let _ = self.stopped.set(reason);
+    }
+}
+
 pub(crate) async fn run(args: BenchArgs) -> ExitCode {
+    if args.concurrency < args.clients {
+        return fail(
+            "bench",
+            (
+                exit::USAGE,
+                format!(
+                    "--concurrency {} is below --clients {}: each connection needs a call in flight",
+                    args.concurrency, args.clients
+                ),
+            ),
+        );
+    }
     let arguments = match parse_arguments(&args.args) {
         Ok(arguments) => arguments,
         Err(failure) => return fail("bench", failure),
     };
-    let mut clients = Vec::with_capacity(args.clients.max(1));
+    let mut clients = Vec::with_capacity(args.clients as usize);
     let mut expected = None;
-    for _ in 0..args.clients.max(1) {
+    for _ in 0..args.clients {
         let connected = match &args.server.otc {
             Some(url) => super::otc::client(url, args.server.mcp.timeout).map(Caller::Otc),
             None => args.server.connect().await.map(Caller::Mcp),
@@ -208,66 +305,89 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         match client.call(&args.tool, &arguments).await {
             Called::Value(value) => expected = Some(value),
             Called::ToolFailed => expected = Some(None),
-            Called::Error(error, code) => {
+            Called::Error { message, code, .. } => {
                 client.close().await;
-                return fail("bench", (code, format!("warm-up call failed: {error}")));
+                return fail("bench", (code, format!("warm-up call failed: {message}")));
             }
         }
         clients.push(client);
     }
     let expected = Arc::new(expected.flatten());
-    let mismatches = Arc::new(AtomicUsize::new(0));
-
+    let tally = Arc::new(Tally::default());
     let bar = progress_bar(args.calls, args.json);
-    let next = Arc::new(AtomicUsize::new(0));
-    let failures = Arc::new(AtomicUsize::new(0));
     // Read before and after the run only: nothing polls while it runs.
-    let servers = servers(&clients, &args.server_pid);
+    let servers = readable(servers(&clients, &args.server_pid));
     let children = children_of(&servers);
     let cpu_before = cpu_of(&servers);
     let children_before = cpu_of(&children);
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
-    for worker in 0..args.concurrency.max(1) {
+    // Each worker's latencies, kept where a stop by signal can still read them.
+    let mut measured = Vec::new();
+    for worker in 0..args.concurrency as usize {
         let client = clients[worker % clients.len()].clone();
         let (arguments, tool) = (arguments.clone(), args.tool.clone());
-        let (expected, mismatches) = (Arc::clone(&expected), Arc::clone(&mismatches));
-        let (next, failures, bar, calls) = (
-            Arc::clone(&next),
-            Arc::clone(&failures),
-            bar.clone(),
-            args.calls,
-        );
+        let (expected, tally, bar) = (Arc::clone(&expected), Arc::clone(&tally), bar.clone());
+        let latencies = Arc::new(Mutex::new(Vec::with_capacity(args.calls / 4 + 1)));
+        measured.push(Arc::clone(&latencies));
+        let calls = args.calls;
         workers.spawn(async move {
-            let mut latencies = Vec::with_capacity(calls / 4 + 1);
-            while next.fetch_add(1, Ordering::Relaxed) < calls {
+            while tally.stopped.get().is_none()
+                && tally.next.fetch_add(1, Ordering::Relaxed) < calls
+            {
                 let start = Instant::now();
                 let outcome = client.call(&tool, &arguments).await;
-                latencies.push(start.elapsed());
+                let took = start.elapsed();
                 match outcome {
                     Called::Value(value) => {
                         if value != *expected {
-                            mismatches.fetch_add(1, Ordering::Relaxed);
+                            tally.mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                     Called::ToolFailed => {
-                        failures.fetch_add(1, Ordering::Relaxed);
+                        tally.failures.fetch_add(1, Ordering::Relaxed);
+                        tally.failed(exit::TOOL_ERROR);
                     }
-                    Called::Error(error, _) => {
-                        if failures.fetch_add(1, Ordering::Relaxed) == 0 {
-                            tracing::warn!(%error, "a call failed");
+                    Called::Error {
+                        message,
+                        code,
+                        answered: true,
+                    } => {
+                        if tally.failures.fetch_add(1, Ordering::Relaxed) == 0 {
+                            tracing::warn!(error = %message, "a call failed");
                         }
+                        tally.failed(code);
+                    }
+                    Called::Error {
+                        message,
+                        code,
+                        answered: false,
+                    } => {
+                        tally.unanswered.fetch_add(1, Ordering::Relaxed);
+                        tally.failed(code);
+                        tally.stop(format!("a call got no answer: {message}"));
+                        continue;
                     }
                 }
+                latencies
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(took);
                 bar.inc(1);
             }
-            latencies
         });
     }
-    let mut latencies = Vec::with_capacity(args.calls);
-    while let Some(joined) = workers.join_next().await {
-        latencies.extend(joined.unwrap_or_default());
-    }
+    let mut signals = super::signals::StopSignals::watch();
+    let signalled = tokio::select! {
+        () = async { while workers.join_next().await.is_some() {} } => None,
+        signal = signals.next() => {
+            tally.stop(format!("{signal} came"));
+            // The calls in flight are dropped (each cancelled).
+            workers.abort_all();
+            while workers.join_next().await.is_some() {}
+            Some(signal)
+        }
+    };
     let elapsed = started.elapsed();
     let cpu_used = cpu_of(&servers)
         .zip(cpu_before)
@@ -290,59 +410,84 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Caller::Otc(client) => ("otc-1.0".to_owned(), client.base_url().to_owned()),
     };
 
+    let mut latencies: Vec<Duration> = measured
+        .iter()
+        .flat_map(|kept| std::mem::take(&mut *kept.lock().unwrap_or_else(PoisonError::into_inner)))
+        .collect();
     latencies.sort_unstable();
+    let answered = latencies.len();
+    let per_call = |seconds: f64| seconds * 1e6 / answered.max(1) as f64;
     let report = Report {
         protocol,
         server,
         tool: args.tool.clone(),
-        calls: latencies.len(),
-        concurrency: args.concurrency.max(1),
+        calls: answered,
+        concurrency: args.concurrency,
         clients: clients.len(),
-        failures: failures.load(Ordering::Relaxed),
-        mismatches: mismatches.load(Ordering::Relaxed),
+        failures: tally.failures.load(Ordering::Relaxed),
+        unanswered: tally.unanswered.load(Ordering::Relaxed),
+        stopped: tally.stopped.get().cloned(),
+        mismatches: tally.mismatches.load(Ordering::Relaxed),
         seconds: elapsed.as_secs_f64(),
-        calls_per_second: latencies.len() as f64 / elapsed.as_secs_f64().max(f64::EPSILON),
+        calls_per_second: answered as f64 / elapsed.as_secs_f64().max(f64::EPSILON),
         p50_ms: percentile(&latencies, 0.50),
         p90_ms: percentile(&latencies, 0.90),
         p99_ms: percentile(&latencies, 0.99),
         max_ms: percentile(&latencies, 1.0),
-        server_cpu_us_per_call: cpu_used
-            .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
-        children_cpu_us_per_call: children_used
-            .map(|seconds| seconds * 1e6 / latencies.len().max(1) as f64),
+        server_cpu_us_per_call: cpu_used.map(per_call),
+        children_cpu_us_per_call: children_used.map(per_call),
     };
-    if args.json {
-        outln!("{}", serde_json::to_string(&report).unwrap_or_default());
+    print_report(&report, args.json, cpu_used);
+    if let Some(signal) = signalled {
+        return ExitCode::from(u8::try_from(super::signals::exit_status(signal)).unwrap_or(1));
+    }
+    let mut code = tally.worst.load(Ordering::Relaxed);
+    if report.mismatches > 0 {
+        code = code.max(exit::VALIDATION);
+    }
+    ExitCode::from(code)
+}
+
+fn print_report(report: &Report, json: bool, cpu_seconds: Option<f64>) {
+    if json {
+        outln!("{}", serde_json::to_string(report).unwrap_or_default());
+        return;
+    }
+    outln!(
+        "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
+         {} failed, {} unanswered, {} mismatched",
+        report.calls,
+        report.tool,
+        report.server,
+        report.protocol,
+        report.concurrency,
+        report.clients,
+        report.failures,
+        report.unanswered,
+        report.mismatches,
+    );
+    if let Some(reason) = &report.stopped {
+        outln!("stopped early: {}", crate::output::shown(reason));
+    }
+    outln!(
+        "{:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
+        report.calls_per_second,
+        report.p50_ms,
+        report.p90_ms,
+        report.p99_ms,
+        report.max_ms
+    );
+    // Counted in ticks of 10 ms: under a second of it, the figure is rough.
+    let rough = cpu_seconds.is_some_and(|seconds| seconds < 100.0 * CPU_TICK_SECONDS);
+    let note = if rough {
+        " (from under 100 ticks of 10 ms: make more calls for a precise figure)"
     } else {
-        outln!(
-            "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
-             {} failed, {} mismatched",
-            report.calls,
-            report.tool,
-            report.server,
-            report.protocol,
-            report.concurrency,
-            report.clients,
-            report.failures,
-            report.mismatches,
-        );
-        outln!(
-            "{:.0} calls/s   p50 {:.3} ms   p90 {:.3} ms   p99 {:.3} ms   max {:.3} ms",
-            report.calls_per_second,
-            report.p50_ms,
-            report.p90_ms,
-            report.p99_ms,
-            report.max_ms
-        );
-        if let Some(cpu) = report.server_cpu_us_per_call {
-            outln!("server CPU {cpu:.1} µs per call");
-        }
-        if let Some(cpu) = report.children_cpu_us_per_call {
-            outln!("its child processes' CPU {cpu:.1} µs per call");
-        }
+        ""
+    };
+    if let Some(cpu) = report.server_cpu_us_per_call {
+        outln!("server CPU {cpu:.1} µs per call{note}");
     }
-    if report.failures + report.mismatches > 0 {
-        return ExitCode::from(exit::VALIDATION.max(1));
+    if let Some(cpu) = report.children_cpu_us_per_call {
+        outln!("its child processes' CPU {cpu:.1} µs per call");
     }
-    ExitCode::SUCCESS
 }

@@ -138,7 +138,7 @@ impl Stop {
     /// process at once.
     pub(crate) fn on_signals() -> Stop {
         let (stop, stopped) = watch::channel(false);
-        let mut signals = StopSignals::watch();
+        let mut signals = super::signals::StopSignals::watch();
         tokio::spawn(async move {
             let signal = signals.next().await;
             tracing::info!(signal, "shutting down (a second signal stops at once)");
@@ -146,7 +146,7 @@ impl Stop {
             let signal = signals.next().await;
             errln!("toolshape: {signal} again: stopping at once");
             // As a shell reports death by the signal: 128 and its number.
-            std::process::exit(if signal == "SIGTERM" { 143 } else { 130 });
+            std::process::exit(super::signals::exit_status(signal));
         });
         Stop { stopped }
     }
@@ -172,65 +172,6 @@ impl Stop {
     /// Whether the stop signal came.
     fn is_stopping(&self) -> bool {
         *self.stopped.borrow()
-    }
-}
-
-/// The stop signals, watched from the moment they are made.
-struct StopSignals {
-    #[cfg(unix)]
-    interrupt: Option<tokio::signal::unix::Signal>,
-    #[cfg(unix)]
-    terminate: Option<tokio::signal::unix::Signal>,
-}
-
-impl StopSignals {
-    /// Watches SIGINT and SIGTERM (on Unix; elsewhere Ctrl-C, watched from
-    /// the first wait on). One that cannot be watched never comes.
-    fn watch() -> StopSignals {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let watched = |kind: SignalKind, name: &str| match signal(kind) {
-                Ok(signal) => Some(signal),
-                Err(error) => {
-                    tracing::warn!(%error, signal = name, "cannot watch for the signal");
-                    None
-                }
-            };
-            StopSignals {
-                interrupt: watched(SignalKind::interrupt(), "SIGINT"),
-                terminate: watched(SignalKind::terminate(), "SIGTERM"),
-            }
-        }
-        #[cfg(not(unix))]
-        StopSignals {}
-    }
-
-    /// The next signal to come, by name.
-    async fn next(&mut self) -> &'static str {
-        #[cfg(unix)]
-        {
-            async fn next_of(signal: &mut Option<tokio::signal::unix::Signal>) {
-                let came = match signal {
-                    Some(signal) => signal.recv().await.is_some(),
-                    None => false,
-                };
-                if !came {
-                    std::future::pending::<()>().await;
-                }
-            }
-            tokio::select! {
-                () = next_of(&mut self.interrupt) => "SIGINT",
-                () = next_of(&mut self.terminate) => "SIGTERM",
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-            "Ctrl-C"
-        }
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod oauth;
 pub(crate) mod otc;
 pub(crate) mod proxy;
 pub(crate) mod serve;
+pub(crate) mod signals;
 pub(crate) mod terminal;
 pub(crate) mod tools;
 pub(crate) mod visits;

@@ -190,3 +190,27 @@ pub fn wait_until(what: &str, mut check: impl FnMut() -> Result<(), String>) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The child processes of `pid` (from `/proc`).
+pub fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+/// Whether `pid` is gone (or a zombie, its life over, waiting to be reaped).
+pub fn ended(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}

@@ -1,0 +1,125 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `toolshape bench` against `toolshape serve` (a real child process) when
+//! calls fail: tool errors are measured and exit 1; a server that dies
+//! mid-run stops the run at its first unanswered call (exit 4), the calls
+//! before it measured; SIGTERM stops it with a report of what was measured
+//! and its server child gone; fewer calls in flight than connections is a
+//! usage error.
+
+mod http_serve;
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use http_serve::{TOOLSHAPE, children, ended, signal, toolshape, wait_exit, wait_until};
+
+/// The report `bench --json` printed.
+fn report(stdout: &[u8]) -> Value {
+    serde_json::from_slice(stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(stdout)))
+}
+
+/// `toolshape bench --json` of `count_lines` on `path`, `calls` times,
+/// against `toolshape serve` on this crate's folder.
+fn bench(path: &str, calls: &str) -> Command {
+    let mut command = Command::new(TOOLSHAPE);
+    command
+        .args(["bench", "--json", "--quiet-server", "--tool", "count_lines"])
+        .args([
+            "--args",
+            &format!(r#"{{"path":"{path}"}}"#),
+            "--calls",
+            calls,
+        ])
+        .args(["--", TOOLSHAPE, "serve", "--no-watch", "--root"])
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
+#[test]
+fn tool_errors_are_measured_and_exit_1() {
+    let output = bench("nowhere.txt", "200").output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report = report(&output.stdout);
+    assert_eq!(
+        (&report["calls"], &report["failures"], &report["unanswered"]),
+        (&Value::from(200), &Value::from(200), &Value::from(0)),
+        "{report}"
+    );
+    assert!(report["stopped"].is_null(), "{report}");
+}
+
+/// Starts an endless run; waits until its server child is there.
+#[cfg(target_os = "linux")]
+fn endless_run() -> (std::process::Child, u32) {
+    let run = bench("Cargo.toml", "1000000000").spawn().unwrap();
+    let mut server = None;
+    wait_until("the server child to start", || {
+        server = children(run.id()).first().copied();
+        server.map(|_| ()).ok_or_else(|| "no child yet".to_owned())
+    });
+    // Some calls made first.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    (run, server.unwrap())
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_that_dies_stops_the_run_and_a_signal_reports_it() {
+    use std::io::Read as _;
+    let read = |run: &mut std::process::Child| {
+        let mut stdout = Vec::new();
+        run.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+        report(&stdout)
+    };
+
+    let (mut run, server) = endless_run();
+    let killed = Command::new("kill")
+        .args(["-KILL", &server.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let exited = wait_exit(&mut run);
+    assert_eq!(exited.code(), Some(4));
+    let died = read(&mut run);
+    assert!(died["calls"].as_u64().unwrap() > 0, "{died}");
+    assert!(died["unanswered"].as_u64().unwrap() >= 1, "{died}");
+    let reason = died["stopped"].as_str().unwrap_or_default();
+    assert!(reason.contains("no answer"), "{died}");
+
+    let (mut run, server) = endless_run();
+    signal(&run, "TERM");
+    let exited = wait_exit(&mut run);
+    assert_eq!(exited.code(), Some(143));
+    let stopped = read(&mut run);
+    assert!(stopped["calls"].as_u64().unwrap() > 0, "{stopped}");
+    assert_eq!(stopped["stopped"], "SIGTERM came", "{stopped}");
+    assert!(stopped["p50_ms"].as_f64().unwrap() > 0.0, "{stopped}");
+    wait_until("the server child to end", || {
+        ended(server)
+            .then_some(())
+            .ok_or_else(|| format!("{server} still runs"))
+    });
+}
+
+#[test]
+fn fewer_calls_in_flight_than_connections_is_a_usage_error() {
+    let output = toolshape(&[
+        "bench",
+        "--tool",
+        "x",
+        "--clients",
+        "4",
+        "--concurrency",
+        "2",
+        "--",
+        "true",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--clients 4"), "{stderr}");
+}
