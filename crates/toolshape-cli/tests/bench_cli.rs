@@ -123,3 +123,31 @@ fn fewer_calls_in_flight_than_connections_is_a_usage_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--clients 4"), "{stderr}");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unreadable_server_pid_is_named_and_the_others_still_counted() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = toolshape(&[
+        "bench",
+        "--tool",
+        "count_lines",
+        "--args",
+        r#"{"path":"Cargo.toml"}"#,
+        "--calls",
+        "50",
+        "--server-pid",
+        "4194303",
+        "--",
+        TOOLSHAPE,
+        "serve",
+        "--no-watch",
+        "--root",
+        root,
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("process 4194303"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("server CPU"), "{stdout}");
+}
