@@ -251,3 +251,28 @@ async fn an_unanswered_probe_waits_no_longer_than_the_request_timeout() {
     );
     assert_eq!(call_value(&client, "ok").await.value, "ok");
 }
+
+/// An answer that is not JSON (a byte that is not UTF-8) but says early
+/// whose answer it is fails that call at once, not at its timeout; the
+/// connection goes on.
+#[tokio::test]
+async fn an_unreadable_answer_fails_its_call_at_once() {
+    for negotiation in negotiations() {
+        let client = hostile(negotiation, Duration::from_secs(20)).await;
+        let started = Instant::now();
+        let error = client
+            .call::<Value>("ok", json!({"unreadable": true}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.kind(), ClientErrorKind::InvalidResponse(_)),
+            "{negotiation:?}: {error}"
+        );
+        assert!(error.to_string().contains("unreadable response"), "{error}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{negotiation:?}"
+        );
+        assert_eq!(call_value(&client, "ok").await.value, "ok");
+    }
+}

@@ -59,7 +59,9 @@
 //! with `{"note": TEXT}` it answers `{"value": "ok"}` (or the verbatim text)
 //! with its text block and a second text block, TEXT; with `{"bare": true}`
 //! it answers `{"value": "ok"}` with no content block at all; with
-//! `{"stale": true}`, beside a text block of other JSON, `{"value": "stale"}`.
+//! `{"stale": true}`, beside a text block of other JSON, `{"value": "stale"}`;
+//! with `{"unreadable": true}` its answer, id first, holds a byte that is not
+//! UTF-8.
 //!
 //! Faults of the server as a whole: `twice` answers, then answers again (with
 //! `{"value":"duplicate"}`) just before its next answer to anything, while
@@ -380,6 +382,14 @@ impl Server {
                 None if arguments.get("bare") == Some(&Value::Bool(true)) => {
                     let value = json!({"value": "ok"});
                     self.result(id, json!({"content": [], "structuredContent": value}))
+                }
+                None if arguments.get("unreadable") == Some(&Value::Bool(true)) => {
+                    // The id first, then a byte that is not UTF-8 in a string.
+                    let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"structuredContent":{{"value":"o"#)
+                        .into_bytes();
+                    line.extend_from_slice(b"\xff\"}}}\n");
+                    self.out.write_all(&line)?;
+                    self.out.flush()
                 }
                 None if arguments.get("stale") == Some(&Value::Bool(true)) => {
                     let value = json!({"value": "ok"});

@@ -355,6 +355,19 @@ impl Peer {
                 Received::Answer(id)
             }
             Incoming::Invalid { error, .. } => {
+                // Not JSON at all (a byte that is not UTF-8, a raw control
+                // character in a string): its leading members may still say
+                // it answers a request of ours, which then fails now, not
+                // at its timeout.
+                let leading = leading(bytes);
+                if let Some(id) = leading.id.filter(|_| leading.kind != LeadingKind::Request) {
+                    let unreadable =
+                        ClientError::invalid(format!("unreadable response: {}", error.message));
+                    if self.fail(&id, unreadable) {
+                        tracing::warn!(%error, %id, "the server sent an unreadable response");
+                        return Received::Answer(id);
+                    }
+                }
                 tracing::warn!(%error, "the server sent an invalid message; ignored");
                 Received::Invalid
             }
