@@ -75,3 +75,20 @@ mod tests {
         );
     }
 }
+
+/// `error`'s message with the causes it does not already say (reqwest's
+/// "error sending request" says nothing of a refused connection, a name
+/// that does not resolve, a failed TLS handshake).
+pub(crate) fn described(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        let said = next.to_string();
+        if !said.is_empty() && !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = next.source();
+    }
+    text
+}

@@ -108,8 +108,30 @@ fn an_unreachable_url_is_exit_4() {
     let url = format!("http://{address}/mcp");
     let output = toolshape(&["tools", "--url", &url]);
     assert_eq!(code(&output), 4, "{}", describe(&output));
+    // The cause is said, not only that the request failed.
+    let said = String::from_utf8_lossy(&output.stderr).to_lowercase();
+    assert!(said.contains("connection refused"), "{said}");
     let output = toolshape(&["call", "count_lines", "--url", &url]);
     assert_eq!(code(&output), 4, "{}", describe(&output));
+}
+
+/// An endpoint that takes connections and never answers: `--timeout`
+/// bounds every wait, the OAuth probe's too (it waited 30 s whatever
+/// `--timeout` said).
+#[test]
+fn a_silent_url_is_bounded_by_the_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        // Held open, never answered.
+        let held: Vec<_> = listener.incoming().collect();
+        drop(held);
+    });
+    let started = Instant::now();
+    let output = toolshape(&["tools", "--timeout", "1", "--url", &url]);
+    let took = started.elapsed();
+    assert_eq!(code(&output), 4, "{}", describe(&output));
+    assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
 #[test]

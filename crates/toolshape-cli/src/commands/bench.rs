@@ -125,7 +125,7 @@ impl Called {
             _ => true,
         };
         Called::Error {
-            message: error.to_string(),
+            message: crate::output::described(error),
             code: super::connect::exit_code(error),
             answered,
         }
@@ -135,7 +135,7 @@ impl Called {
         use toolshape_otc::OtcErrorKind as Kind;
         let answered = !matches!(error.kind(), Kind::Transport(_) | Kind::Timeout(_));
         Called::Error {
-            message: error.to_string(),
+            message: crate::output::described(error),
             code: super::otc::exit_code(error),
             answered,
         }

@@ -118,7 +118,7 @@ impl McpServerArgs {
             UpstreamSpec::Url(url) => builder.connect_http(&url).await,
             UpstreamSpec::Command(command) => builder.connect_stdio(command).await,
         }
-        .map_err(|e| (exit_code(&e), e.to_string()))
+        .map_err(|e| (exit_code(&e), crate::output::described(&e)))
     }
 
     /// The client configuration (revision, timeout, authorization) and
@@ -149,7 +149,10 @@ impl McpServerArgs {
             }
             let oauth = self
                 .authorized
-                .get_or_try_init(|| authorize(&self.oauth, url, headers))
+                .get_or_try_init(|| {
+                    let timeout = Duration::from_secs(self.timeout.max(1));
+                    authorize(&self.oauth, url, headers, timeout)
+                })
                 .await?;
             let builder = match oauth {
                 Some(oauth) => builder.http_auth(Arc::new(oauth.clone())),
@@ -211,8 +214,9 @@ async fn authorize(
     oauth: &OAuthArgs,
     url: &str,
     headers: axum::http::HeaderMap,
+    timeout: Duration,
 ) -> Result<Option<OAuthClient>, (u8, String)> {
-    let Some(client) = oauth.client(url)? else {
+    let Some(client) = oauth.client(url, timeout)? else {
         return Ok(None);
     };
     client.authorize_with(&headers).await.map_err(|e| {

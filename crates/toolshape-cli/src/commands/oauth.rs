@@ -7,6 +7,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 use toolshape_auth::client::{
@@ -72,9 +73,19 @@ pub(crate) struct OAuthArgs {
     oauth_allow_http: bool,
 }
 
+/// The longest an OAuth request waits, whatever `--timeout` says (a
+/// consent in the browser waits apart from it).
+const OAUTH_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl OAuthArgs {
-    /// The OAuth client for the server at `url` (none with --no-oauth).
-    pub(crate) fn client(&self, url: &str) -> Result<Option<OAuthClient>, (u8, String)> {
+    /// The OAuth client for the server at `url` (none with --no-oauth), each
+    /// of its requests (the probe of the endpoint, discovery, tokens) at
+    /// most `timeout` (the command's `--timeout`), and at most 30 s.
+    pub(crate) fn client(
+        &self,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<Option<OAuthClient>, (u8, String)> {
         if self.no_oauth {
             return Ok(None);
         }
@@ -87,6 +98,7 @@ impl OAuthArgs {
         let mut builder = OAuthClient::builder(url)
             .map_err(|e| usage(e.to_string()))?
             .client_name("toolshape")
+            .timeout(timeout.min(OAUTH_REQUEST_TIMEOUT))
             .scopes(self.oauth_scope.iter().cloned())
             .allow_http(self.oauth_allow_http);
         if let Some(document) = &self.oauth_client_metadata_url {

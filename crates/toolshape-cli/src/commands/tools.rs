@@ -76,12 +76,12 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
     client.close(Duration::from_secs(2)).await;
     let tools = match listed {
         Ok(tools) => tools,
-        Err(error) => return fail("tools", (exit_code(&error), error.to_string())),
+        Err(error) => return fail("tools", (exit_code(&error), crate::output::described(&error))),
     };
     if args.json {
         match serde_json::to_string_pretty(&tools) {
             Ok(text) => outln!("{text}"),
-            Err(error) => return fail("tools", (4, error.to_string())),
+            Err(error) => return fail("tools", (4, crate::output::described(&error))),
         }
     } else {
         let version = client.protocol_version();
