@@ -65,17 +65,6 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::output::write(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn control_characters_are_not_shown() {
-        assert_eq!(
-            super::shown("a\u{1b}]0;title\u{7}b\nc\td\u{9b}2J"),
-            "a\u{FFFD}]0;title\u{FFFD}b\nc\td\u{FFFD}2J"
-        );
-    }
-}
-
 /// `error`'s message with the causes it does not already say (reqwest's
 /// "error sending request" says nothing of a refused connection, a name
 /// that does not resolve, a failed TLS handshake).
@@ -91,4 +80,15 @@ pub(crate) fn described(error: &(dyn std::error::Error + 'static)) -> String {
         cause = next.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_are_not_shown() {
+        assert_eq!(
+            super::shown("a\u{1b}]0;title\u{7}b\nc\td\u{9b}2J"),
+            "a\u{FFFD}]0;title\u{FFFD}b\nc\td\u{FFFD}2J"
+        );
+    }
 }

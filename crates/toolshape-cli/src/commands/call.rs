@@ -60,7 +60,12 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
     client.close(Duration::from_secs(2)).await;
     let result = match outcome {
         Ok(result) => result,
-        Err(error) => return fail("call", (exit_code(&error), crate::output::described(&error))),
+        Err(error) => {
+            return fail(
+                "call",
+                (exit_code(&error), crate::output::described(&error)),
+            );
+        }
     };
     if args.json {
         let whole = serde_json::json!({

@@ -135,7 +135,12 @@ pub(crate) async fn tools(url: &str, json: bool, timeout: u64) -> ExitCode {
     };
     let tools = match client.list_tools().await {
         Ok(tools) => tools,
-        Err(error) => return fail("tools", (exit_code(&error), crate::output::described(&error))),
+        Err(error) => {
+            return fail(
+                "tools",
+                (exit_code(&error), crate::output::described(&error)),
+            );
+        }
     };
     if json {
         outln!(
@@ -184,7 +189,12 @@ pub(crate) async fn call(
     };
     let response = match client.call_tool(tool, input).await {
         Ok(response) => response,
-        Err(error) => return fail("call", (exit_code(&error), crate::output::described(&error))),
+        Err(error) => {
+            return fail(
+                "call",
+                (exit_code(&error), crate::output::described(&error)),
+            );
+        }
     };
     if json {
         outln!(

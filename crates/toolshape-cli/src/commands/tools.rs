@@ -76,7 +76,12 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
     client.close(Duration::from_secs(2)).await;
     let tools = match listed {
         Ok(tools) => tools,
-        Err(error) => return fail("tools", (exit_code(&error), crate::output::described(&error))),
+        Err(error) => {
+            return fail(
+                "tools",
+                (exit_code(&error), crate::output::described(&error)),
+            );
+        }
     };
     if args.json {
         match serde_json::to_string_pretty(&tools) {
