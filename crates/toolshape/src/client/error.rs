@@ -16,14 +16,18 @@ pub struct ClientError {
     /// The result a validation failure refused, kept for whoever must still
     /// show or log it.
     rejected: Option<Box<super::ToolResult>>,
-    /// The last lines of a server's captured stderr, when connecting to it
-    /// failed (it exited during the handshake, say).
-    stderr_tail: Option<Box<Lines>>,
+    /// How a server process that connecting to failed ended: the last
+    /// lines of its captured stderr, its exit status.
+    ended: Option<Box<Ended>>,
 }
 
-/// Lines kept beside an error (boxed: the error stays small).
-#[derive(Debug)]
-struct Lines(Vec<String>);
+/// What a failed connection knows of its server process (boxed: the error
+/// stays small).
+#[derive(Debug, Default)]
+struct Ended {
+    stderr: Vec<String>,
+    status: Option<std::process::ExitStatus>,
+}
 
 /// What kind of failure a [`ClientError`] is.
 #[derive(Debug, thiserror::Error)]
@@ -191,11 +195,24 @@ impl ClientError {
     /// ([`StderrMode::Capture`](super::StderrMode::Capture)); empty
     /// otherwise. The error's message ends with the last of them.
     pub fn stderr_tail(&self) -> &[String] {
-        self.stderr_tail.as_deref().map_or(&[], |lines| &lines.0)
+        self.ended.as_deref().map_or(&[], |ended| &ended.stderr)
     }
 
-    pub(crate) fn with_stderr_tail(mut self, tail: Vec<String>) -> Self {
-        self.stderr_tail = (!tail.is_empty()).then(|| Box::new(Lines(tail)));
+    /// How the server process exited, when it had exited by the time
+    /// connecting to it failed (it quit during the handshake); `None`
+    /// otherwise. The error's message says it.
+    pub fn server_exit_status(&self) -> Option<std::process::ExitStatus> {
+        self.ended.as_deref().and_then(|ended| ended.status)
+    }
+
+    pub(crate) fn with_server_end(
+        mut self,
+        stderr: Vec<String>,
+        status: Option<std::process::ExitStatus>,
+    ) -> Self {
+        if !stderr.is_empty() || status.is_some() {
+            self.ended = Some(Box::new(Ended { stderr, status }));
+        }
         self
     }
 
@@ -251,6 +268,9 @@ impl ClientError {
 impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.kind.fmt(f)?;
+        if let Some(status) = self.server_exit_status() {
+            write!(f, "; the server exited ({status})")?;
+        }
         let tail = self.stderr_tail();
         if !tail.is_empty() {
             let start = tail.len().saturating_sub(STDERR_LINES_SHOWN);
@@ -276,7 +296,7 @@ impl From<ClientErrorKind> for ClientError {
         ClientError {
             kind,
             rejected: None,
-            stderr_tail: None,
+            ended: None,
         }
     }
 }

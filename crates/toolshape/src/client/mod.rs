@@ -574,7 +574,17 @@ impl ClientBuilder {
             Ok(negotiated) => negotiated,
             Err(error) => {
                 peer.close_output().await;
+                let mut status = None;
                 if let Some(mut child) = child {
+                    // A server whose output ended is exiting: how it did
+                    // says why (a moment's wait); one still running is
+                    // stopped.
+                    if peer.is_closed() {
+                        status = tokio::time::timeout(STDERR_DRAIN, child.wait())
+                            .await
+                            .ok()
+                            .and_then(Result::ok);
+                    }
                     let _ = child.kill().await;
                 }
                 // What the server said before it failed, once its stderr
@@ -588,7 +598,7 @@ impl ClientBuilder {
                     .iter()
                     .cloned()
                     .collect();
-                return Err(error.with_stderr_tail(tail));
+                return Err(error.with_server_end(tail, status));
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
