@@ -126,6 +126,10 @@ pub(crate) struct Peer {
     pub(super) handling: Arc<tokio::sync::Semaphore>,
     /// How many answers were dropped past the first bound.
     pub(super) answers_dropped: std::sync::atomic::AtomicU64,
+    /// How many messages from the server could not be read (warned of at
+    /// the first and every thousandth: a server writing logs to stdout
+    /// would fill the log otherwise).
+    invalid_messages: std::sync::atomic::AtomicU64,
     /// Shown every message received, before it is read.
     observer: Observer,
 }
@@ -169,6 +173,7 @@ impl Peer {
             answering: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
             handling: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
             answers_dropped: std::sync::atomic::AtomicU64::new(0),
+            invalid_messages: std::sync::atomic::AtomicU64::new(0),
             observer: Observer(observer),
         })
     }
@@ -368,7 +373,14 @@ impl Peer {
                         return Received::Answer(id);
                     }
                 }
-                tracing::warn!(%error, "the server sent an invalid message; ignored");
+                let seen = self.invalid_messages.fetch_add(1, Ordering::Relaxed);
+                if seen.is_multiple_of(1000) {
+                    tracing::warn!(
+                        %error,
+                        invalid = seen + 1,
+                        "the server sent an invalid message; ignored (warned of again every 1000)"
+                    );
+                }
                 Received::Invalid
             }
         }

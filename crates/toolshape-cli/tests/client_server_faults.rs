@@ -1,7 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The client commands stopped by SIGTERM or SIGINT while their server
-//! child runs (a real process that never answers): they exit with the
-//! signal's status, and the child goes with them instead of living on.
+//! The client commands against servers that misbehave (real child
+//! processes): stopped by SIGTERM or SIGINT while their server never
+//! answers, they exit with the signal's status and the child goes with them
+//! instead of living on; a server that writes only garbage costs a few
+//! warnings, not one per line.
 
 mod http_serve;
 
@@ -40,4 +42,21 @@ fn a_signalled_client_command_takes_its_server_with_it() {
                 .ok_or_else(|| format!("{server} still runs"))
         });
     }
+}
+
+#[test]
+fn a_server_writing_garbage_is_warned_of_a_few_times_not_per_line() {
+    let output = http_serve::toolshape(&[
+        "tools",
+        "--timeout",
+        "5",
+        "--",
+        "sh",
+        "-c",
+        "i=0; while [ $i -lt 2500 ]; do echo 'not json'; i=$((i+1)); done",
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let warnings = stderr.matches("invalid message").count();
+    assert!((1..=3).contains(&warnings), "{warnings}: {stderr}");
 }
