@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod http_serve;
+mod legacy_http;
 
 use http_serve::{HttpServe, WAIT, toolshape};
 #[cfg(unix)]
@@ -113,6 +114,26 @@ fn an_unreachable_url_is_exit_4() {
     assert!(said.contains("connection refused"), "{said}");
     let output = toolshape(&["call", "count_lines", "--url", &url]);
     assert_eq!(code(&output), 4, "{}", describe(&output));
+}
+
+/// `--protocol 2026-07-28` against a server on the handshake revisions
+/// only: the error says why (it does not know `server/discover`) and what
+/// to do, beside the server's own `-32601`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_2026_07_28_on_an_older_server_says_why() {
+    let url = legacy_http::serve("older", std::sync::Arc::new(|_| None)).await;
+    let output = tokio::task::spawn_blocking(move || {
+        toolshape(&["tools", "--protocol", "2026-07-28", "--url", &url])
+    })
+    .await
+    .unwrap();
+    assert_eq!(code(&output), 4, "{}", describe(&output));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("-32601"), "{said}");
+    assert!(
+        said.contains("does not speak 2026-07-28") && said.contains("--protocol auto"),
+        "{said}"
+    );
 }
 
 /// An endpoint that takes connections and never answers: `--timeout`

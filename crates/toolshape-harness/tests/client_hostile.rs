@@ -169,8 +169,14 @@ async fn a_server_exiting_at_the_handshake_is_quoted_from_its_stderr() {
     assert_eq!(error.stderr_tail(), ["fatal: missing API_KEY"], "{error}");
     assert_eq!(error.server_exit_status().and_then(|s| s.code()), Some(7));
     let said = error.to_string();
-    assert!(said.contains("the server exited (exit status: 7)"), "{said}");
-    assert!(said.ends_with("stderr ends: fatal: missing API_KEY"), "{said}");
+    assert!(
+        said.contains("the server exited (exit status: 7)"),
+        "{said}"
+    );
+    assert!(
+        said.ends_with("stderr ends: fatal: missing API_KEY"),
+        "{said}"
+    );
 
     // Its stderr not captured, the exit status still says something.
     let quiet = ServerCommand::new("sh")

@@ -118,7 +118,16 @@ impl McpServerArgs {
             UpstreamSpec::Url(url) => builder.connect_http(&url).await,
             UpstreamSpec::Command(command) => builder.connect_stdio(command).await,
         }
-        .map_err(|e| (exit_code(&e), crate::output::described(&e)))
+        .map_err(|e| {
+            let mut message = crate::output::described(&e);
+            if self.protocol == "2026-07-28" && knows_no_discover(&e) {
+                message.push_str(
+                    "; the server does not know server/discover, so it does not speak \
+                     2026-07-28 (--protocol auto falls back to the initialize handshake)",
+                );
+            }
+            (exit_code(&e), message)
+        })
     }
 
     /// The client configuration (revision, timeout, authorization) and
@@ -241,6 +250,13 @@ pub(crate) fn exit_code(error: &ClientError) -> u8 {
         _ if error.is_validation_error() => exit::VALIDATION,
         _ => exit::PROTOCOL,
     }
+}
+
+/// Whether `error` is a server's `-32601` (the method is not found): to
+/// `server/discover`, the sign of a server on the handshake revisions.
+fn knows_no_discover(error: &ClientError) -> bool {
+    matches!(error.kind(), ClientErrorKind::Protocol(object)
+        if object.code == toolshape::protocol::error_code::METHOD_NOT_FOUND)
 }
 
 /// Prints `message` to stderr and returns `code`.
