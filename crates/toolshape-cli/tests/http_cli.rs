@@ -91,6 +91,12 @@ fn tools_and_call_over_url_in_both_eras() {
     // 4: a protocol error (an unknown tool is a JSON-RPC error here).
     let unknown = toolshape(&["call", "no_such_tool", "--url", url]);
     assert_eq!(code(&unknown), 4, "{}", describe(&unknown));
+    // ... naming the tools there are (the name given is likely a typo).
+    let said = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        said.contains("lists no tool named \"no_such_tool\"") && said.contains("count_lines"),
+        "{said}"
+    );
 
     // 2: usage errors.
     let bad_args = toolshape(&["call", "count_lines", "--args", "[1]", "--url", url]);

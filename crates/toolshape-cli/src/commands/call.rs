@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 use serde_json::{Map, Value};
+use toolshape::client::ClientErrorKind;
 
 use super::connect::{ServerArgs, exit, exit_code, fail};
 
@@ -57,14 +58,21 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
     // called once more.
     let wait = Duration::from_secs(args.server.mcp.timeout.max(1));
     let outcome = super::visits::call_tool(&client, &args.tool, arguments, wait).await;
+    let unlisted = match &outcome {
+        Err(error) if matches!(error.kind(), ClientErrorKind::Protocol(_)) => {
+            unlisted(&client, &args.tool).await
+        }
+        _ => None,
+    };
     client.close(Duration::from_secs(2)).await;
     let result = match outcome {
         Ok(result) => result,
         Err(error) => {
-            return fail(
-                "call",
-                (exit_code(&error), crate::output::described(&error)),
-            );
+            let mut message = crate::output::described(&error);
+            if let Some(hint) = unlisted {
+                message.push_str(&hint);
+            }
+            return fail("call", (exit_code(&error), message));
         }
     };
     if args.json {
@@ -93,4 +101,29 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
         return ExitCode::from(exit::TOOL_ERROR);
     }
     ExitCode::SUCCESS
+}
+
+/// Tools named in an "unlisted" hint, at most.
+const TOOLS_NAMED: usize = 10;
+
+/// When the server lists no tool named `tool` (a typo, most likely): a
+/// hint naming the tools it has.
+async fn unlisted(client: &toolshape::client::Client, tool: &str) -> Option<String> {
+    let tools = client.list_tools().await.ok()?;
+    if tools.iter().any(|listed| listed.name == tool) {
+        return None;
+    }
+    let mut names: Vec<&str> = tools.iter().map(|listed| listed.name.as_str()).collect();
+    let more = names.len().saturating_sub(TOOLS_NAMED);
+    names.truncate(TOOLS_NAMED);
+    let mut hint = format!(
+        "; the server lists no tool named \"{}\" (its tools: {}",
+        crate::output::quoted(tool),
+        names.join(", ")
+    );
+    if more > 0 {
+        hint.push_str(&format!(" and {more} more"));
+    }
+    hint.push(')');
+    Some(hint)
 }
