@@ -400,7 +400,7 @@ fn writers_produce_compact_messages_and_restore_on_failure() {
     write_error(&mut out, None, &ErrorObject::parse_error("Parse error")).unwrap();
     assert_eq!(
         out,
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+        br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#
     );
 
     // A map with non-string keys cannot be serialized: nothing is left over.

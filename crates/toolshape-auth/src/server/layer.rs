@@ -101,7 +101,6 @@ async fn admit(auth: &BearerAuth, request: Request<Body>) -> Result<Request<Body
             Err(error) if timed_out(&error) => {
                 let body = json!({
                     "jsonrpc": "2.0",
-                    "id": null,
                     "error": {"code": -32600, "message": "the request body did not arrive in time"}
                 });
                 return Err((StatusCode::REQUEST_TIMEOUT, axum::Json(body)).into_response());
@@ -110,7 +109,6 @@ async fn admit(auth: &BearerAuth, request: Request<Body>) -> Result<Request<Body
                 // As the endpoint refuses a body over its own limit.
                 let body = json!({
                     "jsonrpc": "2.0",
-                    "id": null,
                     "error": {"code": -32600, "message": format!(
                         "body larger than {} bytes (the authorization layer reads it for tool scopes)",
                         shared.max_body_bytes
@@ -130,7 +128,6 @@ async fn admit(auth: &BearerAuth, request: Request<Body>) -> Result<Request<Body
             Called::Unreadable => {
                 let body = json!({
                     "jsonrpc": "2.0",
-                    "id": null,
                     "error": {"code": -32700, "message": "Parse error: the body is not a JSON-RPC message the authorization layer can read"}
                 });
                 return Err((StatusCode::BAD_REQUEST, axum::Json(body)).into_response());

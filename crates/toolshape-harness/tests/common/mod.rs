@@ -462,8 +462,13 @@ fn is_json_rpc(message: &Value) -> bool {
     let answers = object.contains_key("result") || object.contains_key("error");
     // A notification, or a request of the server's own (it asks its client).
     let notification_or_request = object.get("method").is_some_and(Value::is_string) && !answers;
-    let response = object.contains_key("id")
-        && (object.contains_key("result") != object.contains_key("error"));
+    // An error response to a request whose id could not be read has none
+    // (MCP's schema allows no `null` id since 2025-11-25).
+    let response = match (object.contains_key("result"), object.contains_key("error")) {
+        (true, false) => object.contains_key("id"),
+        (false, true) => true,
+        _ => false,
+    };
     notification_or_request || response
 }
 

@@ -24,7 +24,7 @@ pub enum Incoming {
     Response(Response),
     /// Not a valid message. `error` is the error to send back (code
     /// `-32700` for unparseable JSON, `-32600` otherwise) with `id`, the
-    /// message's id when one could be read (`None` is sent as `null`).
+    /// message's id when one could be read (`None`: sent without one).
     Invalid {
         /// The offending message's id, if it could be recovered.
         id: Option<RequestId>,

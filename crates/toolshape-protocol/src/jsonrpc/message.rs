@@ -47,7 +47,8 @@ pub enum Response {
     /// An error response.
     Error {
         /// The id of the request this answers; `None` when the request's id
-        /// could not be determined (serialized as `"id": null`).
+        /// could not be determined (serialized without an `id`, as MCP's
+        /// `schema.json` allows since 2025-11-25; it allows no `null`).
         id: Option<RequestId>,
         /// What went wrong.
         error: ErrorObject,
@@ -224,7 +225,9 @@ impl Serialize for Response {
                 map.serialize_entry("result", result)?;
             }
             Self::Error { id, error } => {
-                map.serialize_entry("id", id)?;
+                if let Some(id) = id {
+                    map.serialize_entry("id", id)?;
+                }
                 map.serialize_entry("error", error)?;
             }
         }

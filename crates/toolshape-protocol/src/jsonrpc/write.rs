@@ -24,6 +24,7 @@ struct ResultEnvelope<'a, R: ?Sized> {
 #[derive(Serialize)]
 struct ErrorEnvelope<'a> {
     jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RequestId>,
     error: &'a ErrorObject,
 }
@@ -87,8 +88,9 @@ pub fn write_result_json(
     Ok(())
 }
 
-/// Appends an error response `{"jsonrpc":"2.0","id":…,"error":…}`; a
-/// missing id is written as `null`, as JSON-RPC 2.0 requires.
+/// Appends an error response `{"jsonrpc":"2.0","id":…,"error":…}`; one
+/// whose request's id is not known has no `id` (MCP's `schema.json` since
+/// 2025-11-25 allows no `null` id, where JSON-RPC 2.0 wrote one).
 pub fn write_error(
     out: &mut Vec<u8>,
     id: Option<&RequestId>,
