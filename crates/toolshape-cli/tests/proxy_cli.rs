@@ -429,6 +429,17 @@ async fn the_otc_front_serves_the_same_tools() {
     assert_eq!(deleted.status().as_u16(), 405);
     let body: Value = serde_json::from_slice(&deleted.bytes().await.unwrap()).unwrap();
     assert!(body["message"].is_string(), "{body}");
+    // A foreign Host or Origin (DNS rebinding) reads no tool names: 403.
+    for (name, value) in [("host", "evil.example"), ("origin", "http://evil.example")] {
+        let foreign = http
+            .get(format!("{base}/metrics"))
+            .header(name, value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(foreign.status().as_u16(), 403, "{name}: {value}");
+        assert!(!foreign.text().await.unwrap().contains("count_lines"));
+    }
 }
 
 #[tokio::test]

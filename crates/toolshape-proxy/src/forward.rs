@@ -182,6 +182,15 @@ impl Forwarder {
         arguments: Value,
     ) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
+        // A call dropped before its end (the caller went away, or
+        // cancelled) is counted and audited as cancelled all the same.
+        let mut abandoned = Abandoned {
+            forwarder: Some(self),
+            tool,
+            context: &context,
+            arguments: &arguments,
+            started,
+        };
         let (result, ended) = match self.over_rate(&context) {
             Some(refused) => refused,
             None => {
@@ -189,7 +198,26 @@ impl Forwarder {
                 self.forward(tool, &context, &arguments).await
             }
         };
-        let took = started.elapsed();
+        abandoned.forwarder = None;
+        self.account(tool, &context, &arguments, started.elapsed(), &ended);
+        if let Some(Violations {
+            bare: violations, ..
+        }) = &ended.violations
+        {
+            tracing::warn!(tool, %violations, on_invalid = ?self.options.on_invalid, "upstream output does not match its outputSchema");
+        }
+        result
+    }
+
+    /// Counts and audits a call that ended as `ended` says.
+    fn account(
+        &self,
+        tool: &str,
+        context: &ToolContext,
+        arguments: &Value,
+        took: std::time::Duration,
+        ended: &Ended,
+    ) {
         self.metrics.record(tool, ended.outcome, took);
         if let Some(audit) = &self.audit {
             audit.record(&Record {
@@ -202,16 +230,9 @@ impl Forwarder {
                     .violations
                     .as_ref()
                     .map(|v| (v.bare.as_str(), v.quoting.as_str())),
-                arguments: &arguments,
+                arguments,
             });
         }
-        if let Some(Violations {
-            bare: violations, ..
-        }) = &ended.violations
-        {
-            tracing::warn!(tool, %violations, on_invalid = ?self.options.on_invalid, "upstream output does not match its outputSchema");
-        }
-        result
     }
 
     async fn forward(
@@ -330,6 +351,29 @@ impl Forwarder {
                 violations: Some(violations),
             },
         )
+    }
+}
+
+/// A call in progress: dropped before its end (`forwarder` still set), it
+/// is accounted as cancelled.
+struct Abandoned<'a> {
+    forwarder: Option<&'a Forwarder>,
+    tool: &'a str,
+    context: &'a ToolContext,
+    arguments: &'a Value,
+    started: Instant,
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        if let Some(forwarder) = self.forwarder {
+            let ended = Ended {
+                outcome: Outcome::Cancelled,
+                violations: None,
+            };
+            let took = self.started.elapsed();
+            forwarder.account(self.tool, self.context, self.arguments, took, &ended);
+        }
     }
 }
 

@@ -21,16 +21,20 @@ pub enum Outcome {
     UpstreamError,
     /// The caller was over its rate limit: the upstream never saw the call.
     RateLimited,
+    /// The caller went away or cancelled before the answer (the upstream
+    /// was told the call is cancelled).
+    Cancelled,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 6] = [
+    const ALL: [Outcome; 7] = [
         Outcome::Ok,
         Outcome::ToolError,
         Outcome::InvalidOutput,
         Outcome::Timeout,
         Outcome::UpstreamError,
         Outcome::RateLimited,
+        Outcome::Cancelled,
     ];
 
     /// The label in metrics and audit records.
@@ -42,6 +46,7 @@ impl Outcome {
             Outcome::Timeout => "timeout",
             Outcome::UpstreamError => "upstream_error",
             Outcome::RateLimited => "rate_limited",
+            Outcome::Cancelled => "cancelled",
         }
     }
 }

@@ -296,8 +296,9 @@ async fn serve(
             http.path
         );
         errln!("toolshape proxy: metrics on http://{bound}/metrics");
-        let (metrics, health, admitted) = (with_metrics(proxy), stop.clone(), http.clone());
         let bound_address = listener.local_addr().unwrap_or(address);
+        let metrics = with_metrics(proxy, &http, bound_address);
+        let (health, admitted) = (stop.clone(), http.clone());
         let ready = upstream_ready(proxy);
         let wrap = move |router| {
             fronts::with_health(
@@ -330,7 +331,7 @@ async fn serve(
         otc.drain = args.fronts.drain();
         let (registry, shutdown) = (server.registry().clone(), stop.signal());
         otc.readiness = Some(upstream_ready(proxy));
-        let wrap = with_metrics(proxy);
+        let wrap = with_metrics(proxy, &http, listener.local_addr().unwrap_or(address));
         serving.spawn(async move {
             toolshape_otc::serve_with(&registry, listener, otc, wrap, shutdown).await
         });
@@ -365,21 +366,32 @@ fn upstream_ready(proxy: &Arc<Proxy>) -> toolshape_otc::Readiness {
 
 /// Adds `GET /metrics` (the proxy's counters, Prometheus text) to an HTTP
 /// front's router.
-fn with_metrics(proxy: &Arc<Proxy>) -> impl FnOnce(axum::Router) -> axum::Router + use<> {
+fn with_metrics(
+    proxy: &Arc<Proxy>,
+    options: &toolshape::HttpOptions,
+    bound: std::net::SocketAddr,
+) -> impl FnOnce(axum::Router) -> axum::Router + use<> {
+    use axum::http::{HeaderMap, StatusCode, header};
     let metrics = Arc::clone(proxy);
+    // A foreign `Host` or `Origin` gets 403, as on the front's other
+    // routes (DNS rebinding would read the tools' names and counts).
+    let mut admitted = options.clone();
+    admitted.allow_bound_address(bound);
     move |router: axum::Router| {
         router.route(
             "/metrics",
-            axum::routing::get(move || {
-                let text = metrics.metrics_text();
+            axum::routing::get(move |headers: HeaderMap| {
+                let answer = match toolshape::check_host_and_origin(&headers, &admitted) {
+                    Err(refused) => (StatusCode::FORBIDDEN, "text/plain", format!("{refused}\n")),
+                    Ok(()) => (
+                        StatusCode::OK,
+                        "text/plain; version=0.0.4",
+                        metrics.metrics_text(),
+                    ),
+                };
                 async move {
-                    (
-                        [(
-                            axum::http::header::CONTENT_TYPE,
-                            "text/plain; version=0.0.4",
-                        )],
-                        text,
-                    )
+                    let (status, kind, text) = answer;
+                    (status, [(header::CONTENT_TYPE, kind)], text)
                 }
             }),
         )

@@ -1,0 +1,58 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The proxy's accounts of calls that never got their answer (the library,
+//! served over real HTTP on loopback, in front of the hostile server, a real
+//! child process): a call its client abandons (its time limit passed, the
+//! request closed) is audited and counted as `cancelled`.
+
+mod client_common;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use toolshape::client::{ClientErrorKind, Negotiation, ServerCommand, StderrMode};
+use toolshape::protocol::ProtocolVersion;
+use toolshape::tool::CallOptions;
+use toolshape_proxy::{AuditTarget, ProxyOptions};
+
+#[tokio::test]
+async fn a_call_its_client_abandons_is_audited_and_counted_as_cancelled() {
+    for era in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let dir = tempfile::tempdir().unwrap();
+        let audit = dir.path().join("audit.jsonl");
+        let mut options = ProxyOptions::default();
+        options.audit = Some(AuditTarget::File(audit.clone()));
+        let upstream = ServerCommand::new(client_common::hostile_server_bin())
+            .stderr(StderrMode::Capture);
+        let proxy = client_common::start_proxy(upstream, Negotiation::Auto, options).await;
+        let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+        let client = client_common::connect_http(&url, Negotiation::Pinned(era)).await;
+        let abandoned = CallOptions::new().timeout(Duration::from_millis(300));
+        let error = client
+            .call_tool_with("hang", None, abandoned)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.kind(), ClientErrorKind::Timeout(_)),
+            "{era:?}: {error}"
+        );
+        // The proxy hears of it (a cancellation, or the request closed).
+        let counted = "toolshape_proxy_calls_total{tool=\"hang\",outcome=\"cancelled\"} 1";
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !proxy.metrics_text().contains(counted) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{era:?}: {}",
+                proxy.metrics_text()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        proxy.shutdown(Duration::from_secs(2)).await;
+        let records = std::fs::read_to_string(&audit).unwrap();
+        let record: Value = serde_json::from_str(records.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            (&record["tool"], &record["outcome"]),
+            (&Value::from("hang"), &Value::from("cancelled")),
+            "{era:?}: {record}"
+        );
+    }
+}
