@@ -128,6 +128,9 @@ pub enum ParamHeaderMismatch {
 /// One argument mirrored in a header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Mirrored {
+    /// The chain of `properties` keys from the arguments to it.
+    path: Vec<String>,
+    /// The chain written `a.b` (for messages).
     property: String,
     /// The annotation as written (for messages).
     suffix: String,
@@ -146,54 +149,67 @@ pub struct ParamHeaders {
 const MAX_SUFFIX_CHARS: usize = 60;
 
 impl ParamHeaders {
-    /// The annotations of `input_schema`'s top-level properties: a name
-    /// must be a non-empty HTTP token, unique regardless of case, on a
-    /// property of type string, integer or boolean.
+    /// The annotations of `input_schema`'s properties, at the root or
+    /// nested through `properties` alone (the only places 2026-07-28 lets
+    /// them be): a name must be a non-empty HTTP token, unique regardless
+    /// of case, on a property of type string, integer or boolean.
     pub fn from_input_schema(input_schema: &Value) -> Result<ParamHeaders, ParamHeaderError> {
-        let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
-            return Ok(ParamHeaders::default());
-        };
         let mut mirrored: Vec<Mirrored> = Vec::new();
         let mut headers = std::collections::HashSet::new();
-        for (property, schema) in properties {
-            let Some(annotation) = schema.get(HEADER_KEYWORD) else {
+        // Objects to look into, with the path to them; a schema's depth is
+        // bounded by what read it, and this walk keeps no call stack.
+        let mut objects: Vec<(&Value, Vec<String>)> = vec![(input_schema, Vec::new())];
+        while let Some((object, path)) = objects.pop() {
+            let Some(properties) = object.get("properties").and_then(Value::as_object) else {
                 continue;
             };
-            let property_name = || crate::text::excerpt(property, MAX_SUFFIX_CHARS);
-            let suffix = annotation
-                .as_str()
-                .ok_or_else(|| ParamHeaderError::NotAString {
-                    property: property_name(),
-                })?;
-            let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-            if suffix.is_empty() || !suffix.bytes().all(token) {
-                return Err(ParamHeaderError::NotAToken {
-                    property: property_name(),
-                    suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
+            for (property, schema) in properties {
+                let mut at = path.clone();
+                at.push(property.clone());
+                if schema.get("properties").is_some() {
+                    objects.push((schema, at.clone()));
+                }
+                let Some(annotation) = schema.get(HEADER_KEYWORD) else {
+                    continue;
+                };
+                let written = at.join(".");
+                let property_name = || crate::text::excerpt(&written, MAX_SUFFIX_CHARS);
+                let suffix = annotation
+                    .as_str()
+                    .ok_or_else(|| ParamHeaderError::NotAString {
+                        property: property_name(),
+                    })?;
+                let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+                if suffix.is_empty() || !suffix.bytes().all(token) {
+                    return Err(ParamHeaderError::NotAToken {
+                        property: property_name(),
+                        suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
+                    });
+                }
+                if !matches!(
+                    schema.get("type").and_then(Value::as_str),
+                    Some("string" | "integer" | "boolean")
+                ) {
+                    return Err(ParamHeaderError::NotAScalar {
+                        property: property_name(),
+                    });
+                }
+                let header = format!("{}{}", names::PARAM_PREFIX, suffix.to_ascii_lowercase());
+                // A set, not a search of those kept: a listed schema may
+                // annotate a million properties.
+                if !headers.insert(header.clone()) {
+                    return Err(ParamHeaderError::Duplicate {
+                        property: property_name(),
+                        suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
+                    });
+                }
+                mirrored.push(Mirrored {
+                    path: at,
+                    property: written,
+                    suffix: suffix.to_owned(),
+                    header,
                 });
             }
-            if !matches!(
-                schema.get("type").and_then(Value::as_str),
-                Some("string" | "integer" | "boolean")
-            ) {
-                return Err(ParamHeaderError::NotAScalar {
-                    property: property_name(),
-                });
-            }
-            let header = format!("{}{}", names::PARAM_PREFIX, suffix.to_ascii_lowercase());
-            // A set, not a search of those kept: a listed schema may
-            // annotate a million properties.
-            if !headers.insert(header.clone()) {
-                return Err(ParamHeaderError::Duplicate {
-                    property: property_name(),
-                    suffix: crate::text::excerpt(suffix, MAX_SUFFIX_CHARS),
-                });
-            }
-            mirrored.push(Mirrored {
-                property: property.clone(),
-                suffix: suffix.to_owned(),
-                header,
-            });
         }
         Ok(ParamHeaders { mirrored })
     }
@@ -209,7 +225,7 @@ impl ParamHeaders {
         self.mirrored
             .iter()
             .filter_map(|m| {
-                let text = header_text(arguments?.get(&m.property)?)?;
+                let text = header_text(m.value_in(arguments?)?)?;
                 Some((m.header.as_str(), encode_value(&text)))
             })
             .collect()
@@ -223,7 +239,7 @@ impl ParamHeaders {
         header: impl Fn(&str) -> Option<&'h str>,
     ) -> Result<(), ParamHeaderMismatch> {
         for m in &self.mirrored {
-            let Some(expected) = arguments.and_then(|a| a.get(&m.property)) else {
+            let Some(expected) = arguments.and_then(|a| m.value_in(a)) else {
                 continue;
             };
             if header_text(expected).is_none() {
@@ -254,6 +270,15 @@ impl ParamHeaders {
     }
 }
 
+impl Mirrored {
+    /// The argument at this one's path in `arguments`, if there is one.
+    fn value_in<'a>(&self, arguments: &'a Map<String, Value>) -> Option<&'a Value> {
+        let (first, rest) = self.path.split_first()?;
+        rest.iter()
+            .try_fold(arguments.get(first)?, |value, key| value.get(key))
+    }
+}
+
 /// The text of a mirrored argument; `None` for null and for values no
 /// header carries.
 fn header_text(value: &Value) -> Option<String> {
@@ -281,6 +306,46 @@ mod tests {
             ParamHeaders::from_input_schema(&schema),
             Err(ParamHeaderError::Duplicate { .. })
         ));
+    }
+
+    #[test]
+    fn nested_properties_are_mirrored_by_their_path() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "nested": {"type": "object", "properties": {
+                "zone": {"type": "string", "x-mcp-header": "Zone"}
+            }}
+        }});
+        let Ok(rules) = ParamHeaders::from_input_schema(&schema) else {
+            panic!("the annotations are valid");
+        };
+        let arguments = json!({"region": "us", "nested": {"zone": "z1"}});
+        let mut sent = rules.headers_for(arguments.as_object());
+        sent.sort();
+        assert_eq!(
+            sent,
+            [
+                ("mcp-param-region", "us".to_owned()),
+                ("mcp-param-zone", "z1".to_owned())
+            ]
+        );
+        let headers = |zone: &'static str| {
+            move |name: &str| match name {
+                "mcp-param-region" => Some("us"),
+                "mcp-param-zone" => Some(zone),
+                _ => None,
+            }
+        };
+        assert_eq!(rules.check(arguments.as_object(), headers("z1")), Ok(()));
+        assert!(matches!(
+            rules.check(arguments.as_object(), headers("z2")),
+            Err(ParamHeaderMismatch::Differs { property, .. }) if property == "nested.zone"
+        ));
+        let missing = |name: &str| (name == "mcp-param-region").then_some("us");
+        assert_eq!(
+            rules.check(arguments.as_object(), missing),
+            Err(ParamHeaderMismatch::Missing("Zone".into()))
+        );
     }
 
     #[test]

@@ -174,6 +174,8 @@ impl Client {
         asking: Option<ToolContext>,
     ) -> Result<Vec<ResourceContents>, ClientError> {
         let mut route = self.route();
+        // 2026-07-28: `Mcp-Name` names the resource read.
+        route.name = Some(uri.to_owned());
         let mut params = ReadResourceParams::new(uri);
         params.meta = match asking {
             Some(context) => self.relaying(&mut route, context),

@@ -60,8 +60,14 @@ pub(crate) fn initialize(
 
 /// `server/discover`: every supported revision, for stateless 2026-07-28 clients.
 pub(crate) fn discover(shared: &Shared) -> DiscoverResult {
+    discover_of(shared, &SUPPORTED)
+}
+
+/// `server/discover` naming `versions`: those an endpoint serves (a
+/// stateless-only HTTP endpoint, the stateless ones alone).
+pub(crate) fn discover_of(shared: &Shared, versions: &[ProtocolVersion]) -> DiscoverResult {
     let mut result = DiscoverResult::new(
-        &SUPPORTED,
+        versions,
         capabilities(shared),
         shared.options.list_ttl,
         shared.options.cache_scope,

@@ -387,8 +387,10 @@ pub fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a st
 
 /// A 2026-07-28 request with correct headers.
 pub async fn modern(url: &str, id: i64, method: &str, params: Value) -> Reply {
+    // What `Mcp-Name` names: a tool or prompt, or a resource's URI.
     let name = params
         .get("name")
+        .or_else(|| params.get("uri"))
         .and_then(Value::as_str)
         .map(str::to_owned);
     let body = request(id, method, modern_params(params)).to_string();

@@ -18,6 +18,12 @@ pub(crate) fn check_modern_headers(
     version: &str,
 ) -> Result<(), ErrorObject> {
     let mismatch = |what: String| Err(ErrorObject::header_mismatch(what));
+    // A header given twice may be read as either value, or as both: one
+    // the body must match is refused when repeated (an intermediary may
+    // route on the value this check did not see).
+    if let Some(name) = repeated(headers) {
+        return mismatch(format!("the {name} header is given more than once"));
+    }
     match header(headers, names::PROTOCOL_VERSION) {
         None => return mismatch("the MCP-Protocol-Version header is missing".into()),
         Some(value) if value != version => {
@@ -40,20 +46,39 @@ pub(crate) fn check_modern_headers(
         }
         Some(_) => {}
     }
-    if let KnownRequest::CallTool(call) = &request.body {
+    // The name a request acts on: a tool, a resource's URI, a prompt.
+    let named = match &request.body {
+        KnownRequest::CallTool(call) => Some((call.name.as_str(), "tool name")),
+        KnownRequest::ReadResource(read) => Some((read.uri.as_str(), "resource URI")),
+        KnownRequest::GetPrompt(get) => Some((get.name.as_str(), "prompt name")),
+        _ => None,
+    };
+    if let Some((name, what)) = named {
         match header(headers, names::NAME).map(decode_value) {
             None => return mismatch("the Mcp-Name header is missing".into()),
             Some(None) => return mismatch("the Mcp-Name header is malformed".into()),
-            Some(Some(value)) if value != call.name => {
-                return mismatch("Mcp-Name does not match the body's tool name".into());
+            Some(Some(value)) if value != name => {
+                return mismatch(format!("Mcp-Name does not match the body's {what}"));
             }
             Some(Some(_)) => {}
         }
-        if let Some(tool) = &request.tool {
-            tool.param_headers
-                .check(call.arguments.as_ref(), |name| header(headers, name))
-                .map_err(ErrorObject::header_mismatch)?;
-        }
+    }
+    if let KnownRequest::CallTool(call) = &request.body
+        && let Some(tool) = &request.tool
+    {
+        tool.param_headers
+            .check(call.arguments.as_ref(), |name| header(headers, name))
+            .map_err(ErrorObject::header_mismatch)?;
     }
     Ok(())
+}
+
+/// The first header the body must match (`MCP-Protocol-Version`, any
+/// `Mcp-*`) that the request gives more than once.
+fn repeated(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .keys()
+        .filter(|name| name.as_str().starts_with("mcp-"))
+        .find(|name| headers.get_all(*name).iter().nth(1).is_some())
+        .map(|name| name.as_str())
 }

@@ -10,8 +10,9 @@ use toolshape_protocol::text::excerpt;
 use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion, RequestId};
 
 use super::super::notices::Listen;
+use super::super::outbox::encode_result;
 use super::super::request::{ParsedRequest, Unparsable};
-use super::super::session::{Session, supported_strings};
+use super::super::session::Session;
 use super::app::{App, header};
 use super::header_rules::check_modern_headers;
 use super::streams::{StreamPlan, notification_stream};
@@ -21,6 +22,24 @@ use super::{response, run};
 /// `initialize` and `logging/setLevel` are not).
 fn is_modern_method(method: &str) -> bool {
     ProtocolVersion::V2026_07_28.has_request(method)
+}
+
+/// The revisions this endpoint serves: every one, or without handshake
+/// sessions the stateless ones alone.
+fn served(app: &App) -> Vec<ProtocolVersion> {
+    ProtocolVersion::ALL
+        .into_iter()
+        .filter(|version| app.options.sessions || version.is_stateless())
+        .collect()
+}
+
+/// [`served`], newest first, as an error's `supported` lists them.
+fn served_strings(app: &App) -> Vec<&'static str> {
+    served(app)
+        .iter()
+        .rev()
+        .map(|version| version.as_str())
+        .collect()
 }
 
 /// A request parsed as 2026-07-28 (its `_meta` names `version`).
@@ -37,7 +56,7 @@ pub(crate) async fn serve(
         return refuse(StatusCode::BAD_REQUEST, &error);
     }
     if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateless) {
-        let error = ErrorObject::unsupported_protocol_version(version, &supported_strings());
+        let error = ErrorObject::unsupported_protocol_version(version, &served_strings(app));
         return refuse(StatusCode::BAD_REQUEST, &error);
     }
     // Every 2026-07-28 request declares the client's capabilities.
@@ -50,6 +69,11 @@ pub(crate) async fn serve(
     }
     match &request.body {
         KnownRequest::Listen(params) => listen(app, &request.id, params),
+        // An endpoint without sessions names only the revisions it serves.
+        KnownRequest::Discover(_) if !app.options.sessions => {
+            let result = crate::server::methods::discover_of(&app.shared, &served(app));
+            response::json(StatusCode::OK, encode_result(&request.id, &result))
+        }
         // A feature the server does not offer answers -32601: 404 too.
         _ => run::run(app, &Session::of_caller(caller), None, request, true).await,
     }

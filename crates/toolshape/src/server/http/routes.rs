@@ -32,6 +32,23 @@ fn header_says_stateless(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_stateless)
 }
 
+/// `400` for an `MCP-Protocol-Version` header that names no revision at all,
+/// on a handshake session's requests (a revision of the wrong kind is
+/// refused where the request is read): the spec's MUST, for requests that
+/// do not parse, notifications, answers, GET and DELETE too.
+fn unknown_version(headers: &HeaderMap) -> Option<Response> {
+    let version = header(headers, names::PROTOCOL_VERSION)
+        .or_else(|| headers.get(names::PROTOCOL_VERSION).map(|_| ""))?;
+    if ProtocolVersion::parse(version).is_some() {
+        return None;
+    }
+    let error = ErrorObject::invalid_request(format!(
+        "unsupported MCP-Protocol-Version {:?}",
+        toolshape_protocol::text::excerpt(version, 40)
+    ));
+    Some(response::error(StatusCode::BAD_REQUEST, None, &error))
+}
+
 pub(crate) async fn post(
     State(app): State<Arc<App>>,
     connection: Option<Extension<ConnectInfo<SocketAddr>>>,
@@ -39,6 +56,13 @@ pub(crate) async fn post(
     body: Body,
 ) -> Response {
     if let Err(refused) = app.check_origin(&headers) {
+        return refused;
+    }
+    // Within a session (a 2026-07-28 request naming an unknown revision
+    // gets -32022 with the supported ones, where its `_meta` is read).
+    if header(&headers, names::SESSION_ID).is_some()
+        && let Some(refused) = unknown_version(&headers)
+    {
         return refused;
     }
     let body = match read_limited(body, app.options.max_body_bytes).await {
@@ -138,8 +162,11 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
+    if let Some(refused) = unknown_version(&headers) {
+        return refused;
+    }
     if !app.options.sessions || header(&headers, names::SESSION_ID).is_none() {
-        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+        return not_allowed(&app);
     }
     let session = match legacy::session_of(&app, &headers) {
         Ok(session) => session,
@@ -195,14 +222,32 @@ pub(crate) async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> R
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
+    if let Some(refused) = unknown_version(&headers) {
+        return refused;
+    }
     if !app.options.sessions {
-        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+        return not_allowed(&app);
     }
     match header(&headers, names::SESSION_ID) {
         // No session to end: to a 2026-07-28 client (which has none), DELETE
         // is not a method of this endpoint, as with GET.
-        None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+        None => not_allowed(&app),
         Some(id) if app.sessions.remove(id) => StatusCode::OK.into_response(),
         Some(_) => StatusCode::NOT_FOUND.into_response(),
     }
+}
+
+/// `405`, with the `Allow` header a 405 must carry: POST, and GET and
+/// DELETE where handshake sessions are served (with a session id).
+fn not_allowed(app: &App) -> Response {
+    let allowed = if app.options.sessions {
+        "POST, GET, DELETE"
+    } else {
+        "POST"
+    };
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(axum::http::header::ALLOW, allowed)],
+    )
+        .into_response()
 }

@@ -1,0 +1,250 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The 2026-07-28 header rules beyond a plain call, over real HTTP to an
+//! in-process server: `Mcp-Name` on reads and prompts, a header given twice,
+//! `Mcp-Param-*` for nested arguments (sent by the client, checked by the
+//! server); and what an endpoint without sessions says it serves, 405's
+//! `Allow`, and a version header that names no revision at all.
+
+mod http_support;
+
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use toolshape::client::{Client, Negotiation};
+use toolshape::protocol::ProtocolVersion;
+use toolshape::{HttpOptions, Resource, Server, Tool, ToolContext, ToolOutput};
+
+use http_support::{
+    MODERN, Probe, Serving, http, modern_headers, modern_params, post_raw, request,
+};
+
+/// A server with a tool whose nested `zone` argument travels in a header,
+/// and one resource.
+fn zoned() -> Server {
+    let schema = json!({"type": "object", "properties": {
+        "nested": {"type": "object", "properties": {
+            "zone": {"type": "string", "x-mcp-header": "Zone"}
+        }}
+    }});
+    let tool = Tool::dynamic(
+        "zoned",
+        schema,
+        None,
+        |_: ToolContext, arguments: Value| async move {
+            Ok(ToolOutput::text(format!(
+                "zone {}",
+                arguments["nested"]["zone"]
+            )))
+        },
+    );
+    let resource = Resource::text("test://note", "note", "text/plain", "a note");
+    Server::builder("zoned", "1")
+        .tool(tool)
+        .resource(resource)
+        .build()
+        .unwrap()
+}
+
+async fn serve(sessions: bool) -> Serving {
+    let mut options = HttpOptions::default();
+    options.sessions = sessions;
+    Serving::start_server(zoned(), Arc::new(Probe::default()), options).await
+}
+
+/// POSTs a 2026-07-28 `method` with `params` and these headers.
+async fn post(
+    serving: &Serving,
+    method: &str,
+    params: Value,
+    headers: &[(&str, &str)],
+) -> http_support::Reply {
+    let body = request(5, method, modern_params(params)).to_string();
+    post_raw(&serving.url, headers, body).await
+}
+
+fn is_mismatch(reply: &http_support::Reply) -> bool {
+    reply.status == StatusCode::BAD_REQUEST && reply.error_code() == -32020
+}
+
+#[tokio::test]
+async fn reads_and_prompts_need_their_mcp_name_and_no_header_comes_twice() {
+    let serving = serve(true).await;
+    let read = json!({"uri": "test://note"});
+    let cases = [
+        ("no Mcp-Name", modern_headers("resources/read", None)),
+        (
+            "another URI",
+            modern_headers("resources/read", Some("test://other")),
+        ),
+    ];
+    for (what, headers) in cases {
+        let reply = post(&serving, "resources/read", read.clone(), &headers).await;
+        assert!(is_mismatch(&reply), "{what}: {reply:?}");
+    }
+    let reply = post(
+        &serving,
+        "resources/read",
+        read,
+        &modern_headers("resources/read", Some("test://note")),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    let prompt = json!({"name": "review"});
+    let reply = post(
+        &serving,
+        "prompts/get",
+        prompt,
+        &modern_headers("prompts/get", None),
+    )
+    .await;
+    assert!(is_mismatch(&reply), "{reply:?}");
+
+    // Given twice, a header may be read as either value: refused, whichever
+    // comes first.
+    let call = json!({"name": "zoned", "arguments": {}});
+    for twice in [
+        [("mcp-name", "zoned"), ("mcp-name", "other")],
+        [("mcp-name", "other"), ("mcp-name", "zoned")],
+        [
+            ("mcp-protocol-version", MODERN),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    ] {
+        let mut headers = modern_headers("tools/call", Some("zoned"));
+        headers.retain(|(name, _)| twice.iter().all(|(again, _)| again != name));
+        headers.extend(twice);
+        let reply = post(&serving, "tools/call", call.clone(), &headers).await;
+        assert!(is_mismatch(&reply), "{twice:?}: {reply:?}");
+        assert!(reply.text.contains("more than once"), "{reply:?}");
+    }
+
+    // The client names the resource it reads.
+    let client = Client::builder().connect_http(&serving.url).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(client.read_resource("test://note").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_nested_argument_travels_in_its_header_and_must_match() {
+    let serving = serve(true).await;
+    let call = json!({"name": "zoned", "arguments": {"nested": {"zone": "z1"}}});
+    let base = modern_headers("tools/call", Some("zoned"));
+    let with = |zone: Option<&'static str>| {
+        let mut headers = base.clone();
+        headers.extend(zone.map(|zone| ("mcp-param-zone", zone)));
+        headers
+    };
+    for zone in [None, Some("z2")] {
+        let reply = post(&serving, "tools/call", call.clone(), &with(zone)).await;
+        assert!(is_mismatch(&reply), "{zone:?}: {reply:?}");
+    }
+    let reply = post(&serving, "tools/call", call, &with(Some("z1"))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+
+    // The client sends it.
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
+        .connect_http(&serving.url)
+        .await
+        .unwrap();
+    let result = client
+        .call_tool(
+            "zoned",
+            json!({"nested": {"zone": "z3"}}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "zone \"z3\"");
+}
+
+#[tokio::test]
+async fn an_endpoint_without_sessions_names_only_what_it_serves() {
+    let serving = serve(false).await;
+    let discovered = post(
+        &serving,
+        "server/discover",
+        json!({}),
+        &modern_headers("server/discover", None),
+    )
+    .await;
+    let body = discovered.json();
+    assert_eq!(
+        body["result"]["supportedVersions"],
+        json!([MODERN]),
+        "{body}"
+    );
+    let refused = post_raw(
+        &serving.url,
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "tools/list"),
+        ],
+        request(
+            6,
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}),
+        )
+        .to_string(),
+    )
+    .await;
+    let body = refused.json();
+    assert_eq!(
+        body["error"]["data"]["supported"],
+        json!([MODERN]),
+        "{body}"
+    );
+
+    // With sessions too, the endpoint serves every revision.
+    let both = serve(true).await;
+    let discovered = post(
+        &both,
+        "server/discover",
+        json!({}),
+        &modern_headers("server/discover", None),
+    )
+    .await;
+    let versions = discovered.json()["result"]["supportedVersions"].clone();
+    assert!(
+        versions.as_array().is_some_and(|v| v.len() > 1),
+        "{versions}"
+    );
+}
+
+#[tokio::test]
+async fn a_405_says_what_is_allowed_and_an_unknown_version_header_is_400() {
+    for (sessions, allowed) in [(true, "POST, GET, DELETE"), (false, "POST")] {
+        let serving = serve(sessions).await;
+        let got = http().get(&serving.url).send().await.unwrap();
+        assert_eq!(got.status(), StatusCode::METHOD_NOT_ALLOWED);
+        let allow = got.headers().get("allow").and_then(|v| v.to_str().ok());
+        assert_eq!(allow, Some(allowed), "sessions {sessions}");
+    }
+    // In a session, a version header naming no revision is 400 for any
+    // request: one whose method is unknown, a notification, a GET alike.
+    let serving = serve(true).await;
+    let session = http_support::open_session(&serving.url).await;
+    let garbage = [
+        ("mcp-protocol-version", "1999-99-99"),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let unknown = json!({"jsonrpc": "2.0", "id": 1, "method": "foo/bar"});
+    for body in [unknown, notification] {
+        let reply = post_raw(&serving.url, &garbage, body.to_string()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}: {reply:?}");
+    }
+    let got = http()
+        .get(&serving.url)
+        .header("mcp-protocol-version", "1999-99-99")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.status(), StatusCode::BAD_REQUEST);
+    // The same session with its own revision's header still works.
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let reply = http_support::session_post(&serving.url, &session, &ping).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
