@@ -63,7 +63,7 @@ fn endless_run() -> (std::process::Child, u32) {
         server.map(|_| ()).ok_or_else(|| "no child yet".to_owned())
     });
     // Some calls made first.
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     (run, server.unwrap())
 }
 

@@ -18,6 +18,7 @@ fn a_signalled_client_command_takes_its_server_with_it() {
         (&["tools"][..], "TERM", 143),
         (&["call", "anything"][..], "TERM", 143),
         (&["check"][..], "INT", 130),
+        (&["bench", "--tool", "anything"][..], "TERM", 143),
     ] {
         let mut client = Command::new(TOOLSHAPE)
             .args(command)

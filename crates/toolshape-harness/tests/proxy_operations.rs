@@ -21,8 +21,8 @@ async fn a_call_its_client_abandons_is_audited_and_counted_as_cancelled() {
         let audit = dir.path().join("audit.jsonl");
         let mut options = ProxyOptions::default();
         options.audit = Some(AuditTarget::File(audit.clone()));
-        let upstream = ServerCommand::new(client_common::hostile_server_bin())
-            .stderr(StderrMode::Capture);
+        let upstream =
+            ServerCommand::new(client_common::hostile_server_bin()).stderr(StderrMode::Capture);
         let proxy = client_common::start_proxy(upstream, Negotiation::Auto, options).await;
         let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
         let client = client_common::connect_http(&url, Negotiation::Pinned(era)).await;

@@ -95,6 +95,16 @@ pub enum ParamHeaderError {
         /// The property.
         property: String,
     },
+    /// The chain of property names to the annotated property is longer
+    /// than [`MAX_PATH_BYTES`] (a hostile schema's keys, copied per
+    /// annotation, would cost without bound).
+    #[error(
+        "property {property:?}: x-mcp-header on a property whose path is over {MAX_PATH_BYTES} bytes"
+    )]
+    PathTooLong {
+        /// The start of the property's path.
+        property: String,
+    },
     /// Two properties name the same header (regardless of case).
     #[error("property {property:?}: x-mcp-header {suffix:?} is used twice")]
     Duplicate {
@@ -145,6 +155,10 @@ pub struct ParamHeaders {
     mirrored: Vec<Mirrored>,
 }
 
+/// Most bytes of the property names from the arguments to an annotated
+/// property, its own included.
+pub const MAX_PATH_BYTES: usize = 1024;
+
 /// Longest annotation kept in an error message.
 const MAX_SUFFIX_CHARS: usize = 60;
 
@@ -156,21 +170,30 @@ impl ParamHeaders {
     pub fn from_input_schema(input_schema: &Value) -> Result<ParamHeaders, ParamHeaderError> {
         let mut mirrored: Vec<Mirrored> = Vec::new();
         let mut headers = std::collections::HashSet::new();
-        // Objects to look into, with the path to them; a schema's depth is
-        // bounded by what read it, and this walk keeps no call stack.
-        let mut objects: Vec<(&Value, Vec<String>)> = vec![(input_schema, Vec::new())];
-        while let Some((object, path)) = objects.pop() {
+        // Each nested object seen: its parent's index and its own key. A
+        // path is built only for an annotated property, from these links:
+        // a hostile schema's long keys are never copied per property.
+        let mut nested: Vec<(Option<usize>, &str)> = Vec::new();
+        // Objects to look into (the root, then nested ones by index); a
+        // schema's depth is bounded by what read it, and this walk keeps no
+        // call stack.
+        let mut objects: Vec<(&Value, Option<usize>)> = vec![(input_schema, None)];
+        while let Some((object, parent)) = objects.pop() {
             let Some(properties) = object.get("properties").and_then(Value::as_object) else {
                 continue;
             };
             for (property, schema) in properties {
-                let mut at = path.clone();
-                at.push(property.clone());
                 if schema.get("properties").is_some() {
-                    objects.push((schema, at.clone()));
+                    nested.push((parent, property));
+                    objects.push((schema, Some(nested.len() - 1)));
                 }
                 let Some(annotation) = schema.get(HEADER_KEYWORD) else {
                     continue;
+                };
+                let Some(at) = path_to(&nested, parent, property) else {
+                    return Err(ParamHeaderError::PathTooLong {
+                        property: crate::text::excerpt(property, MAX_SUFFIX_CHARS),
+                    });
                 };
                 let written = at.join(".");
                 let property_name = || crate::text::excerpt(&written, MAX_SUFFIX_CHARS);
@@ -270,6 +293,29 @@ impl ParamHeaders {
     }
 }
 
+/// The keys from the root to `property`, a property of the nested object
+/// at `parent` (the root's when `None`); `None` past [`MAX_PATH_BYTES`]
+/// (told before anything is copied).
+fn path_to(
+    nested: &[(Option<usize>, &str)],
+    parent: Option<usize>,
+    property: &str,
+) -> Option<Vec<String>> {
+    let ancestors = || {
+        std::iter::successors(parent.and_then(|index| nested.get(index)), |(up, _)| {
+            up.and_then(|index| nested.get(index))
+        })
+    };
+    let bytes = ancestors().try_fold(property.len(), |sum, (_, key)| {
+        Some(sum + key.len()).filter(|&sum| sum <= MAX_PATH_BYTES)
+    });
+    bytes.filter(|&sum| sum <= MAX_PATH_BYTES)?;
+    let mut path: Vec<String> = ancestors().map(|(_, key)| (*key).to_owned()).collect();
+    path.reverse();
+    path.push(property.to_owned());
+    Some(path)
+}
+
 impl Mirrored {
     /// The argument at this one's path in `arguments`, if there is one.
     fn value_in<'a>(&self, arguments: &'a Map<String, Value>) -> Option<&'a Value> {
@@ -346,6 +392,28 @@ mod tests {
             rules.check(arguments.as_object(), missing),
             Err(ParamHeaderMismatch::Missing("Zone".into()))
         );
+    }
+
+    #[test]
+    fn long_keys_are_never_copied_per_property() {
+        // A long key above a million unannotated objects: nothing copied.
+        let key = "k".repeat(1 << 20);
+        let inner: Map<String, Value> = (0..100_000)
+            .map(|n| (format!("p{n}"), json!({"properties": {}})))
+            .collect();
+        let schema = json!({"properties": {key.clone(): {"properties": inner}}});
+        assert_eq!(
+            ParamHeaders::from_input_schema(&schema).map(|h| h.is_empty()),
+            Ok(true)
+        );
+        // An annotation under it: refused, not copied.
+        let schema = json!({"properties": {key: {"properties": {
+            "zone": {"type": "string", "x-mcp-header": "Zone"}
+        }}}});
+        assert!(matches!(
+            ParamHeaders::from_input_schema(&schema),
+            Err(ParamHeaderError::PathTooLong { .. })
+        ));
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub enum Outcome {
     /// The caller was over its rate limit: the upstream never saw the call.
     RateLimited,
     /// The caller went away or cancelled before the answer (the upstream
-    /// was told the call is cancelled).
+    /// told, if the call had reached it).
     Cancelled,
 }
 

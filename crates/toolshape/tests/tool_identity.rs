@@ -93,6 +93,15 @@ fn names_that_cannot_map_are_refused_clearly() {
             .is_ok()
     );
     assert!(registry.definitions().iter().any(|d| d.name == long));
+    // A gateway's relayed names may pass MCP's guidance, within 1,024 bytes.
+    let relayed = "r".repeat(1000);
+    assert!(
+        registry
+            .register(answering(&relayed, "x").relayed_name())
+            .is_ok()
+    );
+    let huge = refused(answering(&"h".repeat(1025), "x").relayed_name());
+    assert!(huge.contains("1025 bytes"), "{huge}");
     let toolkit = refused(answering("x", "x").toolkit("bad-kit"));
     assert!(toolkit.contains("toolkit"), "{toolkit}");
     let version = refused(answering("y", "x").version("1.0"));

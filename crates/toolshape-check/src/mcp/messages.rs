@@ -153,11 +153,13 @@ pub(crate) enum Answers {
     Unknown,
 }
 
-/// Whether a message is a response (has an id and a result or an error, no method).
+/// Whether a message is a response (no method; an id and a result, or an
+/// error, which since 2025-11-25 may come without an id when the request's
+/// could not be read; the revision's schema judges it).
 pub(crate) fn is_response(value: &Value) -> bool {
     value.get("method").is_none()
-        && value.get("id").is_some()
-        && (value.get("result").is_some() || value.get("error").is_some())
+        && ((value.get("id").is_some() && value.get("result").is_some())
+            || value.get("error").is_some())
 }
 
 /// What is wrong with a message that answers (an id, no method) but not as

@@ -290,29 +290,17 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         Ok(arguments) => arguments,
         Err(failure) => return fail("bench", failure),
     };
-    let mut clients = Vec::with_capacity(args.clients as usize);
-    let mut expected = None;
-    for _ in 0..args.clients {
-        let connected = match &args.server.otc {
-            Some(url) => super::otc::client(url, args.server.mcp.timeout).map(Caller::Otc),
-            None => args.server.connect().await.map(Caller::Mcp),
-        };
-        let client = match connected {
-            Ok(client) => client,
+    // Watched from here on: a signal while connecting stops the command
+    // (its server children killed as their handles go), as during the run.
+    let mut signals = super::signals::StopSignals::watch();
+    let (clients, expected) = tokio::select! {
+        connected = connect_all(&args, &arguments) => match connected {
+            Ok(connected) => connected,
             Err(failure) => return fail("bench", failure),
-        };
-        // Warm up: the listing, the schema compile and one call, outside the measurement.
-        match client.call(&args.tool, &arguments).await {
-            Called::Value(value) => expected = Some(value),
-            Called::ToolFailed => expected = Some(None),
-            Called::Error { message, code, .. } => {
-                client.close().await;
-                return fail("bench", (code, format!("warm-up call failed: {message}")));
-            }
-        }
-        clients.push(client);
-    }
-    let expected = Arc::new(expected.flatten());
+        },
+        signal = signals.next() => return signal_exit(signal),
+    };
+    let expected = Arc::new(expected);
     let tally = Arc::new(Tally::default());
     let bar = progress_bar(args.calls, args.json);
     // Read before and after the run only: nothing polls while it runs.
@@ -328,7 +316,8 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         let client = clients[worker % clients.len()].clone();
         let (arguments, tool) = (arguments.clone(), args.tool.clone());
         let (expected, tally, bar) = (Arc::clone(&expected), Arc::clone(&tally), bar.clone());
-        let latencies = Arc::new(Mutex::new(Vec::with_capacity(args.calls / 4 + 1)));
+        let share = args.calls / args.concurrency as usize + 1;
+        let latencies = Arc::new(Mutex::new(Vec::with_capacity(share)));
         measured.push(Arc::clone(&latencies));
         let calls = args.calls;
         workers.spawn(async move {
@@ -377,7 +366,6 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             }
         });
     }
-    let mut signals = super::signals::StopSignals::watch();
     let signalled = tokio::select! {
         () = async { while workers.join_next().await.is_some() {} } => None,
         signal = signals.next() => {
@@ -396,8 +384,16 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         .zip(children_before)
         .map(|(after, before)| after - before);
     bar.finish_and_clear();
-    for client in &clients {
-        client.close().await;
+    let closed = async {
+        for client in &clients {
+            client.close().await;
+        }
+    };
+    // A signal while closing stops at once (the children killed as their
+    // handles go).
+    tokio::select! {
+        () = closed => {}
+        signal = signals.next() => return signal_exit(signal),
     }
     let (protocol, server) = match &clients[0] {
         Caller::Mcp(client) => (
@@ -439,13 +435,45 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     };
     print_report(&report, args.json, cpu_used);
     if let Some(signal) = signalled {
-        return ExitCode::from(u8::try_from(super::signals::exit_status(signal)).unwrap_or(1));
+        return signal_exit(signal);
     }
     let mut code = tally.worst.load(Ordering::Relaxed);
     if report.mismatches > 0 {
         code = code.max(exit::VALIDATION);
     }
     ExitCode::from(code)
+}
+
+/// The exit status for death by `signal`.
+fn signal_exit(signal: &str) -> ExitCode {
+    ExitCode::from(u8::try_from(super::signals::exit_status(signal)).unwrap_or(1))
+}
+
+/// Connects `--clients` times, each connection warmed up (the listing, the
+/// schema compile and one call, outside the measurement); the warm-up's
+/// structured value, the one later calls are compared with.
+async fn connect_all(
+    args: &BenchArgs,
+    arguments: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(Vec<Caller>, Option<serde_json::Value>), (u8, String)> {
+    let mut clients = Vec::with_capacity(args.clients as usize);
+    let mut expected = None;
+    for _ in 0..args.clients {
+        let client = match &args.server.otc {
+            Some(url) => super::otc::client(url, args.server.mcp.timeout).map(Caller::Otc)?,
+            None => Caller::Mcp(args.server.connect().await?),
+        };
+        match client.call(&args.tool, arguments).await {
+            Called::Value(value) => expected = value,
+            Called::ToolFailed => expected = None,
+            Called::Error { message, code, .. } => {
+                client.close().await;
+                return Err((code, format!("warm-up call failed: {message}")));
+            }
+        }
+        clients.push(client);
+    }
+    Ok((clients, expected))
 }
 
 fn print_report(report: &Report, json: bool, cpu_seconds: Option<f64>) {

@@ -246,7 +246,7 @@ const MIN_STATE_KEY_BYTES: usize = 32;
 /// Longest one read.
 const MAX_STATE_KEY_BYTES: u64 = 4096;
 
-/// The secret in `path`, without its trailing line end.
+/// The secret in `path`, without one trailing line end.
 fn read_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
     let named = |problem: String| format!("--request-state-key-file {}: {problem}", path.display());
@@ -258,7 +258,10 @@ fn read_state_key(path: &std::path::Path) -> Result<Vec<u8>, String> {
     if key.len() as u64 > MAX_STATE_KEY_BYTES {
         return Err(named(format!("longer than {MAX_STATE_KEY_BYTES} bytes")));
     }
-    while key.last().is_some_and(|byte| matches!(byte, b'\n' | b'\r')) {
+    // One line end, as a text editor or `echo` leaves it.
+    if key.ends_with(b"\r\n") {
+        key.truncate(key.len() - 2);
+    } else if key.ends_with(b"\n") {
         key.pop();
     }
     if key.len() < MIN_STATE_KEY_BYTES {

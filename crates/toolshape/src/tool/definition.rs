@@ -392,9 +392,10 @@ impl Tool {
     /// tools): MCP's naming guidance (letters, digits, `_ - .`, at most 128
     /// characters; [`validate_tool_name`]) is a SHOULD, so a name outside it
     /// (`github/create_issue`, `get weather`) is registered all the same.
-    /// It must still have no control character and map to an OTC tool id
-    /// (every character outside `A-Z a-z 0-9 _` written `_`, `Toolkit_Tool`
-    /// at most 64 characters; see [`identity`](super::identity)).
+    /// It must still have no control character, be at most 1,024 bytes, and
+    /// map to an OTC tool id no other tool has (every character outside
+    /// `A-Z a-z 0-9 _` written `_`; one whose `Toolkit_Tool` would pass 64
+    /// characters is served over MCP only; see [`identity`](super::identity)).
     ///
     /// [`validate_tool_name`]: toolshape_protocol::tools::validate_tool_name
     #[must_use]

@@ -430,10 +430,22 @@ fn shape_definition(
     shaped
 }
 
+/// Longest relayed name, in bytes: eight times MCP's guidance (128
+/// characters), and still a name every listing, log line and `Mcp-Name`
+/// header can carry.
+const MAX_RELAYED_NAME_BYTES: usize = 1024;
+
 /// What keeps a relayed name (see [`Tool::relayed_name`]) from being
-/// served: only what would break a peer's terminal or log line (an empty
-/// name is refused when it is qualified).
+/// served: what would break a peer's terminal or log line, and a length
+/// past [`MAX_RELAYED_NAME_BYTES`] (an empty name is refused when it is
+/// qualified).
 fn relayed_name_problem(name: &str) -> Option<String> {
+    if name.len() > MAX_RELAYED_NAME_BYTES {
+        return Some(format!(
+            "tool name is {} bytes long; a relayed name may have {MAX_RELAYED_NAME_BYTES}",
+            name.len()
+        ));
+    }
     name.chars()
         .find(|c| c.is_control())
         .map(|c| format!("tool name contains the control character {c:?}"))

@@ -60,7 +60,8 @@ pub(crate) async fn post(
     }
     // Within a session (a 2026-07-28 request naming an unknown revision
     // gets -32022 with the supported ones, where its `_meta` is read).
-    if header(&headers, names::SESSION_ID).is_some()
+    if app.options.sessions
+        && header(&headers, names::SESSION_ID).is_some()
         && let Some(refused) = unknown_version(&headers)
     {
         return refused;
@@ -162,7 +163,9 @@ pub(crate) async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
-    if let Some(refused) = unknown_version(&headers) {
+    if app.options.sessions
+        && let Some(refused) = unknown_version(&headers)
+    {
         return refused;
     }
     if !app.options.sessions || header(&headers, names::SESSION_ID).is_none() {
@@ -222,7 +225,9 @@ pub(crate) async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> R
     if let Err(refused) = app.check_origin(&headers) {
         return refused;
     }
-    if let Some(refused) = unknown_version(&headers) {
+    if app.options.sessions
+        && let Some(refused) = unknown_version(&headers)
+    {
         return refused;
     }
     if !app.options.sessions {
