@@ -361,6 +361,20 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn an_error_without_an_id_is_judged_by_its_revisions_schema() {
+        let idless = json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}});
+        let null_id = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
+        let findings =
+            |version, message: &Value| check(version, message, &Answers::Unknown, "a message");
+        // Since 2025-11-25 an error may come without an id, never with a null one.
+        assert!(findings(ProtocolVersion::V2025_11_25, &idless).is_empty());
+        assert!(findings(ProtocolVersion::V2026_07_28, &idless).is_empty());
+        assert!(!findings(ProtocolVersion::V2025_11_25, &null_id).is_empty());
+        // Before it, the id is required.
+        assert!(!findings(ProtocolVersion::V2025_06_18, &idless).is_empty());
+    }
+
+    #[test]
     fn too_deep_is_told_where_serde_json_stops() {
         for depth in [126, 127, 128, 129, 400] {
             for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
