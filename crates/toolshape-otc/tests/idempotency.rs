@@ -168,3 +168,23 @@ async fn each_caller_has_its_own_ids() -> TestResult {
     );
     Ok(())
 }
+
+/// An empty `call_id` is no idempotency key: two different calls with it
+/// both run, each answered with the id it sent.
+#[tokio::test]
+async fn an_empty_call_id_is_echoed_and_never_a_key() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    for b in [2, 3] {
+        let request = json!({"tool_id": "Test.Counted", "call_id": "", "input": {"a": 1, "b": b}});
+        let answered = call_request(&running, request).await?;
+        assert_eq!(answered.status, 200, "{:?}", answered.body);
+        assert_eq!(
+            answered.body["result"]["call_id"], "",
+            "{:?}",
+            answered.body
+        );
+    }
+    assert_eq!(counters.counted(), 2);
+    Ok(())
+}

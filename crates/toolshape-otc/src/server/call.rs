@@ -75,8 +75,9 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
         Ok(tool) => tool,
         Err(refused) => return refused,
     };
-    let Some(call_id) = parsed.request.call_id.clone() else {
-        let call_id = new_call_id();
+    // An empty `call_id` names no call to repeat: echoed, never a key.
+    let Some(call_id) = parsed.request.call_id.clone().filter(|id| !id.is_empty()) else {
+        let call_id = parsed.request.call_id.clone().unwrap_or_else(new_call_id);
         return match run(&state, &tool, &parsed, call_id, address).await {
             Ok(bare) => answer(&parsed, &bare),
             Err(refused) => refused,
