@@ -119,6 +119,15 @@ async fn reads_and_prompts_need_their_mcp_name_and_no_header_comes_twice() {
         assert!(reply.text.contains("more than once"), "{reply:?}");
     }
 
+    // A value that is not ASCII text is malformed, not missing.
+    let mut headers = modern_headers("tools/call", None);
+    headers.push(("mcp-name", "zon\u{e9}d"));
+    let reply = post(&serving, "tools/call", call.clone(), &headers).await;
+    assert!(
+        is_mismatch(&reply) && reply.text.contains("not ASCII"),
+        "{reply:?}"
+    );
+
     // The client names the resource it reads.
     let client = Client::builder().connect_http(&serving.url).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);

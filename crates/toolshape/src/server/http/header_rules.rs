@@ -24,6 +24,13 @@ pub(crate) fn check_modern_headers(
     if let Some(name) = repeated(headers) {
         return mismatch(format!("the {name} header is given more than once"));
     }
+    // Values beyond visible ASCII travel Base64-encoded: one that is not
+    // text is malformed (it read as missing).
+    if let Some(name) = not_text(headers) {
+        return mismatch(format!(
+            "the {name} header is not ASCII text (encode it as Base64)"
+        ));
+    }
     match header(headers, names::PROTOCOL_VERSION) {
         None => return mismatch("the MCP-Protocol-Version header is missing".into()),
         Some(value) if value != version => {
@@ -81,4 +88,12 @@ fn repeated(headers: &HeaderMap) -> Option<&str> {
         .filter(|name| name.as_str().starts_with("mcp-"))
         .find(|name| headers.get_all(*name).iter().nth(1).is_some())
         .map(|name| name.as_str())
+}
+
+/// The first `Mcp-*` header whose value is not visible ASCII text.
+fn not_text(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .iter()
+        .find(|(name, value)| name.as_str().starts_with("mcp-") && value.to_str().is_err())
+        .map(|(name, _)| name.as_str())
 }
