@@ -105,6 +105,16 @@ pub enum ParamHeaderError {
         /// The start of the property's path.
         property: String,
     },
+    /// An annotation sits where 2026-07-28 does not let one be: not at the
+    /// end of a chain of `properties` from the root (under `items`, a
+    /// composition keyword, `$defs`...).
+    #[error(
+        "x-mcp-header under {keyword:?}: only a property reached through `properties` alone may have one"
+    )]
+    Misplaced {
+        /// The keyword the annotated schema was found under.
+        keyword: String,
+    },
     /// Two properties name the same header (regardless of case).
     #[error("property {property:?}: x-mcp-header {suffix:?} is used twice")]
     Duplicate {
@@ -168,6 +178,9 @@ impl ParamHeaders {
     /// them be): a name must be a non-empty HTTP token, unique regardless
     /// of case, on a property of type string, integer or boolean.
     pub fn from_input_schema(input_schema: &Value) -> Result<ParamHeaders, ParamHeaderError> {
+        if let Some(keyword) = misplaced_annotation(input_schema) {
+            return Err(ParamHeaderError::Misplaced { keyword });
+        }
         let mut mirrored: Vec<Mirrored> = Vec::new();
         let mut headers = std::collections::HashSet::new();
         // Each nested object seen: its parent's index and its own key. A
@@ -293,6 +306,62 @@ impl ParamHeaders {
     }
 }
 
+/// The keyword under which `schema` holds an `x-mcp-header` annotation
+/// that no chain of `properties` from the root reaches, if one does. Every
+/// subschema is visited once, without recursion.
+fn misplaced_annotation(schema: &Value) -> Option<String> {
+    const ONE: [&str; 10] = [
+        "items",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+    ];
+    const LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+    const MAPS: [&str; 4] = [
+        "patternProperties",
+        "$defs",
+        "definitions",
+        "dependentSchemas",
+    ];
+    // (a subschema, the keyword it came under when off the chain).
+    let mut pending: Vec<(&Value, Option<&str>)> = vec![(schema, None)];
+    while let Some((node, off_chain)) = pending.pop() {
+        let Some(object) = node.as_object() else {
+            continue;
+        };
+        if let Some(keyword) = off_chain
+            && object.contains_key(HEADER_KEYWORD)
+        {
+            return Some(keyword.to_owned());
+        }
+        if let Some(properties) = object.get("properties").and_then(Value::as_object) {
+            pending.extend(properties.values().map(|child| (child, off_chain)));
+        }
+        for keyword in ONE {
+            if let Some(child) = object.get(keyword) {
+                pending.push((child, Some(keyword)));
+            }
+        }
+        for keyword in LISTS {
+            if let Some(children) = object.get(keyword).and_then(Value::as_array) {
+                pending.extend(children.iter().map(|child| (child, Some(keyword))));
+            }
+        }
+        for keyword in MAPS {
+            if let Some(children) = object.get(keyword).and_then(Value::as_object) {
+                pending.extend(children.values().map(|child| (child, Some(keyword))));
+            }
+        }
+    }
+    None
+}
+
 /// The keys from the root to `property`, a property of the nested object
 /// at `parent` (the root's when `None`); `None` past [`MAX_PATH_BYTES`]
 /// (told before anything is copied).
@@ -391,6 +460,40 @@ mod tests {
         assert_eq!(
             rules.check(arguments.as_object(), missing),
             Err(ParamHeaderMismatch::Missing("Zone".into()))
+        );
+    }
+
+    #[test]
+    fn an_annotation_off_the_properties_chain_makes_the_schema_invalid() {
+        let annotated = json!({"type": "string", "x-mcp-header": "Zone"});
+        for (keyword, schema) in [
+            (
+                "items",
+                json!({"properties": {"list": {"type": "array", "items": {"properties": {"z": annotated}}}}}),
+            ),
+            (
+                "oneOf",
+                json!({"oneOf": [{"properties": {"z": annotated}}]}),
+            ),
+            (
+                "$defs",
+                json!({"$defs": {"Z": annotated}, "properties": {"z": {"$ref": "#/$defs/Z"}}}),
+            ),
+            ("not", json!({"properties": {"a": {"not": annotated}}})),
+        ] {
+            assert_eq!(
+                ParamHeaders::from_input_schema(&schema),
+                Err(ParamHeaderError::Misplaced {
+                    keyword: keyword.into()
+                }),
+                "{schema}"
+            );
+        }
+        // A property named like the keyword is a property, not an annotation.
+        let named = json!({"properties": {"x-mcp-header": {"type": "string"}}});
+        assert_eq!(
+            ParamHeaders::from_input_schema(&named).map(|h| h.is_empty()),
+            Ok(true)
         );
     }
 
