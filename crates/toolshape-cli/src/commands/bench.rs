@@ -298,7 +298,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             Ok(connected) => connected,
             Err(failure) => return fail("bench", failure),
         },
-        signal = signals.next() => return signal_exit(signal),
+        signal = signals.next() => return super::signals::exit_code(signal),
     };
     let expected = Arc::new(expected);
     let tally = Arc::new(Tally::default());
@@ -393,7 +393,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     // handles go).
     tokio::select! {
         () = closed => {}
-        signal = signals.next() => return signal_exit(signal),
+        signal = signals.next() => return super::signals::exit_code(signal),
     }
     let (protocol, server) = match &clients[0] {
         Caller::Mcp(client) => (
@@ -435,18 +435,13 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     };
     print_report(&report, args.json, cpu_used);
     if let Some(signal) = signalled {
-        return signal_exit(signal);
+        return super::signals::exit_code(signal);
     }
     let mut code = tally.worst.load(Ordering::Relaxed);
     if report.mismatches > 0 {
         code = code.max(exit::VALIDATION);
     }
     ExitCode::from(code)
-}
-
-/// The exit status for death by `signal`.
-fn signal_exit(signal: &str) -> ExitCode {
-    ExitCode::from(u8::try_from(super::signals::exit_status(signal)).unwrap_or(1))
 }
 
 /// Connects `--clients` times, each connection warmed up (the listing, the

@@ -69,6 +69,11 @@ pub(crate) fn exit_status(signal: &str) -> i32 {
     if signal == "SIGTERM" { 143 } else { 130 }
 }
 
+/// [`exit_status`] as a command's exit code.
+pub(crate) fn exit_code(signal: &str) -> ExitCode {
+    ExitCode::from(u8::try_from(exit_status(signal)).unwrap_or(1))
+}
+
 /// Runs a client command to its end, or until SIGINT or SIGTERM: then the
 /// command is dropped, and with the runtime's tasks the server child it
 /// started (killed as its handle goes), and the exit status is the
@@ -80,7 +85,7 @@ pub(crate) async fn until_signal(command: impl Future<Output = ExitCode>) -> Exi
         code = command => code,
         signal = signals.next() => {
             tracing::info!(signal, "stopping");
-            ExitCode::from(u8::try_from(exit_status(signal)).unwrap_or(1))
+            exit_code(signal)
         }
     }
 }
