@@ -84,6 +84,8 @@ mod config;
 mod defects;
 #[path = "hostile/huge.rs"]
 mod huge;
+#[path = "hostile/ok.rs"]
+mod ok;
 #[path = "hostile/storm.rs"]
 mod storm;
 #[path = "hostile/surface.rs"]
@@ -155,34 +157,6 @@ impl Server {
             id,
             json!({"content": [{"type": "text", "text": text}], "structuredContent": structured}),
         )
-    }
-
-    /// A successful call result whose `structuredContent` and text block
-    /// are both `text`, written as given (spacing, repeated names), with
-    /// `then` (raw members, e.g. `,"x":1`) after the result.
-    fn verbatim(
-        &mut self,
-        id: &Value,
-        text: &str,
-        then: &str,
-        note: Option<&str>,
-    ) -> io::Result<()> {
-        let result_type = if self.modern {
-            r#","resultType":"complete""#
-        } else {
-            ""
-        };
-        let note = note.map_or_else(String::new, |note| {
-            format!(
-                r#",{{"type":"text","text":{}}}"#,
-                Value::String(note.to_owned())
-            )
-        });
-        let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{}}}{note}],"structuredContent":{text}{result_type}}}{then}}}"#,
-            Value::String(text.to_owned())
-        );
-        self.write_line(&line)
     }
 
     fn capabilities(&self) -> Value {
@@ -373,41 +347,7 @@ impl Server {
             };
         }
         match name {
-            "ok" => match arguments.get("verbatim").and_then(Value::as_str) {
-                Some(text) => {
-                    let tail = arguments.get("then").and_then(Value::as_str);
-                    let note = arguments.get("note").and_then(Value::as_str);
-                    self.verbatim(id, text, tail.unwrap_or_default(), note)
-                }
-                None if arguments.get("bare") == Some(&Value::Bool(true)) => {
-                    let value = json!({"value": "ok"});
-                    self.result(id, json!({"content": [], "structuredContent": value}))
-                }
-                None if arguments.get("unreadable") == Some(&Value::Bool(true)) => {
-                    // The id first, then a byte that is not UTF-8 in a string.
-                    let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"structuredContent":{{"value":"o"#)
-                        .into_bytes();
-                    line.extend_from_slice(b"\xff\"}}}\n");
-                    self.out.write_all(&line)?;
-                    self.out.flush()
-                }
-                None if arguments.get("stale") == Some(&Value::Bool(true)) => {
-                    let value = json!({"value": "ok"});
-                    let stale = json!({"type": "text", "text": r#"{"value": "stale"}"#});
-                    self.result(id, json!({"content": [stale], "structuredContent": value}))
-                }
-                None => match arguments.get("note").and_then(Value::as_str) {
-                    Some(note) => {
-                        let value = json!({"value": "ok"});
-                        let content = [
-                            json!({"type": "text", "text": value.to_string()}),
-                            json!({"type": "text", "text": note}),
-                        ];
-                        self.result(id, json!({"content": content, "structuredContent": value}))
-                    }
-                    None => self.structured(id, json!({"value": "ok"})),
-                },
-            },
+            "ok" => self.ok(id, &arguments),
             "echo" => self.structured(id, json!({"echo": arguments})),
             foreign if tools::FOREIGN_TOOLS.contains(&foreign) => {
                 self.structured(id, json!({"value": foreign}))
