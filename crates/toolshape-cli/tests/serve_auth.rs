@@ -240,6 +240,48 @@ fn a_protected_endpoint_with_a_key_set_file() {
     assert_eq!(metadata["resource"], url);
     assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
 
+    // A browser page (the MCP Inspector's origin) has its preflight answered
+    // without a token, and may read the 401's challenge.
+    let inspector = "http://localhost:6274";
+    let (preflight, challenge_visible) = runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let preflight = client
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("origin", inspector)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization, content-type",
+            )
+            .send()
+            .await
+            .unwrap();
+        let refused = client
+            .post(&url)
+            .header("origin", inspector)
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status().as_u16(), 401);
+        let exposed = refused
+            .headers()
+            .get("access-control-expose-headers")
+            .map(|v| v.to_str().unwrap().to_ascii_lowercase())
+            .unwrap_or_default();
+        (preflight, exposed.contains("www-authenticate"))
+    });
+    assert!(preflight.status().is_success(), "{preflight:?}");
+    assert_eq!(
+        preflight
+            .headers()
+            .get("access-control-allow-origin")
+            .unwrap(),
+        inspector
+    );
+    assert!(challenge_visible);
+
     let info = json!({"path": "hello.txt"});
     let (status, challenge, _) = call(&url, None, "file_info", info.clone());
     assert_eq!(status, 401);

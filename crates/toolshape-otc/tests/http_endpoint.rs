@@ -414,6 +414,33 @@ async fn limits_origins_and_methods() -> TestResult {
     )
     .await?;
     assert_eq!(local.status, 200);
+    // CORS for the origins it serves: a browser page may read the listing
+    // and have its call's preflight answered; a foreign page may not.
+    assert_eq!(
+        local.headers["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
+    for (origin, allowed) in [
+        ("http://localhost:3000", true),
+        ("http://evil.example", false),
+    ] {
+        let preflight = common::http()
+            .request(reqwest::Method::OPTIONS, running.url("/tools/call"))
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "content-type, authorization",
+            )
+            .send()
+            .await?;
+        let granted = preflight.headers().get("access-control-allow-origin");
+        assert_eq!(
+            granted.is_some_and(|v| v == origin),
+            allowed,
+            "{preflight:?}"
+        );
+    }
     // A method the endpoint does not have.
     let deleted = common::http().delete(running.url("/tools")).send().await?;
     assert_eq!(deleted.status().as_u16(), 405);

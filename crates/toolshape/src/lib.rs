@@ -62,7 +62,8 @@ pub use resource::{Resource, ResourceTemplate};
 pub use server::{BuildError, ConnectedClient, Server, ServerBuilder, ServerOptions};
 #[cfg(feature = "server-http")]
 pub use server::{
-    HttpOptions, RefusedOrigin, check_host_and_origin, is_body_timeout, serve_router,
+    HttpOptions, RefusedOrigin, allow_cross_origin, check_host_and_origin, is_body_timeout,
+    serve_router,
 };
 pub use tool::{
     CallOptions, Credentials, RegistrationError, Requirements, Tool, ToolContext, ToolError,

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The endpoint's defences over real HTTP: Origin checks (DNS rebinding),
+//! The endpoint's defences over real HTTP: Origin checks (DNS rebinding) and
+//! CORS for the origins it serves,
 //! the body limit, malformed input, stray responses, the concurrency limit,
 //! and a graceful shutdown that still answers the calls in flight.
 
@@ -79,6 +80,91 @@ async fn foreign_origins_are_refused_and_loopback_ones_served() {
         .await
         .unwrap();
     assert_eq!(deleted.status(), StatusCode::OK);
+}
+
+/// A CORS header of a reply, as text ("" when absent).
+fn cors_header(headers: &reqwest::header::HeaderMap, name: &str) -> String {
+    headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+#[tokio::test]
+async fn origins_the_endpoint_serves_get_cors_and_their_preflights_answered() {
+    let mut options = HttpOptions::default();
+    options.allowed_origins = vec!["https://app.example.com".into()];
+    let serving = Serving::start(options).await;
+    let client = http();
+    let asked = "content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region";
+
+    for origin in ["https://app.example.com", "http://localhost:5173"] {
+        let preflight = client
+            .request(reqwest::Method::OPTIONS, &serving.url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", asked)
+            .header("access-control-request-private-network", "true")
+            .send()
+            .await
+            .unwrap();
+        assert!(preflight.status().is_success(), "{origin}: {preflight:?}");
+        let headers = preflight.headers();
+        assert_eq!(
+            cors_header(headers, "access-control-allow-origin"),
+            origin,
+            "{headers:?}"
+        );
+        let methods = cors_header(headers, "access-control-allow-methods");
+        for method in ["get", "post", "delete"] {
+            assert!(methods.contains(method), "{methods}");
+        }
+        let allowed = cors_header(headers, "access-control-allow-headers");
+        assert!(allowed.contains("mcp-param-region"), "{allowed}");
+        assert_eq!(
+            cors_header(headers, "access-control-allow-private-network"),
+            "true"
+        );
+        assert!(!cors_header(headers, "access-control-max-age").is_empty());
+
+        // The request itself: served, and the page may read the MCP headers.
+        let reply = list_with_origin(&serving.url, origin).await;
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        assert_eq!(
+            cors_header(&reply.headers, "access-control-allow-origin"),
+            origin
+        );
+        let exposed = cors_header(&reply.headers, "access-control-expose-headers");
+        for name in ["mcp-session-id", "mcp-protocol-version", "www-authenticate"] {
+            assert!(exposed.contains(name), "{exposed}");
+        }
+    }
+
+    // A foreign origin's preflight allows nothing; its request stays 403.
+    let preflight = client
+        .request(reqwest::Method::OPTIONS, &serving.url)
+        .header("origin", "http://evil.example")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", asked)
+        .header("access-control-request-private-network", "true")
+        .send()
+        .await
+        .unwrap();
+    let headers = preflight.headers();
+    assert!(
+        headers.get("access-control-allow-origin").is_none(),
+        "{headers:?}"
+    );
+    assert!(
+        headers
+            .get("access-control-allow-private-network")
+            .is_none(),
+        "{headers:?}"
+    );
+    let reply = list_with_origin(&serving.url, "http://evil.example").await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert!(reply.headers.get("access-control-allow-origin").is_none());
 }
 
 #[tokio::test]

@@ -29,7 +29,9 @@ pub(crate) struct HttpFrontArgs {
     /// POST /tools/call, GET /openapi.json. May run beside --http.
     #[arg(long, value_name = "ADDR")]
     pub(crate) otc: Option<std::net::SocketAddr>,
-    /// With --http or --otc: an Origin allowed besides the loopback ones (repeatable).
+    /// With --http or --otc: an Origin allowed besides the loopback ones
+    /// (repeatable), e.g. https://app.example.com. Browser pages from the
+    /// allowed origins also get CORS (their preflights answered).
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
     /// With --http or --otc: a Host name (or name:port) allowed besides the

@@ -33,7 +33,10 @@ use crate::tool::ToolRegistry;
 pub use builder::{BuildError, ServerBuilder};
 pub use connected_client::ConnectedClient;
 #[cfg(feature = "server-http")]
-pub use http::{HttpOptions, RefusedOrigin, check_host_and_origin, is_body_timeout, serve_router};
+pub use http::{
+    HttpOptions, RefusedOrigin, allow_cross_origin, check_host_and_origin, is_body_timeout,
+    serve_router,
+};
 pub use options::ServerOptions;
 
 /// An MCP tools server. Cheap to clone; clones serve the same tools.

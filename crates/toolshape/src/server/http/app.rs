@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use toolshape_protocol::{ErrorObject, RequestId};
 
 use super::super::Shared;
 use super::options::HttpOptions;
+use super::response;
 use super::sessions::Sessions;
-use super::{origin, response};
 
 /// What every handler shares.
 pub(crate) struct App {
@@ -59,23 +59,13 @@ impl App {
 
     /// Refuses foreign origins and hosts (DNS rebinding) with 403.
     pub(crate) fn check_origin(&self, headers: &HeaderMap) -> Result<(), Response> {
-        let forbidden = |what: &str| {
-            Err(response::error(
+        super::hardening::check_host_and_origin(headers, &self.options).map_err(|refused| {
+            response::error(
                 StatusCode::FORBIDDEN,
                 None,
-                &ErrorObject::invalid_request(format!("this {what} may not use the endpoint")),
-            ))
-        };
-        match headers.get(header::HOST).map(|v| v.to_str()) {
-            None => {}
-            Some(Ok(host)) if origin::is_allowed_host(host, &self.options.allowed_hosts) => {}
-            Some(_) => return forbidden("Host"),
-        }
-        match headers.get(header::ORIGIN).map(|v| v.to_str()) {
-            None => Ok(()),
-            Some(Ok(origin)) if origin::is_allowed(origin, &self.options.allowed_origins) => Ok(()),
-            Some(_) => forbidden("Origin"),
-        }
+                &ErrorObject::invalid_request(refused.to_string()),
+            )
+        })
     }
 }
 

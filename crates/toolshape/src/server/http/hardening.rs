@@ -19,7 +19,8 @@ use super::{listen, origin};
 /// [`HttpOptions::body_read_timeout`]; once `shutdown` resolves no
 /// connection is accepted and the requests in flight finish. Body size,
 /// concurrency and `Host`/`Origin` checks belong to the router (see
-/// [`check_host_and_origin`]).
+/// [`check_host_and_origin`]); CORS for the same origins is added in front of
+/// it (see [`allow_cross_origin`](crate::allow_cross_origin)).
 pub async fn serve_router<F>(
     listener: TcpListener,
     router: Router,
@@ -35,6 +36,7 @@ where
         body_read_timeout: options.body_read_timeout,
         write_stall_timeout: crate::ServerOptions::default().write_stall_timeout,
     };
+    let router = router.layer(super::cors::layer(&options.allowed_origins));
     listen::serve(listener, router, limits, shutdown).await
 }
 

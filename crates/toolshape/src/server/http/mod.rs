@@ -6,6 +6,7 @@
 
 mod app;
 mod body;
+mod cors;
 mod deadline;
 mod hardening;
 mod header_rules;
@@ -29,6 +30,7 @@ use axum::routing::post;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 
+pub use cors::allow_cross_origin;
 pub use hardening::{RefusedOrigin, check_host_and_origin, is_body_timeout, serve_router};
 pub use options::HttpOptions;
 
@@ -56,7 +58,9 @@ impl Server {
 
     /// The endpoint as an axum [`Router`] with these options. Served by
     /// your own `axum::serve`, the connection bounds and time limits of
-    /// [`Server::serve_http`] (headers, stalled writes) are yours to set.
+    /// [`Server::serve_http`] (headers, stalled writes) are yours to set,
+    /// and so is CORS for browser pages
+    /// ([`allow_cross_origin`](crate::allow_cross_origin), outermost).
     pub fn router(&self, options: HttpOptions) -> Router {
         let (close, closing) = watch::channel(false);
         build_router(self, options, closing, close)
@@ -83,7 +87,9 @@ impl Server {
 
     /// [`Server::serve_http`] with the endpoint's router passed through
     /// `wrap` first: add middleware (authorization) or routes (metadata
-    /// documents) and keep the same bounded, graceful serving.
+    /// documents) and keep the same bounded, graceful serving. CORS
+    /// ([`allow_cross_origin`](crate::allow_cross_origin)) stays in front of
+    /// what `wrap` adds, so that browsers' preflights reach no authorization.
     pub async fn serve_http_with<F, W>(
         &self,
         listener: TcpListener,
@@ -105,7 +111,8 @@ impl Server {
             write_stall_timeout: self.shared.options.write_stall_timeout,
         };
         let (close, closing) = watch::channel(false);
-        let router = wrap(build_router(self, options, closing, close.clone()));
+        let cors = cors::layer(&options.allowed_origins);
+        let router = wrap(build_router(self, options, closing, close.clone())).layer(cors);
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {
