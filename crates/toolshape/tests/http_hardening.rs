@@ -91,24 +91,30 @@ fn cors_header(headers: &reqwest::header::HeaderMap, name: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The request headers the preflights below ask for.
+const ASKED: &str = "content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region";
+
+/// A browser's preflight for a POST from `origin` to `url`.
+async fn preflight(url: &str, origin: &str, headers: &str) -> reqwest::Response {
+    http()
+        .request(reqwest::Method::OPTIONS, url)
+        .header("origin", origin)
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", headers)
+        .header("access-control-request-private-network", "true")
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn origins_the_endpoint_serves_get_cors_and_their_preflights_answered() {
     let mut options = HttpOptions::default();
     options.allowed_origins = vec!["https://app.example.com".into()];
     let serving = Serving::start(options).await;
-    let client = http();
-    let asked = "content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region";
 
     for origin in ["https://app.example.com", "http://localhost:5173"] {
-        let preflight = client
-            .request(reqwest::Method::OPTIONS, &serving.url)
-            .header("origin", origin)
-            .header("access-control-request-method", "POST")
-            .header("access-control-request-headers", asked)
-            .header("access-control-request-private-network", "true")
-            .send()
-            .await
-            .unwrap();
+        let preflight = preflight(&serving.url, origin, ASKED).await;
         assert!(preflight.status().is_success(), "{origin}: {preflight:?}");
         let headers = preflight.headers();
         assert_eq!(
@@ -142,15 +148,7 @@ async fn origins_the_endpoint_serves_get_cors_and_their_preflights_answered() {
     }
 
     // A foreign origin's preflight allows nothing; its request stays 403.
-    let preflight = client
-        .request(reqwest::Method::OPTIONS, &serving.url)
-        .header("origin", "http://evil.example")
-        .header("access-control-request-method", "POST")
-        .header("access-control-request-headers", asked)
-        .header("access-control-request-private-network", "true")
-        .send()
-        .await
-        .unwrap();
+    let preflight = preflight(&serving.url, "http://evil.example", ASKED).await;
     let headers = preflight.headers();
     assert!(
         headers.get("access-control-allow-origin").is_none(),
