@@ -307,6 +307,89 @@ async fn malformed_input_gets_errors_and_the_server_keeps_serving() {
     }
 }
 
+/// A 2025-03-26 session takes JSON-RPC batches (that revision's MUST): the
+/// answers of a batch's requests come back together as one array,
+/// notifications get none, a broken, empty or over-long batch one error;
+/// every other revision refuses a batch.
+#[tokio::test]
+async fn batches_are_taken_on_2025_03_26_only() {
+    let fixture = Fixture::new();
+    let mut peer = fixture.serve(&[]);
+    peer.accept_batches();
+    peer.initialize("2025-03-26").await;
+    peer.send(&json!([
+        {"jsonrpc": "2.0", "id": "ping", "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled",
+         "params": {"requestId": "nothing"}},
+        {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "unknown", "method": "no/such"},
+        {"jsonrpc": "2.0", "id": "again", "method": "initialize",
+         "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                    "clientInfo": {"name": "x", "version": "0"}}},
+        7,
+    ]))
+    .await;
+    let answers = peer.next_batch().await;
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    let by_id = |id: &str| {
+        answers
+            .iter()
+            .find(|answer| answer["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:?}"))
+    };
+    assert_eq!(by_id("ping")["result"], json!({}));
+    let tools = by_id("list")["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), TOOLS.len());
+    assert_eq!(by_id("unknown")["error"]["code"], -32601);
+    assert_eq!(by_id("again")["error"]["code"], -32600);
+    let invalid = answers.iter().find(|a| a.get("id").is_none()).unwrap();
+    assert_eq!(invalid["error"]["code"], -32600);
+
+    // Notifications alone: nothing comes back (the ping after it is next).
+    peer.send(
+        &json!([{"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": "nothing"}}]),
+    )
+    .await;
+    let id = peer.send_request("ping", Value::Null).await;
+    let next = peer.next_message(common::TIMEOUT).await.unwrap();
+    assert_eq!(next, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+
+    // Refused whole, with one error, and the session goes on.
+    let over_long = Value::Array(
+        (0..65)
+            .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+            .collect(),
+    )
+    .to_string();
+    for (line, code) in [
+        ("[]", -32600),
+        ("[{}, ", -32700),
+        (over_long.as_str(), -32600),
+    ] {
+        peer.send_line(line.as_bytes()).await;
+        let answer = peer.next_response().await;
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+    }
+    let at_most = Value::Array(
+        (0..64)
+            .map(|n| json!({"jsonrpc": "2.0", "id": n, "method": "ping"}))
+            .collect(),
+    );
+    peer.send(&at_most).await;
+    assert_eq!(peer.next_batch().await.len(), 64);
+
+    // Any other revision: a batch is an invalid request.
+    let mut later = fixture.serve(&[]);
+    later.initialize("2025-06-18").await;
+    later
+        .send(&json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]))
+        .await;
+    let refused = later.next_response().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused.get("id").is_none(), "{refused}");
+}
+
 /// With debug logging on, stdout carries only JSON-RPC (the harness fails on
 /// anything else) and the logs go to stderr; closing stdin ends with 0.
 #[tokio::test]

@@ -67,8 +67,9 @@ pub use content::{
 pub use dispatch::{DispatchError, KnownNotification, KnownRequest};
 pub use error::{ErrorObject, error_code};
 pub use jsonrpc::{
-    Incoming, Notification, ProgressToken, Request, RequestId, Response, classify, split_success,
-    write_error, write_message, write_notification, write_request, write_result, write_result_json,
+    Incoming, MAX_BATCH_MESSAGES, Notification, ProgressToken, Request, RequestId, Response,
+    classify, is_batch, split_batch, split_success, write_error, write_message, write_notification,
+    write_request, write_result, write_result_json,
 };
 pub use lifecycle::{
     DiscoverResult, Implementation, InitializeParams, InitializeResult, RequestParams,

@@ -35,7 +35,8 @@
 //!   the `tools/list` requests in FILE (see `hostile/storm.rs`); `--unstable FILE`
 //!   lists the tools in reverse order on every other start (counted in FILE);
 //!   `--surface` lists resources and prompts too, a prompt and a template
-//!   twice each (see `hostile/surface.rs`).
+//!   twice each (see `hostile/surface.rs`); `--batches` sends each answer
+//!   after a 2025-03-26 handshake in a JSON-RPC batch, behind a log message.
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
 //! second arrives; they are answered in reverse), `mismatch`, `no_structured`,
@@ -122,6 +123,8 @@ struct Server {
     refusal_awaited: Option<Value>,
     /// The progress token of the call being handled, if it asked for progress.
     progress_token: Option<Value>,
+    /// Set by `--batches` once a 2025-03-26 handshake is answered.
+    batching: bool,
 }
 
 impl Server {
@@ -141,13 +144,24 @@ impl Server {
             object.insert("resultType".into(), json!("complete"));
         }
         let line = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
-        self.write_line(&line)
+        self.write_answer(&line)
     }
 
     fn error(&mut self, id: &Value, code: i64, message: &str) -> io::Result<()> {
         let line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
             .to_string();
-        self.write_line(&line)
+        self.write_answer(&line)
+    }
+
+    /// An answer's line; with `--batches` on 2025-03-26, in a batch behind a
+    /// log message.
+    fn write_answer(&mut self, line: &str) -> io::Result<()> {
+        if !self.batching {
+            return self.write_line(line);
+        }
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                         "params": {"level": "info", "data": "batched"}});
+        self.write_line(&format!("[{log},{line}]"))
     }
 
     /// A successful call result with `structured` and its text.
@@ -215,7 +229,8 @@ impl Server {
                     (Some(offered), _) => offered,
                     (None, "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => requested,
                     (None, _) => "2025-11-25",
-                };
+                }
+                .to_owned();
                 self.modern = false;
                 self.result(
                     &id,
@@ -224,7 +239,9 @@ impl Server {
                         "capabilities": self.capabilities(),
                         "serverInfo": {"name": "hostile", "version": "1.0.0"}
                     }),
-                )
+                )?;
+                self.batching = self.config.batches && version == "2025-03-26";
+                Ok(())
             }
             "ping" => self.result(&id, json!({})),
             "tools/list" => {
@@ -507,6 +524,7 @@ fn main() -> ExitCode {
         config,
         out: BufWriter::new(io::stdout()),
         modern: false,
+        batching: false,
         notifications: Vec::new(),
         held_pair: None,
         duplicate: None,

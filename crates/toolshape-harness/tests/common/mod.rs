@@ -83,6 +83,9 @@ pub struct Peer {
     log: Vec<Value>,
     next_id: i64,
     eof: bool,
+    /// Whether a JSON-RPC batch (an array of messages) is a message too
+    /// (2025-03-26); otherwise a line holding one fails the test.
+    batches: bool,
 }
 
 impl Peer {
@@ -140,6 +143,7 @@ impl Peer {
             log: Vec::new(),
             next_id: 1,
             eof: false,
+            batches: false,
         }
     }
 
@@ -254,6 +258,27 @@ impl Peer {
         }
     }
 
+    /// Takes a JSON-RPC batch from the server as a message (2025-03-26).
+    pub fn accept_batches(&mut self) {
+        self.batches = true;
+    }
+
+    /// The next batch (an array of messages) in arrival order; other
+    /// messages read on the way stay stashed.
+    pub async fn next_batch(&mut self) -> Vec<Value> {
+        if let Some(index) = self.stash.iter().position(Value::is_array) {
+            return batch_of(self.stash.remove(index).unwrap());
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            match self.read(deadline).await {
+                Ok(Value::Array(messages)) => return messages,
+                Ok(message) => self.stash.push_back(message),
+                Err(end) => self.fail(format!("no batch arrived ({end:?})")),
+            }
+        }
+    }
+
     /// Closes the server's stdin (end of input).
     pub fn close_stdin(&mut self) {
         self.stdin = None;
@@ -281,7 +306,11 @@ impl Peer {
                 excerpt(&line, 500)
             )),
         };
-        if !is_json_rpc(&message) {
+        let batch = self.batches
+            && message
+                .as_array()
+                .is_some_and(|messages| !messages.is_empty() && messages.iter().all(is_json_rpc));
+        if !is_json_rpc(&message) && !batch {
             self.fail(format!(
                 "stdout carried JSON that is not a JSON-RPC message: {}",
                 excerpt(&line, 500)
@@ -449,6 +478,13 @@ impl Peer {
                 Err(ReadEnd::Timeout) => self.fail("the server did not close its stdout"),
             }
         }
+    }
+}
+
+fn batch_of(message: Value) -> Vec<Value> {
+    match message {
+        Value::Array(messages) => messages,
+        other => vec![other],
     }
 }
 

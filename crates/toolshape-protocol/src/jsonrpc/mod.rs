@@ -2,14 +2,16 @@
 //!
 //! MCP narrows JSON-RPC 2.0: request ids are strings or integers (never
 //! `null`), `params` are objects, and batches are not allowed since
-//! 2025-06-18.
+//! 2025-06-18 (2025-03-26 peers' batches: [`split_batch`]).
 
+mod batch;
 mod classify;
 mod id;
 mod message;
 mod split;
 mod write;
 
+pub use batch::{MAX_BATCH_MESSAGES, is_batch, split_batch};
 pub use classify::{Incoming, classify};
 pub use id::{ProgressToken, RequestId};
 pub(crate) use message::parse_raw_params;

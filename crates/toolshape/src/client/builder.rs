@@ -310,6 +310,9 @@ impl ClientBuilder {
             }
         };
         tracing::debug!(version = %negotiated.version, server = ?negotiated.server_info, "connected");
+        if negotiated.version.allows_batches() {
+            peer.take_batches();
+        }
         let stateless = negotiated.version.is_stateless();
         let request_meta = stateless
             .then(|| negotiate::modern_meta(&self.client_info, &peer.handlers.capabilities()));

@@ -14,6 +14,7 @@
 
 mod answer;
 mod asked;
+mod batch;
 mod builder;
 mod call;
 mod error;

@@ -126,6 +126,9 @@ pub(crate) struct Peer {
     pub(super) handling: Arc<tokio::sync::Semaphore>,
     /// How many answers were dropped past the first bound.
     pub(super) answers_dropped: std::sync::atomic::AtomicU64,
+    /// Whether the server may send JSON-RPC batches: it speaks 2025-03-26
+    /// (see `batch.rs`).
+    pub(super) takes_batches: AtomicBool,
     /// How many messages from the server could not be read (warned of at
     /// the first and every thousandth: a server writing logs to stdout
     /// would fill the log otherwise).
@@ -174,6 +177,7 @@ impl Peer {
             handling: Arc::new(tokio::sync::Semaphore::new(super::asked::MAX_ANSWERING)),
             answers_dropped: std::sync::atomic::AtomicU64::new(0),
             invalid_messages: std::sync::atomic::AtomicU64::new(0),
+            takes_batches: AtomicBool::new(false),
             observer: Observer(observer),
         })
     }
@@ -312,6 +316,14 @@ impl Peer {
         if let Some(observe) = &self.observer.0 {
             observe(bytes);
         }
+        if toolshape_protocol::is_batch(bytes) && self.takes_batches.load(Ordering::Relaxed) {
+            return self.receive_batch(bytes, channel);
+        }
+        self.receive_one(bytes, channel)
+    }
+
+    /// Handles one message that is no batch.
+    pub(super) fn receive_one(&self, bytes: &[u8], channel: Channel<'_>) -> Received {
         // A success response with the usual layout: its result is read
         // once, by the request that waits for it.
         if let Some((id, result)) = ResultJson::cut(bytes) {

@@ -19,7 +19,7 @@ use super::dispatch::{self, Step};
 use super::in_flight::InFlight;
 use super::listens::Listens;
 use super::notices;
-use super::outbox::{Frame, Outbox};
+use super::outbox::{Frame, Outbox, answer_batch};
 use super::request::ParsedRequest;
 use super::session::Session;
 use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
@@ -377,17 +377,36 @@ async fn announce_changes(shared: Arc<Shared>, session: Arc<Session>, outbox: Ou
 }
 
 impl Connection {
-    /// Handles one message; false when the output is gone.
+    /// Handles one message (a batch, where the session's revision has them);
+    /// false when the output is gone.
     async fn handle(&mut self, bytes: &[u8]) -> bool {
+        if toolshape_protocol::is_batch(bytes)
+            && self
+                .session
+                .handshake()
+                .is_some_and(ProtocolVersion::allows_batches)
+        {
+            return self.batch(bytes).await;
+        }
+        let reply = self.outbox.clone();
+        self.handle_one(bytes, &reply, false).await
+    }
+
+    /// Handles one message (of a batch: `in_batch`), its answer (if it gets
+    /// one) sent to `reply`; false when the output is gone.
+    async fn handle_one(&mut self, bytes: &[u8], reply: &Outbox, in_batch: bool) -> bool {
         match toolshape_protocol::classify(bytes) {
             Incoming::Request(request) => {
                 match ParsedRequest::parse(request, &self.shared.registry) {
-                    Ok(request) => self.request(request).await,
-                    Err(unparsable) => {
-                        self.outbox
-                            .error(Some(&unparsable.id), &unparsable.error)
-                            .await
+                    Ok(request)
+                        if in_batch && matches!(request.body, KnownRequest::Initialize(_)) =>
+                    {
+                        let error =
+                            ErrorObject::invalid_request("initialize may not be part of a batch");
+                        reply.error(Some(&request.id), &error).await
                     }
+                    Ok(request) => self.request(request, reply).await,
+                    Err(unparsable) => reply.error(Some(&unparsable.id), &unparsable.error).await,
                 }
             }
             Incoming::Notification(notification) => {
@@ -412,8 +431,42 @@ impl Connection {
                 }
                 true
             }
-            Incoming::Invalid { id, error } => self.outbox.error(id.as_ref(), &error).await,
+            Incoming::Invalid { id, error } => reply.error(id.as_ref(), &error).await,
         }
+    }
+
+    /// A JSON-RPC batch of a 2025-03-26 session: each message handled as if
+    /// it came alone (its calls run concurrently, within the in-flight
+    /// bound), the answers written together as one array once the last is
+    /// in (none when the batch held only notifications and answers). A
+    /// batch refused whole (broken, empty, over [`MAX_BATCH_MESSAGES`]) gets
+    /// one error. False when the output is gone.
+    ///
+    /// [`MAX_BATCH_MESSAGES`]: toolshape_protocol::MAX_BATCH_MESSAGES
+    async fn batch(&mut self, bytes: &[u8]) -> bool {
+        let messages =
+            match toolshape_protocol::split_batch(bytes, toolshape_protocol::MAX_BATCH_MESSAGES) {
+                Ok(messages) => messages,
+                Err(error) => return self.outbox.error(None, &error).await,
+            };
+        // One answer at most per message: sending never waits.
+        let (sender, answers) = mpsc::channel(messages.len());
+        let reply = Outbox(sender);
+        let bound = self.shared.options.max_in_flight.max(1);
+        for message in messages {
+            while self.calls.len() >= bound && self.calls.join_next().await.is_some() {}
+            if !self
+                .handle_one(message.get().as_bytes(), &reply, true)
+                .await
+            {
+                return false;
+            }
+        }
+        // The calls still running hold the rest of `reply`: the array is
+        // written when the last of them has answered (or ended without).
+        drop(reply);
+        self.calls.spawn(answer_batch(answers, self.outbox.clone()));
+        true
     }
 
     /// Handles a message over the size limit, skipped unread: an answer to
@@ -453,7 +506,9 @@ impl Connection {
         client.ready(self.number, context);
     }
 
-    async fn request(&mut self, request: ParsedRequest) -> bool {
+    /// Serves one request, its answer sent to `reply`; false when the
+    /// output is gone.
+    async fn request(&mut self, request: ParsedRequest, reply: &Outbox) -> bool {
         if self.told_client == Told::Nothing
             && request.meta.protocol_version.is_some()
             && let Some(client) = &self.shared.connected_client
@@ -464,20 +519,21 @@ impl Connection {
             client.unaskable(self.number);
         }
         if let KnownRequest::Listen(params) = &request.body {
-            return self.listen(&request, params).await;
+            return self.listen(&request, params, reply).await;
         }
         let call = match dispatch::route(&self.shared, &self.session, request) {
-            Step::Answer(answer) => return self.outbox.send(answer).await,
+            Step::Answer(answer) => return reply.send(answer).await,
             Step::Call(call) => call,
         };
         let (cancelled, ticket) = match self.in_flight.begin(&call.id) {
             Ok(begun) => begun,
-            Err(error) => return self.outbox.error(Some(&call.id), &error).await,
+            Err(error) => return reply.error(Some(&call.id), &error).await,
         };
-        let (shared, in_flight, outbox) = (
+        let (shared, in_flight, outbox, reply) = (
             Arc::clone(&self.shared),
             Arc::clone(&self.in_flight),
             self.outbox.clone(),
+            reply.clone(),
         );
         let mut running = Box::pin(async move {
             let id = call.id.clone();
@@ -487,7 +543,7 @@ impl Connection {
             if in_flight.finish(&id, ticket)
                 && let Some(answer) = answer
             {
-                outbox.send(answer.body).await;
+                reply.send(answer.body).await;
             }
         });
         // Most calls finish at their first poll: those need no task of their
@@ -503,7 +559,12 @@ impl Connection {
 
     /// `subscriptions/listen`: a 2026-07-28 request only (the handshake
     /// revisions have no such method).
-    async fn listen(&mut self, request: &ParsedRequest, params: &ListenParams) -> bool {
+    async fn listen(
+        &mut self,
+        request: &ParsedRequest,
+        params: &ListenParams,
+        reply: &Outbox,
+    ) -> bool {
         let stateless = self
             .session
             .revision(&request.meta)
@@ -532,7 +593,7 @@ impl Connection {
         };
         match opened {
             Ok(open) => open,
-            Err(error) => self.outbox.error(Some(&request.id), &error).await,
+            Err(error) => reply.error(Some(&request.id), &error).await,
         }
     }
 }

@@ -425,18 +425,23 @@ pub async fn session_post(url: &str, session: &str, body: &Value) -> Reply {
 /// Opens a handshake session: `initialize` and `notifications/initialized`.
 /// Returns the session id.
 pub async fn open_session(url: &str) -> String {
+    open_session_on(url, LEGACY).await
+}
+
+/// [`open_session`] on `version`.
+pub async fn open_session_on(url: &str, version: &str) -> String {
     let init = request(
         1,
         "initialize",
         json!({
-            "protocolVersion": LEGACY,
+            "protocolVersion": version,
             "capabilities": {},
             "clientInfo": {"name": "raw-test", "version": "0"},
         }),
     );
     let reply = post_raw(url, &[], init.to_string()).await;
     let result = result_of(&reply);
-    assert_eq!(result["protocolVersion"], LEGACY, "{result}");
+    assert_eq!(result["protocolVersion"], version, "{result}");
     let session = reply
         .headers
         .get("mcp-session-id")

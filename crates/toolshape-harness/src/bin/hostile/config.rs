@@ -39,6 +39,9 @@ pub(crate) struct Config {
     pub(crate) reversed: bool,
     /// `--surface`: resources and prompts too (see `hostile/surface.rs`).
     pub(crate) surface: bool,
+    /// `--batches`: on 2025-03-26, each answer after the handshake goes in a
+    /// JSON-RPC batch, behind a log message.
+    pub(crate) batches: bool,
 }
 
 /// Counts the starts in `path`; true on every other one.
@@ -71,6 +74,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         count_lists: None,
         reversed: false,
         surface: false,
+        batches: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -85,6 +89,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             "--no-tools-capability" => config.no_tools_capability = true,
             "--cursor-loop" => config.cursor_loop = true,
             "--surface" => config.surface = true,
+            "--batches" => config.batches = true,
             "--endless" => {
                 let bytes = value("--endless")?;
                 config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);

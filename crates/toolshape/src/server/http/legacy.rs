@@ -10,9 +10,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use toolshape_protocol::http::names;
 use toolshape_protocol::text::excerpt;
-use toolshape_protocol::{ErrorObject, KnownRequest, ProtocolVersion};
+use toolshape_protocol::{
+    ErrorObject, Incoming, KnownRequest, MAX_BATCH_MESSAGES, ProtocolVersion,
+};
 
 use super::super::dispatch::{self, Step};
+use super::super::outbox::encode_error;
 use super::super::request::{ParsedRequest, Unparsable};
 use super::app::{App, header};
 use super::sessions::{HttpSession, SessionError};
@@ -47,6 +50,83 @@ pub(crate) async fn serve(
     }
     let session_ref = Arc::clone(&session);
     run::run(app, &session_ref.session, Some(session), request, false).await
+}
+
+/// A JSON-RPC batch (`body`, an array) naming a session: served when the
+/// session's revision has batches (2025-03-26), each message as if it came
+/// alone, the requests concurrently; their answers go back together as one
+/// JSON array (`202` when it held only notifications and answers). A batch
+/// refused whole (broken, empty, over [`MAX_BATCH_MESSAGES`]) gets one
+/// error. `None` when the session's revision has no batches: the body is
+/// then refused as any array is.
+///
+/// [`MAX_BATCH_MESSAGES`]: toolshape_protocol::MAX_BATCH_MESSAGES
+pub(crate) async fn batch(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> Option<Response> {
+    let session = match session_of(app, headers) {
+        Ok(session) => session,
+        Err(refused) => return Some(refused),
+    };
+    if !session
+        .session
+        .handshake()
+        .is_some_and(ProtocolVersion::allows_batches)
+    {
+        return None;
+    }
+    let messages = match toolshape_protocol::split_batch(body, MAX_BATCH_MESSAGES) {
+        Ok(messages) => messages,
+        Err(error) => return Some(response::error(StatusCode::BAD_REQUEST, None, &error)),
+    };
+    let mut answers = Vec::new();
+    let mut calls = Vec::new();
+    for message in messages {
+        match toolshape_protocol::classify(message.get().as_bytes()) {
+            Incoming::Invalid { id, error } => answers.push(encode_error(id.as_ref(), &error)),
+            Incoming::Response(response) => {
+                if !session.session.requests.resolve(response) {
+                    tracing::debug!("ignored a response to no request of ours");
+                }
+            }
+            Incoming::Notification(notification) => {
+                dispatch::notification(&session.session, &session.in_flight, &notification);
+            }
+            Incoming::Request(request) => match ParsedRequest::parse(request, &app.shared.registry)
+            {
+                Ok(request) if matches!(request.body, KnownRequest::Initialize(_)) => {
+                    let error =
+                        ErrorObject::invalid_request("initialize may not be part of a batch");
+                    answers.push(encode_error(Some(&request.id), &error));
+                }
+                Ok(request) => {
+                    let (app, session) = (Arc::clone(app), Arc::clone(&session));
+                    calls.push(tokio::spawn(async move {
+                        run::answer_alone(&app, &session, request).await
+                    }));
+                }
+                Err(unparsable) => {
+                    answers.push(encode_error(Some(&unparsable.id), &unparsable.error));
+                }
+            },
+        }
+    }
+    for call in calls {
+        if let Ok(Some(answer)) = call.await {
+            answers.push(answer);
+        }
+    }
+    if answers.is_empty() {
+        return Some(StatusCode::ACCEPTED.into_response());
+    }
+    let mut array = Vec::with_capacity(answers.iter().map(|a| a.len() + 1).sum::<usize>() + 1);
+    array.push(b'[');
+    for (index, answer) in answers.iter().enumerate() {
+        if index > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(answer);
+    }
+    array.push(b']');
+    Some(response::json(StatusCode::OK, array))
 }
 
 /// A request of a session whose method is unknown or whose params are

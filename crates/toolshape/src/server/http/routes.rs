@@ -72,6 +72,14 @@ pub(crate) async fn post(
         ReadBody::Failed => return StatusCode::BAD_REQUEST.into_response(),
         ReadBody::TimedOut => return StatusCode::REQUEST_TIMEOUT.into_response(),
     };
+    // A 2025-03-26 session's batch.
+    if toolshape_protocol::is_batch(&body)
+        && app.options.sessions
+        && header(&headers, names::SESSION_ID).is_some()
+        && let Some(reply) = legacy::batch(&app, &headers, &body).await
+    {
+        return reply;
+    }
     // Who calls: the client's address, when the server was told it.
     let caller = connection.map(|Extension(ConnectInfo(address))| address_caller(address));
     match toolshape_protocol::classify(&body) {

@@ -1,16 +1,17 @@
 //! Answering a request as JSON, or as an SSE stream when its call sends
-//! progress, log messages or requests of its own before its answer.
+//! progress, log messages or requests of its own before its answer; a
+//! batch's requests, answered alone.
 
 use std::sync::Arc;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::{mpsc, oneshot};
-use toolshape_protocol::RequestId;
+use toolshape_protocol::{ErrorObject, RequestId};
 
 use super::super::dispatch::{self, Step};
 use super::super::in_flight::Ticket;
-use super::super::outbox::Outbox;
+use super::super::outbox::{Outbox, encode_error};
 use super::super::request::ParsedRequest;
 use super::super::session::Session;
 use super::super::work::Answer;
@@ -108,6 +109,36 @@ pub(crate) async fn run(
         // Cancelled: there is nothing to answer.
         None => StatusCode::NO_CONTENT.into_response(),
     }
+}
+
+/// A handshake session's request answered alone, without the messages a
+/// call may send before its answer (progress, log messages, questions go
+/// nowhere): a request of a JSON-RPC batch, whose answers go back together
+/// as one JSON array. `None` when the call was cancelled.
+pub(crate) async fn answer_alone(
+    app: &Arc<App>,
+    http_session: &Arc<HttpSession>,
+    request: ParsedRequest,
+) -> Option<Vec<u8>> {
+    let Ok(_permit) = Arc::clone(&app.permits).acquire_owned().await else {
+        let error = ErrorObject::server_busy("the server is stopping");
+        return Some(encode_error(Some(&request.id), &error));
+    };
+    let call = match dispatch::route(&app.shared, &http_session.session, request) {
+        Step::Answer(answer) => return Some(answer),
+        Step::Call(call) => call,
+    };
+    let (cancelled, ticket) = match http_session.in_flight.begin(&call.id) {
+        Ok(begun) => begun,
+        Err(error) => return Some(encode_error(Some(&call.id), &error)),
+    };
+    let _in_flight = InFlightCall {
+        session: Arc::clone(http_session),
+        id: call.id.clone(),
+        ticket,
+    };
+    let answer = Box::pin(call.run(&app.shared, None, cancelled)).await;
+    answer.map(|answer| answer.body)
 }
 
 /// The answer as a JSON body (400 when the request was refused).

@@ -1,0 +1,40 @@
+//! JSON-RPC batches from a 2025-03-26 server, whose clients MUST take them:
+//! each message of one is handled as if it came alone.
+
+use std::sync::atomic::Ordering;
+
+use toolshape_protocol::{MAX_BATCH_MESSAGES, split_batch};
+
+use super::peer::{Channel, Peer, Received};
+
+impl Peer {
+    /// Takes batches from now on: the server speaks 2025-03-26.
+    pub(crate) fn take_batches(&self) {
+        self.takes_batches.store(true, Ordering::Relaxed);
+    }
+
+    /// Handles a batch's messages in order, and says what it held: the
+    /// answer to a request (the last, if several), else an error without an
+    /// id, else something else. A batch that is not one (broken, empty, over
+    /// [`MAX_BATCH_MESSAGES`]) is warned of and dropped.
+    pub(super) fn receive_batch(&self, bytes: &[u8], channel: Channel<'_>) -> Received {
+        let messages = match split_batch(bytes, MAX_BATCH_MESSAGES) {
+            Ok(messages) => messages,
+            Err(error) => {
+                tracing::warn!(%error, "the server sent a batch that cannot be read");
+                return Received::Invalid;
+            }
+        };
+        let mut held = Received::Other;
+        for message in messages {
+            match self.receive_one(message.get().as_bytes(), channel) {
+                Received::Answer(id) => held = Received::Answer(id),
+                Received::UnaddressedError(error) if !matches!(held, Received::Answer(_)) => {
+                    held = Received::UnaddressedError(error);
+                }
+                _ => {}
+            }
+        }
+        held
+    }
+}
