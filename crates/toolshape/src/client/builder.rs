@@ -266,7 +266,7 @@ impl ClientBuilder {
     async fn finish(
         self,
         peer: Arc<Peer>,
-        child: Option<Child>,
+        child: Option<super::process::ServerProcess>,
         stderr: stdio::StderrTail,
         stderr_reading: Option<tokio::task::JoinHandle<()>>,
     ) -> Result<Client, ClientError> {

@@ -27,6 +27,7 @@ mod negotiate;
 mod outgoing;
 mod pages;
 mod peer;
+mod process;
 mod received;
 mod rounds;
 mod stdio;
@@ -40,7 +41,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::process::Child;
 use toolshape_protocol::asks::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root,
 };
@@ -117,7 +117,7 @@ struct Inner {
     options: ClientOptions,
     hooks: Hooks,
     tools: tokio::sync::Mutex<Option<Arc<tools::Listing>>>,
-    child: Mutex<Option<Child>>,
+    child: Mutex<Option<process::ServerProcess>>,
     stderr: stdio::StderrTail,
     /// What every request's `_meta` starts with (2026-07-28: the revision,
     /// this client and its capabilities), worked out once.
@@ -167,7 +167,7 @@ impl Client {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
-            .and_then(Child::id)
+            .and_then(process::ServerProcess::id)
     }
 
     /// The last lines the server wrote to stderr, when it is captured.
@@ -268,7 +268,10 @@ impl Client {
 
     /// Closes the connection: over stdio, closes the server's input and waits
     /// up to `grace` for it to exit, then kills it, returning its exit status;
-    /// over HTTP, ends the session.
+    /// over HTTP, ends the session. On Unix the server runs in a process
+    /// group of its own: once it has exited, what it left running there (a
+    /// wrapper's other children) is sent SIGTERM; killed, the whole group
+    /// is. A client dropped without closing kills the group too.
     pub async fn close(&self, grace: Duration) -> Option<std::process::ExitStatus> {
         self.inner.peer.close_output().await;
         let child = self

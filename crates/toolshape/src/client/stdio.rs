@@ -8,7 +8,9 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
+
+use super::process::ServerProcess;
 use tokio::sync::mpsc;
 
 use super::MessageObserver;
@@ -110,7 +112,7 @@ const STDERR_TAIL_LINES: usize = 200;
 /// A running child with its reader and writer tasks.
 pub(crate) struct ChildTransport {
     pub(crate) peer: Arc<Peer>,
-    pub(crate) child: Child,
+    pub(crate) child: ServerProcess,
     pub(crate) stderr: StderrTail,
     /// The task reading a captured stderr, ending at its end.
     pub(crate) stderr_reading: Option<tokio::task::JoinHandle<()>>,
@@ -133,21 +135,21 @@ pub(crate) fn spawn(
             StderrMode::Inherit => Stdio::inherit(),
             StderrMode::Capture => Stdio::piped(),
             StderrMode::Discard => Stdio::null(),
-        })
-        .kill_on_drop(true);
+        });
     if let Some(dir) = &command.current_dir {
         process.current_dir(dir);
     }
-    let mut child = process.spawn().map_err(|source| TransportError::Spawn {
+    let mut child = ServerProcess::spawn(&mut process).map_err(|source| TransportError::Spawn {
         program: command.program.to_string_lossy().into_owned(),
         source,
     })?;
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+    let pipes = child.child_mut();
+    let (Some(stdin), Some(stdout)) = (pipes.stdin.take(), pipes.stdout.take()) else {
         return Err(TransportError::Pipes.into());
     };
     let stderr = StderrTail::default();
     let mut stderr_reading = None;
-    if let Some(pipe) = child.stderr.take() {
+    if let Some(pipe) = child.child_mut().stderr.take() {
         let tail = Arc::clone(&stderr);
         stderr_reading = Some(tokio::spawn(async move {
             let mut lines = BufReader::new(pipe).lines();

@@ -1,0 +1,90 @@
+//! The server's child process. On Unix it runs in a process group of its
+//! own, so that stopping it stops what it started too: a server started
+//! through a wrapper (`sh -c`, `npx`, `uvx`) is often a grandchild, which
+//! killing the wrapper alone would leave running.
+
+use std::io;
+use std::process::ExitStatus;
+
+use tokio::process::{Child, Command};
+
+/// A server process this client started.
+#[derive(Debug)]
+pub(crate) struct ServerProcess {
+    child: Child,
+    /// Its process group, while what is in it may still need stopping.
+    #[cfg(unix)]
+    group: Option<rustix::process::Pid>,
+}
+
+impl ServerProcess {
+    /// Starts `command` (its pipes set by the caller), in a new process
+    /// group on Unix.
+    pub(crate) fn spawn(command: &mut Command) -> io::Result<ServerProcess> {
+        #[cfg(unix)]
+        command.process_group(0);
+        let child = command.kill_on_drop(true).spawn()?;
+        Ok(ServerProcess {
+            #[cfg(unix)]
+            group: child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .and_then(rustix::process::Pid::from_raw),
+            child,
+        })
+    }
+
+    /// The child's own pipes, to take.
+    pub(crate) fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Its process id, while it runs.
+    pub(crate) fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Waits for it to exit; what it started is then asked to stop (see
+    /// [`ServerProcess::end_group`]).
+    pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
+        let status = self.child.wait().await;
+        self.end_group();
+        status
+    }
+
+    /// Kills it and everything in its group, and waits for it.
+    pub(crate) async fn kill(&mut self) -> io::Result<()> {
+        self.signal_group(true);
+        self.child.kill().await
+    }
+
+    /// Asks what the server left running in its group (a wrapper's other
+    /// children) to stop, with SIGTERM; after that the group is not
+    /// signalled again.
+    fn end_group(&mut self) {
+        self.signal_group(false);
+        #[cfg(unix)]
+        {
+            self.group = None;
+        }
+    }
+
+    #[cfg_attr(not(unix), allow(unused_variables, clippy::unused_self))]
+    fn signal_group(&self, kill: bool) {
+        #[cfg(unix)]
+        if let Some(group) = self.group {
+            use rustix::process::{Signal, kill_process_group};
+            let signal = if kill { Signal::KILL } else { Signal::TERM };
+            // Nothing left in it (ESRCH) is what is hoped for.
+            let _ = kill_process_group(group, signal);
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    /// A client dropped without closing kills the server (tokio's
+    /// `kill_on_drop`) and the rest of its group.
+    fn drop(&mut self) {
+        self.signal_group(true);
+    }
+}
