@@ -67,6 +67,14 @@ pub(crate) fn answer_stream(
     })
 }
 
+/// The answer to a request cancelled before it was answered: an event
+/// stream that ends with no event. A request's POST gets JSON or an event
+/// stream (the spec's MUST), and a cancelled request no response.
+pub(crate) fn unanswered() -> Response {
+    let (_, closed) = mpsc::channel(1);
+    event_stream(closed, None)
+}
+
 fn sse_response(events: Events) -> Response {
     let headers = [
         (

@@ -83,7 +83,7 @@ pub(crate) async fn run(
                 drop(cancel);
                 return match done {
                     Ok(answer) => json_answer(answer),
-                    Err(_) => StatusCode::NO_CONTENT.into_response(),
+                    Err(_) => response::unanswered(),
                 };
             }
         };
@@ -92,7 +92,7 @@ pub(crate) async fn run(
             drop(cancel);
             return match answer.await {
                 Ok(answer) => json_answer(answer),
-                Err(_) => StatusCode::NO_CONTENT.into_response(),
+                Err(_) => response::unanswered(),
             };
         };
         drop(cancel);
@@ -107,7 +107,7 @@ pub(crate) async fn run(
     match answer {
         Some(answer) => json_answer(answer),
         // Cancelled: there is nothing to answer.
-        None => StatusCode::NO_CONTENT.into_response(),
+        None => response::unanswered(),
     }
 }
 
