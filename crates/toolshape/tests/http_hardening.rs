@@ -200,7 +200,7 @@ async fn an_oversized_body_is_413_and_the_server_keeps_serving() {
 }
 
 #[tokio::test]
-async fn malformed_input_is_400_and_responses_are_accepted() {
+async fn malformed_input_is_400_and_responses_are_taken_in_sessions_only() {
     let serving = Serving::start(HttpOptions::default()).await;
     let headers = modern_headers("tools/list", None);
 
@@ -216,9 +216,16 @@ async fn malformed_input_is_400_and_responses_are_accepted() {
     let reply = post_raw(&serving.url, &headers, "").await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
 
-    // A JSON-RPC response (to a request the server never sent): accepted, no body.
+    // A JSON-RPC response outside any session: 2026-07-28 clients send
+    // none, so it is refused (400, an error without an id).
     let response = json!({"jsonrpc": "2.0", "id": 99, "result": {}});
-    let reply = post_raw(&serving.url, &[], response.to_string()).await;
+    let reply = post_raw(&serving.url, &headers, response.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    assert_eq!(reply.error_code(), -32600);
+    assert!(reply.json().get("id").is_none(), "{reply:?}");
+    // In a session, one (to a request the server never sent) is accepted.
+    let session = http_support::open_session(&serving.url).await;
+    let reply = http_support::session_post(&serving.url, &session, &response).await;
     assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
     assert!(reply.text.is_empty(), "{reply:?}");
 

@@ -132,10 +132,17 @@ fn too_large(app: &App, headers: &HeaderMap, leading: Leading) -> Response {
 }
 
 /// A client's answer to a request of ours (elicitation, sampling, roots on a
-/// handshake session): handed to the call waiting for it.
+/// handshake session): handed to the call waiting for it. Outside a session
+/// it is refused (`400`): a 2026-07-28 client sends no responses (its
+/// answers go in the retried request's `inputResponses`), and a handshake
+/// session's names its session.
 fn answer(app: &App, headers: &HeaderMap, response: toolshape_protocol::Response) -> Response {
     if !app.options.sessions || header(headers, names::SESSION_ID).is_none() {
-        return StatusCode::ACCEPTED.into_response();
+        let error = ErrorObject::invalid_request(
+            "a JSON-RPC response is taken only within a session: 2026-07-28 clients send none \
+             (answers to a server's questions go in the retried request's inputResponses)",
+        );
+        return response::error(StatusCode::BAD_REQUEST, None, &error);
     }
     match legacy::session_of(app, headers) {
         Ok(session) => {
