@@ -68,7 +68,9 @@ impl ServerArgs {
 pub(crate) struct McpServerArgs {
     /// Revision to speak: `auto` (2026-07-28 discovery, falling back to the
     /// initialize handshake) or one of 2024-11-05, 2025-03-26, 2025-06-18,
-    /// 2025-11-25, 2026-07-28.
+    /// 2025-11-25, 2026-07-28. A handshake revision is what is asked for: a
+    /// server answering with an older one it speaks is spoken to in that one
+    /// (the handshake's rule; `-vv` logs the revision used).
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     protocol: String,
     /// Seconds a request may wait for its answer.

@@ -85,6 +85,16 @@ pub enum AskError {
         /// Why.
         reason: String,
     },
+    /// The type [`ToolContext::elicit`] asks for cannot be a form (MCP's
+    /// forms are flat objects of primitive fields), or its schema does not
+    /// compile: nothing was sent.
+    #[error("{type_name} cannot be asked for as a form: {reason}")]
+    NotAForm {
+        /// The type asked for.
+        type_name: &'static str,
+        /// Why not.
+        reason: String,
+    },
     /// The elicited answer does not match the requested schema.
     #[error("the answer does not match the requested schema: {0}")]
     Invalid(#[source] ValidationError),
@@ -139,12 +149,10 @@ fn engine() -> &'static SchemaEngine {
 
 /// The elicitation schema of `T`: a flat object of primitive properties
 /// (`form.rs`), or why `T` cannot be asked as a form.
-fn requested_schema<T: JsonSchema>(derived: &Value) -> Result<Value, ToolError> {
-    super::form::form_schema(derived).map_err(|reason| {
-        ToolError::new(format!(
-            "{} cannot be asked for as a form: {reason}",
-            std::any::type_name::<T>()
-        ))
+fn requested_schema<T: JsonSchema>(derived: &Value) -> Result<Value, AskError> {
+    super::form::form_schema(derived).map_err(|reason| AskError::NotAForm {
+        type_name: std::any::type_name::<T>(),
+        reason,
     })
 }
 
@@ -239,14 +247,15 @@ impl ToolContext {
     pub async fn elicit<T: DeserializeOwned + JsonSchema>(
         &self,
         message: impl Into<String>,
-    ) -> Result<Elicitation<T>, ToolError> {
+    ) -> Result<Elicitation<T>, AskError> {
         // The client is sent the form; the answer is checked against all
         // that `T`'s schema says (patterns, bounds the form cannot carry).
         let derived = super::schema::derive_input::<T>();
         let form = requested_schema::<T>(&derived)?;
-        let compiled = engine()
-            .compile(&derived)
-            .map_err(|e| ToolError::with_source("the requested schema does not compile", e))?;
+        let compiled = engine().compile(&derived).map_err(|e| AskError::NotAForm {
+            type_name: std::any::type_name::<T>(),
+            reason: format!("its schema does not compile: {e}"),
+        })?;
         let result = self.elicit_form(ElicitParams::form(message, form)).await?;
         match result.action {
             ElicitAction::Decline => Ok(Elicitation::Declined),

@@ -280,6 +280,27 @@ mod tests {
         assert!(refused.contains("field inner"), "{refused}");
     }
 
+    #[derive(Debug, serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct NestedAnswer {
+        inner: Vec<String>,
+    }
+
+    /// `elicit::<T>` of a `T` no form can ask for fails before anything is
+    /// sent, with the ask errors' type, naming the field.
+    #[tokio::test]
+    async fn eliciting_what_no_form_can_ask_for_is_an_ask_error() {
+        let context = crate::ToolContext::default();
+        let refused = context.elicit::<NestedAnswer>("Which?").await.unwrap_err();
+        match refused {
+            crate::tool::AskError::NotAForm { type_name, reason } => {
+                assert!(type_name.ends_with("NestedAnswer"), "{type_name}");
+                assert!(reason.contains("field inner"), "{reason}");
+            }
+            other => panic!("not NotAForm: {other}"),
+        }
+    }
+
     #[test]
     fn a_union_is_no_form() {
         let refused = form_of::<Tagged>().unwrap_err();
