@@ -3,8 +3,8 @@
 //! theirs) runs beside what the wrapper started: stopping the client stops
 //! them all, whether it closes (the server exits at the end of its input,
 //! the rest of its process group is told to stop) or is dropped (the group
-//! is killed). Unix only: elsewhere there are no process groups.
-#![cfg(unix)]
+//! is killed). Linux only: the test reads `/proc` (process groups are Unix).
+#![cfg(target_os = "linux")]
 
 mod client_common;
 

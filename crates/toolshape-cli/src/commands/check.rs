@@ -97,11 +97,13 @@ impl CheckArgs {
                 let command = ServerCommand::from_argv(&self.command)
                     .ok_or("give the server command after `--`")?;
                 Ok(Target::Stdio {
-                    command: command.stderr(if self.server_stderr {
-                        StderrMode::Inherit
-                    } else {
-                        StderrMode::Capture
-                    }),
+                    command: command
+                        .stderr(if self.server_stderr {
+                            StderrMode::Inherit
+                        } else {
+                            StderrMode::Capture
+                        })
+                        .own_process_group(!super::connect::at_terminal()),
                     display: self.command.join(" "),
                 })
             }

@@ -180,11 +180,13 @@ impl McpServerArgs {
                 "give the server command after `--`, or --url".into(),
             ));
         };
-        let command = command.stderr(if self.quiet_server {
-            StderrMode::Discard
-        } else {
-            StderrMode::Inherit
-        });
+        let command = command
+            .stderr(if self.quiet_server {
+                StderrMode::Discard
+            } else {
+                StderrMode::Inherit
+            })
+            .own_process_group(!at_terminal());
         Ok((builder, UpstreamSpec::Command(command)))
     }
 }
@@ -266,6 +268,15 @@ pub(crate) fn fail(command: &str, (code, message): (u8, String)) -> ExitCode {
     // The message may quote the server: shown safely.
     errln!("toolshape {command}: {}", crate::output::shown(&message));
     ExitCode::from(code)
+}
+
+/// Whether this process runs at a terminal (its input or its error output
+/// one): a server started from here may then need to read it (a password
+/// prompt), so it stays in this process's group, where Ctrl-C reaches it
+/// too; elsewhere it gets a group of its own, stopped whole.
+pub(crate) fn at_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() || std::io::stderr().is_terminal()
 }
 
 #[cfg(test)]

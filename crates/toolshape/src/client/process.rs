@@ -19,15 +19,19 @@ pub(crate) struct ServerProcess {
 
 impl ServerProcess {
     /// Starts `command` (its pipes set by the caller), in a new process
-    /// group on Unix.
-    pub(crate) fn spawn(command: &mut Command) -> io::Result<ServerProcess> {
+    /// group on Unix when `own_group`.
+    #[cfg_attr(not(unix), allow(unused_variables))]
+    pub(crate) fn spawn(command: &mut Command, own_group: bool) -> io::Result<ServerProcess> {
         #[cfg(unix)]
-        command.process_group(0);
+        if own_group {
+            command.process_group(0);
+        }
         let child = command.kill_on_drop(true).spawn()?;
         Ok(ServerProcess {
             #[cfg(unix)]
             group: child
                 .id()
+                .filter(|_| own_group)
                 .and_then(|id| i32::try_from(id).ok())
                 .and_then(rustix::process::Pid::from_raw),
             child,
@@ -52,15 +56,23 @@ impl ServerProcess {
         status
     }
 
-    /// Kills it and everything in its group, and waits for it.
+    /// Kills it and everything in its group, and waits for it. The group is
+    /// not signalled again: once its leader is reaped and the rest gone, its
+    /// id may be taken by another group.
     pub(crate) async fn kill(&mut self) -> io::Result<()> {
         self.signal_group(true);
+        #[cfg(unix)]
+        {
+            self.group = None;
+        }
         self.child.kill().await
     }
 
     /// Asks what the server left running in its group (a wrapper's other
-    /// children) to stop, with SIGTERM; after that the group is not
-    /// signalled again.
+    /// children) to stop, with SIGTERM, just after the server was reaped;
+    /// after that the group is not signalled again. (Between the reaping and
+    /// the signal, a group left empty could in principle see its id reused:
+    /// the window is one system call.)
     fn end_group(&mut self) {
         self.signal_group(false);
         #[cfg(unix)]

@@ -7,17 +7,19 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
+};
 use tokio::process::Command;
-
-use super::process::ServerProcess;
 use tokio::sync::mpsc;
 
 use super::MessageObserver;
 use super::error::{ClientError, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::Outbound;
-use super::peer::{self, Peer};
+use super::peer::{Channel, Peer};
+use super::process::ServerProcess;
+use crate::transport::lines::{Line, LineReader, leading};
 
 /// What happens to the child's stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,6 +41,7 @@ pub struct ServerCommand {
     env: Vec<(OsString, OsString)>,
     current_dir: Option<PathBuf>,
     stderr: StderrMode,
+    own_process_group: bool,
 }
 
 impl ServerCommand {
@@ -50,6 +53,7 @@ impl ServerCommand {
             env: Vec::new(),
             current_dir: None,
             stderr: StderrMode::Inherit,
+            own_process_group: true,
         }
     }
 
@@ -102,6 +106,21 @@ impl ServerCommand {
         self.stderr = mode;
         self
     }
+
+    /// Whether the server runs in a process group of its own (Unix; the
+    /// default), so that stopping it stops what it started too: a server
+    /// behind a wrapper (`sh -c`, `npx`, `uvx`) is the wrapper's child, which
+    /// killing the wrapper alone would leave running. Turn it off for a
+    /// server that must read the terminal (a password prompt of `ssh`): a
+    /// process outside the terminal's foreground group that reads it is
+    /// stopped by the terminal (`toolshape`'s client commands turn it off at
+    /// a terminal). Off, the server shares the client's group, and Ctrl-C at
+    /// the terminal reaches it directly.
+    #[must_use]
+    pub fn own_process_group(mut self, own: bool) -> Self {
+        self.own_process_group = own;
+        self
+    }
 }
 
 /// Lines of the child's stderr, the most recent ones.
@@ -139,10 +158,13 @@ pub(crate) fn spawn(
     if let Some(dir) = &command.current_dir {
         process.current_dir(dir);
     }
-    let mut child = ServerProcess::spawn(&mut process).map_err(|source| TransportError::Spawn {
-        program: command.program.to_string_lossy().into_owned(),
-        source,
-    })?;
+    let mut child =
+        ServerProcess::spawn(&mut process, command.own_process_group).map_err(|source| {
+            TransportError::Spawn {
+                program: command.program.to_string_lossy().into_owned(),
+                source,
+            }
+        })?;
     let pipes = child.child_mut();
     let (Some(stdin), Some(stdout)) = (pipes.stdin.take(), pipes.stdout.take()) else {
         return Err(TransportError::Pipes.into());
@@ -187,7 +209,7 @@ where
     let (outgoing, receiver) = mpsc::channel(1024);
     let peer = Peer::new(outgoing, handlers, observer);
     tokio::spawn(write_loop(writer, receiver));
-    tokio::spawn(peer::read_loop(
+    tokio::spawn(read_loop(
         Arc::clone(&peer),
         BufReader::with_capacity(64 * 1024, reader),
         max_message_bytes,
@@ -223,4 +245,23 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
     }
     let _ = writer.flush().await;
     let _ = writer.shutdown().await;
+}
+
+/// Reads the server's messages until its output ends.
+async fn read_loop<R: AsyncBufRead + Unpin>(peer: Arc<Peer>, reader: R, max_message_bytes: usize) {
+    let mut lines = LineReader::new(reader, max_message_bytes);
+    loop {
+        match lines.next().await {
+            Ok(Line::Message(bytes)) => {
+                peer.receive(bytes, Channel::Shared);
+            }
+            Ok(Line::TooLong(prefix)) => peer.too_long(leading(prefix), max_message_bytes),
+            Ok(Line::Eof) => break,
+            Err(error) => {
+                tracing::warn!(%error, "reading from the server failed");
+                break;
+            }
+        }
+    }
+    peer.close();
 }
