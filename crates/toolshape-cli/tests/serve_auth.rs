@@ -218,6 +218,8 @@ fn a_protected_endpoint_with_a_key_set_file() {
             "mcp:tools",
             "--auth-tool-scope",
             "read_text=files:read",
+            "--allow-origin",
+            "http://localhost:6274",
         ],
     );
     let url = serve.url.clone().expect("announced");
@@ -240,8 +242,8 @@ fn a_protected_endpoint_with_a_key_set_file() {
     assert_eq!(metadata["resource"], url);
     assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
 
-    // A browser page (the MCP Inspector's origin) has its preflight answered
-    // without a token, and may read the 401's challenge.
+    // A browser page of an allowed origin (the MCP Inspector's) has its
+    // preflight answered without a token, and may read the 401's challenge.
     let inspector = "http://localhost:6274";
     let (preflight, challenge_visible) = runtime.block_on(async {
         let client = reqwest::Client::new();

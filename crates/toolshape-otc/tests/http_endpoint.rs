@@ -346,6 +346,7 @@ async fn limits_origins_and_methods() -> TestResult {
     let (registry, _) = tools::registry();
     let mut options = OtcOptions::default();
     options.http.max_body_bytes = 1024;
+    options.http.allowed_origins = vec!["http://localhost:6274".into()];
     options.http.body_read_timeout = std::time::Duration::from_millis(500);
     let running = start(&registry, options).await?;
     // A body that never arrives whole: 408 once its time is up.
@@ -414,15 +415,17 @@ async fn limits_origins_and_methods() -> TestResult {
     )
     .await?;
     assert_eq!(local.status, 200);
-    // CORS for the origins it serves: a browser page may read the listing
-    // and have its call's preflight answered; a foreign page may not.
-    assert_eq!(
-        local.headers["access-control-allow-origin"],
-        "http://localhost:3000"
-    );
-    for (origin, allowed) in [
-        ("http://localhost:3000", true),
-        ("http://evil.example", false),
+    // CORS for the origins listed only: a page of one may read the listing
+    // and have its call's preflight answered; an unlisted loopback page gets
+    // no CORS, a foreign page's preflight 403.
+    let app = "http://localhost:6274";
+    let listed = send(&running, "get", "/tools", &[("origin", app)], None).await?;
+    assert_eq!(listed.headers["access-control-allow-origin"], app);
+    assert!(local.headers.get("access-control-allow-origin").is_none());
+    for (origin, status, granted) in [
+        (app, 200, true),
+        ("http://localhost:3000", 200, false),
+        ("http://evil.example", 403, false),
     ] {
         let preflight = common::http()
             .request(reqwest::Method::OPTIONS, running.url("/tools/call"))
@@ -434,13 +437,20 @@ async fn limits_origins_and_methods() -> TestResult {
             )
             .send()
             .await?;
-        let granted = preflight.headers().get("access-control-allow-origin");
+        assert_eq!(preflight.status().as_u16(), status, "{preflight:?}");
+        let allowed = preflight.headers().get("access-control-allow-origin");
         assert_eq!(
-            granted.is_some_and(|v| v == origin),
-            allowed,
+            allowed.is_some_and(|v| v == origin),
+            granted,
             "{preflight:?}"
         );
     }
+    // An OPTIONS request that is no preflight is the endpoint's: 405.
+    let options = common::http()
+        .request(reqwest::Method::OPTIONS, running.url("/tools"))
+        .send()
+        .await?;
+    assert_eq!(options.status().as_u16(), 405);
     // A method the endpoint does not have.
     let deleted = common::http().delete(running.url("/tools")).send().await?;
     assert_eq!(deleted.status().as_u16(), 405);

@@ -95,7 +95,7 @@ fn cors_header(headers: &reqwest::header::HeaderMap, name: &str) -> String {
 const ASKED: &str = "content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region";
 
 /// A browser's preflight for a POST from `origin` to `url`.
-async fn preflight(url: &str, origin: &str, headers: &str) -> reqwest::Response {
+async fn send_preflight(url: &str, origin: &str, headers: &str) -> reqwest::Response {
     http()
         .request(reqwest::Method::OPTIONS, url)
         .header("origin", origin)
@@ -108,13 +108,16 @@ async fn preflight(url: &str, origin: &str, headers: &str) -> reqwest::Response 
 }
 
 #[tokio::test]
-async fn origins_the_endpoint_serves_get_cors_and_their_preflights_answered() {
+async fn listed_origins_get_cors_and_their_preflights_answered() {
     let mut options = HttpOptions::default();
-    options.allowed_origins = vec!["https://app.example.com".into()];
+    options.allowed_origins = vec![
+        "https://app.example.com".into(),
+        "http://localhost:6274".into(),
+    ];
     let serving = Serving::start(options).await;
 
-    for origin in ["https://app.example.com", "http://localhost:5173"] {
-        let preflight = preflight(&serving.url, origin, ASKED).await;
+    for origin in ["https://app.example.com", "http://localhost:6274"] {
+        let preflight = send_preflight(&serving.url, origin, ASKED).await;
         assert!(preflight.status().is_success(), "{origin}: {preflight:?}");
         let headers = preflight.headers();
         assert_eq!(
@@ -147,22 +150,43 @@ async fn origins_the_endpoint_serves_get_cors_and_their_preflights_answered() {
         }
     }
 
-    // A foreign origin's preflight allows nothing; its request stays 403.
-    let preflight = preflight(&serving.url, "http://evil.example", ASKED).await;
+    // A loopback origin not listed passes the Origin check (DNS rebinding is
+    // about foreign sites) but gets no CORS: another local web app's page
+    // cannot read the answers.
+    let unlisted = "http://localhost:5173";
+    let preflight = send_preflight(&serving.url, unlisted, ASKED).await;
+    assert!(preflight.status().is_success(), "{preflight:?}");
+    assert!(
+        preflight
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none(),
+        "{preflight:?}"
+    );
+    let reply = list_with_origin(&serving.url, unlisted).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert!(reply.headers.get("access-control-allow-origin").is_none());
+
+    // A foreign origin's preflight is refused (403), as its request is.
+    let preflight = send_preflight(&serving.url, "http://evil.example", ASKED).await;
+    assert_eq!(preflight.status(), StatusCode::FORBIDDEN, "{preflight:?}");
     let headers = preflight.headers();
     assert!(
         headers.get("access-control-allow-origin").is_none(),
         "{headers:?}"
     );
-    assert!(
-        headers
-            .get("access-control-allow-private-network")
-            .is_none(),
-        "{headers:?}"
-    );
     let reply = list_with_origin(&serving.url, "http://evil.example").await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert!(reply.headers.get("access-control-allow-origin").is_none());
+
+    // An OPTIONS request that is no preflight is the endpoint's: 405.
+    let options = http()
+        .request(reqwest::Method::OPTIONS, &serving.url)
+        .header("origin", "https://app.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(options.status(), StatusCode::METHOD_NOT_ALLOWED);
 }
 
 #[tokio::test]

@@ -1,19 +1,31 @@
-//! CORS for browser clients: a page whose origin may use the endpoint (a
-//! loopback origin, or one of [`HttpOptions::allowed_origins`]) is told so,
-//! its preflight answered, and the MCP headers a client reads made visible
-//! to it. Origins the endpoint refuses get no CORS headers (and `403` from
-//! the `Origin` check when they post anyway).
+//! CORS for browser clients: a page whose origin is listed in
+//! [`HttpOptions::allowed_origins`] is told it may read the endpoint's
+//! answers, its preflight answered, and the MCP headers a client reads made
+//! visible to it. Loopback origins, which the `Origin` check lets through
+//! (DNS rebinding is about foreign sites), get no CORS unless listed: a page
+//! of any local web app could read tool results otherwise.
+//!
+//! Only preflights (`OPTIONS` with `Access-Control-Request-Method`) are
+//! answered here, after the `Host`/`Origin` check (`403` for a refused
+//! one); any other `OPTIONS` goes to the router as before.
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderName, HeaderValue, Method, header};
+use axum::body::Body;
+use axum::http::{HeaderName, HeaderValue, Method, Request, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use toolshape_protocol::http::names;
-use tower_http::cors::{AllowHeaders, AllowOrigin, AllowPrivateNetwork, CorsLayer};
+use tower::{Layer, Service, ServiceExt};
+use tower_http::cors::{AllowHeaders, AllowOrigin, AllowPrivateNetwork, Cors, CorsLayer};
 
+use super::hardening::check_host_and_origin;
 use super::options::HttpOptions;
-use super::origin;
 
 /// How long a browser may keep a preflight's answer.
 const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
@@ -24,30 +36,36 @@ const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// and [`serve_router`](crate::serve_router) add it themselves; a router
 /// mounted into an application of one's own takes it from here.
 ///
-/// Allowed: the origins the endpoint serves, the methods `GET`, `POST`,
-/// `DELETE`, any request header the page asks for (MCP's `Mcp-Param-*`
-/// headers are named by each tool). Exposed to the page: `Mcp-Session-Id`,
-/// `MCP-Protocol-Version`, `WWW-Authenticate` (OAuth discovery) and
-/// `Retry-After`. A public page reaching a private address is allowed too
-/// (Private Network Access), for the same origins.
+/// Allowed: the origins listed in [`HttpOptions::allowed_origins`] (exactly
+/// as written there, e.g. `http://localhost:6274` for the MCP Inspector), the
+/// methods `GET`, `POST`, `DELETE`, any request header the page asks for
+/// (MCP's `Mcp-Param-*` headers are named by each tool). Exposed to the
+/// page: `Mcp-Session-Id`, `MCP-Protocol-Version`, `WWW-Authenticate`
+/// (OAuth discovery) and `Retry-After`. A public page reaching a private
+/// address is allowed too (Private Network Access), for the same origins.
 pub fn allow_cross_origin(router: Router, options: &HttpOptions) -> Router {
-    router.layer(layer(&options.allowed_origins))
+    let gate = CrossOrigin {
+        with_cors: layer(&options.allowed_origins).layer(router.clone()),
+        plain: router,
+        options: Arc::new(options.clone()),
+    };
+    Router::new().fallback_service(gate)
 }
 
-pub(super) fn layer(allowed_origins: &[String]) -> CorsLayer {
+fn layer(allowed_origins: &[String]) -> CorsLayer {
     let allowed: Arc<[String]> = allowed_origins.into();
     let private = Arc::clone(&allowed);
-    let serves = move |origin: &HeaderValue, allowed: &[String]| {
+    let listed = |origin: &HeaderValue, allowed: &[String]| {
         origin
             .to_str()
-            .is_ok_and(|origin| origin::is_allowed(origin, allowed))
+            .is_ok_and(|origin| allowed.iter().any(|a| a.eq_ignore_ascii_case(origin)))
     };
     CorsLayer::new()
         .allow_origin(AllowOrigin::predicate(move |origin, _| {
-            serves(origin, &allowed)
+            listed(origin, &allowed)
         }))
         .allow_private_network(AllowPrivateNetwork::predicate(move |origin, _| {
-            serves(origin, &private)
+            listed(origin, &private)
         }))
         .allow_methods([Method::GET, Method::POST, Method::DELETE])
         .allow_headers(AllowHeaders::mirror_request())
@@ -58,4 +76,44 @@ pub(super) fn layer(allowed_origins: &[String]) -> CorsLayer {
             header::RETRY_AFTER,
         ])
         .max_age(PREFLIGHT_MAX_AGE)
+}
+
+/// Sends preflights through the `Host`/`Origin` check to CORS, other
+/// `OPTIONS` requests and requests no page sent (no `Origin`) to the router
+/// alone, and the rest to the router with CORS headers added.
+#[derive(Clone)]
+struct CrossOrigin {
+    plain: Router,
+    with_cors: Cors<Router>,
+    options: Arc<HttpOptions>,
+}
+
+type Answering = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+impl Service<Request<Body>> for CrossOrigin {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Answering;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Answering {
+        let options = request.method() == Method::OPTIONS;
+        let preflight = options
+            && request
+                .headers()
+                .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+        if preflight && let Err(refused) = check_host_and_origin(request.headers(), &self.options) {
+            let refused = (StatusCode::FORBIDDEN, refused.to_string()).into_response();
+            return Box::pin(std::future::ready(Ok(refused)));
+        }
+        // No page sent it (no `Origin`), or it is no preflight: the router's.
+        if !request.headers().contains_key(header::ORIGIN) || options && !preflight {
+            return Box::pin(self.plain.clone().oneshot(request));
+        }
+        let answering = self.with_cors.clone().oneshot(request);
+        Box::pin(async move { answering.await.map(IntoResponse::into_response) })
+    }
 }

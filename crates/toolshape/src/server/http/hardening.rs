@@ -36,7 +36,7 @@ where
         body_read_timeout: options.body_read_timeout,
         write_stall_timeout: crate::ServerOptions::default().write_stall_timeout,
     };
-    let router = router.layer(super::cors::layer(&options.allowed_origins));
+    let router = super::cors::allow_cross_origin(router, options);
     listen::serve(listener, router, limits, shutdown).await
 }
 

@@ -111,8 +111,9 @@ impl Server {
             write_stall_timeout: self.shared.options.write_stall_timeout,
         };
         let (close, closing) = watch::channel(false);
-        let cors = cors::layer(&options.allowed_origins);
-        let router = wrap(build_router(self, options, closing, close.clone())).layer(cors);
+        let cross_origin = options.clone();
+        let router = wrap(build_router(self, options, closing, close.clone()));
+        let router = cors::allow_cross_origin(router, &cross_origin);
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {
