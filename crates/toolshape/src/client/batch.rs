@@ -13,10 +13,10 @@ impl Peer {
         self.takes_batches.store(true, Ordering::Relaxed);
     }
 
-    /// Handles a batch's messages in order, and says what it held: the
-    /// answer to a request (the last, if several), else an error without an
-    /// id, else something else. A batch that is not one (broken, empty, over
-    /// [`MAX_BATCH_MESSAGES`]) is warned of and dropped.
+    /// Handles a batch's messages in order, and says what it held: the ids
+    /// of the requests it answers, or, when it answers none, an error
+    /// without an id it carried. A batch that is not one (broken, empty,
+    /// over [`MAX_BATCH_MESSAGES`]) is warned of and dropped.
     pub(super) fn receive_batch(&self, bytes: &[u8], channel: Channel<'_>) -> Received {
         let messages = match split_batch(bytes, MAX_BATCH_MESSAGES) {
             Ok(messages) => messages,
@@ -25,16 +25,18 @@ impl Peer {
                 return Received::Invalid;
             }
         };
-        let mut held = Received::Other;
+        let mut answered = Vec::new();
+        let mut unaddressed = None;
         for message in messages {
             match self.receive_one(message.get().as_bytes(), channel) {
-                Received::Answer(id) => held = Received::Answer(id),
-                Received::UnaddressedError(error) if !matches!(held, Received::Answer(_)) => {
-                    held = Received::UnaddressedError(error);
-                }
+                Received::Answer(id) => answered.push(id),
+                Received::UnaddressedError(error) => unaddressed = Some(error),
                 _ => {}
             }
         }
-        held
+        match unaddressed {
+            Some(error) if answered.is_empty() => Received::UnaddressedError(error),
+            _ => Received::Batch(answered),
+        }
     }
 }

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
-use tokio::io::AsyncBufRead;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use toolshape_protocol::{
     CancelledNotificationParams, ErrorObject, Incoming, KnownNotification, LoggingLevel,
@@ -20,7 +19,7 @@ use super::error::{ClientError, ClientErrorKind, TransportError};
 use super::handlers::Handlers;
 use super::outgoing::{Outbound, Outgoing, Route};
 use crate::tool::{LogMessage, Progress, ToolContext};
-use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
+use crate::transport::lines::{Leading, LeadingKind, leading};
 
 type Reply = Result<ResultJson, ClientError>;
 
@@ -40,6 +39,9 @@ pub(crate) enum Received {
     Invalid,
     /// A notification or a request of the server's.
     Other,
+    /// A JSON-RPC batch (2025-03-26) answering the requests with these ids
+    /// (none, when it held only notifications and requests).
+    Batch(Vec<RequestId>),
 }
 
 /// Where a message from the server arrived, which says what a request-scoped
@@ -578,27 +580,4 @@ impl Drop for PendingGuard {
             let _ = self.peer.notify(methods::CANCELLED, &params, route);
         }
     }
-}
-
-/// Reads the server's messages until its output ends.
-pub(crate) async fn read_loop<R: AsyncBufRead + Unpin>(
-    peer: Arc<Peer>,
-    reader: R,
-    max_message_bytes: usize,
-) {
-    let mut lines = LineReader::new(reader, max_message_bytes);
-    loop {
-        match lines.next().await {
-            Ok(Line::Message(bytes)) => {
-                peer.receive(bytes, Channel::Shared);
-            }
-            Ok(Line::TooLong(prefix)) => peer.too_long(leading(prefix), max_message_bytes),
-            Ok(Line::Eof) => break,
-            Err(error) => {
-                tracing::warn!(%error, "reading from the server failed");
-                break;
-            }
-        }
-    }
-    peer.close();
 }

@@ -1,5 +1,4 @@
-//! Where a request's answers go: the one stdio writer, one HTTP response, or
-//! a batch's array.
+//! Where a request's answers go: the one stdio writer, or one HTTP response.
 
 use serde::Serialize;
 use tokio::sync::mpsc;
@@ -44,24 +43,6 @@ impl Outbox {
             Ok(()) => self.send(out).await,
             Err(_) => true,
         }
-    }
-}
-
-/// Writes a batch's answers, as they come from `answers`, as one array
-/// once every sender is gone; nothing when none came.
-pub(crate) async fn answer_batch(mut answers: mpsc::Receiver<Frame>, outbox: Outbox) {
-    let mut array = vec![b'['];
-    while let Some(frame) = answers.recv().await {
-        if let Frame::Message(answer) = frame {
-            if array.len() > 1 {
-                array.push(b',');
-            }
-            array.extend_from_slice(&answer);
-        }
-    }
-    if array.len() > 1 {
-        array.push(b']');
-        outbox.send(array).await;
     }
 }
 

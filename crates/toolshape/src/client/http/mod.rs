@@ -438,6 +438,9 @@ impl Exchange {
     fn deliver(&self, message: &Outgoing, received: &[u8]) -> bool {
         match self.peer.receive(received, message.channel()) {
             Received::Answer(id) => message.id.as_ref() == Some(&id),
+            Received::Batch(answered) => {
+                message.id.as_ref().is_some_and(|id| answered.contains(id))
+            }
             _ => false,
         }
     }

@@ -240,7 +240,7 @@ impl Exchange {
             Received::UnaddressedError(error) => {
                 self.fail(message, ClientErrorKind::Protocol(error));
             }
-            Received::Answer(_) | Received::Other => {}
+            Received::Answer(_) | Received::Other | Received::Batch(_) => {}
             Received::Invalid => {
                 let text = String::from_utf8_lossy(&body);
                 self.fail(

@@ -19,11 +19,13 @@ use super::dispatch::{self, Step};
 use super::in_flight::InFlight;
 use super::listens::Listens;
 use super::notices;
-use super::outbox::{Frame, Outbox, answer_batch};
+use super::outbox::{Frame, Outbox};
 use super::request::ParsedRequest;
 use super::session::Session;
 use crate::transport::lines::{Leading, LeadingKind, Line, LineReader, leading};
 use crate::transport::stall::StallGuard;
+
+mod batch;
 
 struct Connection {
     shared: Arc<Shared>,
@@ -31,6 +33,8 @@ struct Connection {
     outbox: Outbox,
     in_flight: Arc<InFlight>,
     calls: JoinSet<()>,
+    /// The batches whose answers are still being gathered (2025-03-26).
+    batches: JoinSet<()>,
     /// Its 2026-07-28 `subscriptions/listen` streams.
     listens: Listens,
     /// What the server's [`ConnectedClient`](super::ConnectedClient) was
@@ -112,6 +116,7 @@ where
         outbox,
         in_flight: Arc::default(),
         calls: JoinSet::new(),
+        batches: JoinSet::new(),
         listens: Listens::default(),
         told_client: Told::Nothing,
         number,
@@ -168,7 +173,8 @@ where
     // (a handler would otherwise run on past a question that failed).
     let unfinished = if stopped {
         let mut unfinished = connection.in_flight.stop_all();
-        take_unstarted(&mut lines, &mut unfinished).await;
+        let batches = connection.takes_batches();
+        take_unstarted(&mut lines, &mut unfinished, batches).await;
         unfinished
     } else {
         Vec::new()
@@ -188,6 +194,7 @@ where
     if let Some(outcome) = write_failed {
         // Nobody reads the answers any more: stop the calls in flight.
         connection.calls.abort_all();
+        connection.batches.abort_all();
         while connection.calls.join_next().await.is_some() {}
         let error = match outcome {
             Ok(Err(error)) => error,
@@ -199,6 +206,8 @@ where
     }
     stop_calls(&mut connection, unfinished, &listening).await;
     while connection.calls.join_next().await.is_some() {}
+    // Each batch's answers are written once its last call has ended.
+    while connection.batches.join_next().await.is_some() {}
     drop(connection);
     // What is queued is written; a sender still held elsewhere (a task a
     // handler left behind) does not keep the session open.
@@ -219,6 +228,7 @@ const UNSTARTED_AT_STOP: usize = 1024;
 async fn take_unstarted<R: AsyncBufRead + Unpin>(
     lines: &mut LineReader<R>,
     ids: &mut Vec<RequestId>,
+    batches: bool,
 ) {
     for _ in 0..UNSTARTED_AT_STOP {
         // Unconstrained: the runtime's budget per task would make a read
@@ -233,6 +243,9 @@ async fn take_unstarted<R: AsyncBufRead + Unpin>(
         .await;
         let Some(line) = line else { return };
         match line {
+            Ok(Line::Message(bytes)) if batches && toolshape_protocol::is_batch(bytes) => {
+                batch::requests_of(bytes, ids);
+            }
             Ok(Line::Message(bytes)) => {
                 if let Incoming::Request(request) = toolshape_protocol::classify(bytes)
                     && !ids.contains(&request.id)
@@ -380,16 +393,18 @@ impl Connection {
     /// Handles one message (a batch, where the session's revision has them);
     /// false when the output is gone.
     async fn handle(&mut self, bytes: &[u8]) -> bool {
-        if toolshape_protocol::is_batch(bytes)
-            && self
-                .session
-                .handshake()
-                .is_some_and(ProtocolVersion::allows_batches)
-        {
+        if toolshape_protocol::is_batch(bytes) && self.takes_batches() {
             return self.batch(bytes).await;
         }
         let reply = self.outbox.clone();
         self.handle_one(bytes, &reply, false).await
+    }
+
+    /// Whether the session's revision has JSON-RPC batches (2025-03-26).
+    fn takes_batches(&self) -> bool {
+        self.session
+            .handshake()
+            .is_some_and(ProtocolVersion::allows_batches)
     }
 
     /// Handles one message (of a batch: `in_batch`), its answer (if it gets
@@ -433,40 +448,6 @@ impl Connection {
             }
             Incoming::Invalid { id, error } => reply.error(id.as_ref(), &error).await,
         }
-    }
-
-    /// A JSON-RPC batch of a 2025-03-26 session: each message handled as if
-    /// it came alone (its calls run concurrently, within the in-flight
-    /// bound), the answers written together as one array once the last is
-    /// in (none when the batch held only notifications and answers). A
-    /// batch refused whole (broken, empty, over [`MAX_BATCH_MESSAGES`]) gets
-    /// one error. False when the output is gone.
-    ///
-    /// [`MAX_BATCH_MESSAGES`]: toolshape_protocol::MAX_BATCH_MESSAGES
-    async fn batch(&mut self, bytes: &[u8]) -> bool {
-        let messages =
-            match toolshape_protocol::split_batch(bytes, toolshape_protocol::MAX_BATCH_MESSAGES) {
-                Ok(messages) => messages,
-                Err(error) => return self.outbox.error(None, &error).await,
-            };
-        // One answer at most per message: sending never waits.
-        let (sender, answers) = mpsc::channel(messages.len());
-        let reply = Outbox(sender);
-        let bound = self.shared.options.max_in_flight.max(1);
-        for message in messages {
-            while self.calls.len() >= bound && self.calls.join_next().await.is_some() {}
-            if !self
-                .handle_one(message.get().as_bytes(), &reply, true)
-                .await
-            {
-                return false;
-            }
-        }
-        // The calls still running hold the rest of `reply`: the array is
-        // written when the last of them has answered (or ended without).
-        drop(reply);
-        self.calls.spawn(answer_batch(answers, self.outbox.clone()));
-        true
     }
 
     /// Handles a message over the size limit, skipped unread: an answer to

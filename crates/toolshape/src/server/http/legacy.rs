@@ -45,7 +45,7 @@ pub(crate) async fn serve(
         Ok(session) => session,
         Err(refused) => return refused,
     };
-    if let Err(refused) = check_version_header(headers, &request.id) {
+    if let Err(refused) = check_version_header(headers, Some(&request.id)) {
         return refused;
     }
     let session_ref = Arc::clone(&session);
@@ -73,12 +73,18 @@ pub(crate) async fn batch(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> O
     {
         return None;
     }
+    if let Err(refused) = check_version_header(headers, None) {
+        return Some(refused);
+    }
     let messages = match toolshape_protocol::split_batch(body, MAX_BATCH_MESSAGES) {
         Ok(messages) => messages,
         Err(error) => return Some(response::error(StatusCode::BAD_REQUEST, None, &error)),
     };
     let mut answers = Vec::new();
-    let mut calls = Vec::new();
+    // Owned by this handler: a client that goes away drops them with it,
+    // as it would a single request.
+    let mut calls = tokio::task::JoinSet::new();
+    let mut requests = 0;
     for message in messages {
         match toolshape_protocol::classify(message.get().as_bytes()) {
             Incoming::Invalid { id, error } => answers.push(encode_error(id.as_ref(), &error)),
@@ -90,32 +96,39 @@ pub(crate) async fn batch(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> O
             Incoming::Notification(notification) => {
                 dispatch::notification(&session.session, &session.in_flight, &notification);
             }
-            Incoming::Request(request) => match ParsedRequest::parse(request, &app.shared.registry)
-            {
-                Ok(request) if matches!(request.body, KnownRequest::Initialize(_)) => {
-                    let error =
-                        ErrorObject::invalid_request("initialize may not be part of a batch");
-                    answers.push(encode_error(Some(&request.id), &error));
+            Incoming::Request(request) => {
+                requests += 1;
+                match ParsedRequest::parse(request, &app.shared.registry) {
+                    Ok(request) if matches!(request.body, KnownRequest::Initialize(_)) => {
+                        let error =
+                            ErrorObject::invalid_request("initialize may not be part of a batch");
+                        answers.push(encode_error(Some(&request.id), &error));
+                    }
+                    Ok(request) => {
+                        let (app, session) = (Arc::clone(app), Arc::clone(&session));
+                        calls
+                            .spawn(async move { run::answer_alone(&app, &session, request).await });
+                    }
+                    Err(unparsable) => {
+                        answers.push(encode_error(Some(&unparsable.id), &unparsable.error));
+                    }
                 }
-                Ok(request) => {
-                    let (app, session) = (Arc::clone(app), Arc::clone(&session));
-                    calls.push(tokio::spawn(async move {
-                        run::answer_alone(&app, &session, request).await
-                    }));
-                }
-                Err(unparsable) => {
-                    answers.push(encode_error(Some(&unparsable.id), &unparsable.error));
-                }
-            },
+            }
         }
     }
-    for call in calls {
-        if let Ok(Some(answer)) = call.await {
+    while let Some(answered) = calls.join_next().await {
+        if let Ok(Some(answer)) = answered {
             answers.push(answer);
         }
     }
     if answers.is_empty() {
-        return Some(StatusCode::ACCEPTED.into_response());
+        // Requests whose every one was cancelled still get what a request
+        // gets (JSON or an event stream): an empty stream.
+        return Some(if requests > 0 {
+            response::unanswered()
+        } else {
+            StatusCode::ACCEPTED.into_response()
+        });
     }
     let mut array = Vec::with_capacity(answers.iter().map(|a| a.len() + 1).sum::<usize>() + 1);
     array.push(b'[');
@@ -154,7 +167,7 @@ pub(crate) fn refuse_unparsable(
 /// session's negotiated revision.
 fn check_version_header(
     headers: &HeaderMap,
-    id: &toolshape_protocol::RequestId,
+    id: Option<&toolshape_protocol::RequestId>,
 ) -> Result<(), Response> {
     match header(headers, names::PROTOCOL_VERSION) {
         Some(version)
@@ -165,7 +178,7 @@ fn check_version_header(
                 "unsupported MCP-Protocol-Version {:?} for a session",
                 excerpt(version, 40)
             ));
-            Err(response::error(StatusCode::BAD_REQUEST, Some(id), &error))
+            Err(response::error(StatusCode::BAD_REQUEST, id, &error))
         }
         _ => Ok(()),
     }
