@@ -6,7 +6,11 @@
 //! any other line is classified, and a request or an invalid message gets
 //! exactly one answer with its id, a notification or response none; a
 //! `subscriptions/listen` at most one (an opened stream is acknowledged by
-//! a notification and answered only when it ends).
+//! a notification and answered only when it ends). A line that is a
+//! JSON-RPC batch (an array) is answered as a 2025-03-26 session answers it
+//! (each message as if alone) or as any other refuses it (one error without
+//! an id): the model does not follow the negotiation, so it takes either,
+//! each of those answers at most once.
 
 use toolshape_protocol::{Incoming, RequestId, Response, classify, methods};
 
@@ -20,8 +24,9 @@ pub enum Expected {
     /// At most one error answer: an oversized line that may be an answer
     /// (the server fails its own request with that id instead of replying).
     MaybeOversized,
-    /// At most one answer with this id (a `subscriptions/listen`).
-    Maybe(RequestId),
+    /// At most one answer with this id (a `subscriptions/listen`, a
+    /// message of a batch; `None`: no id).
+    Maybe(Option<RequestId>),
 }
 
 /// What a peer's input must be answered with.
@@ -53,9 +58,13 @@ pub fn expected(input: &[u8], max: usize) -> Expectation {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        if toolshape_protocol::is_batch(line) {
+            batch(line, &mut expectation);
+            continue;
+        }
         match classify(line) {
             Incoming::Request(request) if request.method == methods::SUBSCRIPTIONS_LISTEN => {
-                expectation.answers.push(Expected::Maybe(request.id));
+                expectation.answers.push(Expected::Maybe(Some(request.id)));
             }
             Incoming::Request(request) => expectation.answers.push(Expected::Id(Some(request.id))),
             Incoming::Invalid { id, .. } => expectation.answers.push(Expected::Id(id)),
@@ -68,6 +77,31 @@ pub fn expected(input: &[u8], max: usize) -> Expectation {
         }
     }
     expectation
+}
+
+/// A batch line: refused whole with one error (no id), or, in a 2025-03-26
+/// session, each of its messages answered as if it came alone.
+fn batch(line: &[u8], expectation: &mut Expectation) {
+    expectation.answers.push(Expected::Maybe(None));
+    let Ok(messages) =
+        toolshape_protocol::split_batch(line, toolshape_protocol::MAX_BATCH_MESSAGES)
+    else {
+        return;
+    };
+    for message in messages {
+        match classify(message.get().as_bytes()) {
+            Incoming::Request(request) => {
+                expectation.answers.push(Expected::Maybe(Some(request.id)))
+            }
+            Incoming::Invalid { id, .. } => expectation.answers.push(Expected::Maybe(id)),
+            Incoming::Notification(notification) => {
+                if notification.method == methods::CANCELLED {
+                    expectation.cancels = true;
+                }
+            }
+            Incoming::Response(_) => {}
+        }
+    }
 }
 
 /// Whether an oversized line may read as an answer from its first bytes: it
@@ -87,7 +121,7 @@ const PREFIX_BYTES: usize = 512;
 /// exactly once (a cancelled call's may be missing), and nothing else.
 pub fn check(expectation: &Expectation, answers: &[Response]) {
     let mut owed: Vec<Option<RequestId>> = Vec::new();
-    let mut maybe: Vec<RequestId> = Vec::new();
+    let mut maybe: Vec<Option<RequestId>> = Vec::new();
     let mut oversized = 0usize;
     let mut maybe_oversized = 0usize;
     for expected in &expectation.answers {
@@ -108,7 +142,7 @@ pub fn check(expectation: &Expectation, answers: &[Response]) {
         let id = answer.id().cloned();
         if let Some(index) = owed.iter().position(|owed| *owed == id) {
             owed.swap_remove(index);
-        } else if let Some(index) = maybe.iter().position(|maybe| id.as_ref() == Some(maybe)) {
+        } else if let Some(index) = maybe.iter().position(|maybe| *maybe == id) {
             maybe.swap_remove(index);
             either += 1;
         } else {

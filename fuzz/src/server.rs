@@ -136,7 +136,8 @@ pub fn serve(input: &[u8]) -> Vec<u8> {
     std::mem::take(&mut *sink.0.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
-/// What the server wrote: every line must be one JSON-RPC response, or the
+/// What the server wrote: every line must be one JSON-RPC response (or, in
+/// a 2025-03-26 session, an array of them answering a batch), or the
 /// acknowledgement of a `subscriptions/listen` stream (this toolset sends
 /// no other notification unless asked for progress, which it never
 /// reports; its tools do not change while it serves).
@@ -150,6 +151,21 @@ pub fn responses(output: &[u8]) -> Vec<Response> {
         "the output does not end with a newline"
     );
     for line in output[..output.len() - 1].split(|&b| b == b'\n') {
+        // A 2025-03-26 session answers a batch with an array of responses.
+        if toolshape_protocol::is_batch(line) {
+            let messages =
+                toolshape_protocol::split_batch(line, toolshape_protocol::MAX_BATCH_MESSAGES)
+                    .unwrap_or_else(|error| {
+                        panic!("the server wrote a broken batch ({error:?}): {line:?}")
+                    });
+            for message in messages {
+                match classify(message.get().as_bytes()) {
+                    Incoming::Response(response) => responses.push(response),
+                    other => panic!("a batch the server wrote holds {other:?}"),
+                }
+            }
+            continue;
+        }
         match classify(line) {
             Incoming::Response(response) => responses.push(response),
             Incoming::Notification(notification)

@@ -189,6 +189,46 @@ async fn listed_origins_get_cors_and_their_preflights_answered() {
     assert_eq!(options.status(), StatusCode::METHOD_NOT_ALLOWED);
 }
 
+/// The status line of a raw HTTP/1.1 `POST` of a 2026-07-28 `tools/list`
+/// to `target`, its `Host` header the server's own address.
+async fn post_to_target(serving: &Serving, target: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = request(1, "tools/list", modern_params(json!({}))).to_string();
+    let head = format!(
+        "POST {target} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+         Mcp-Method: tools/list\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        serving.address,
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(serving.address)
+        .await
+        .unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+/// A request target in absolute form names the host the request is for
+/// (its `Host` header is then to be ignored): a host the endpoint does not
+/// serve is refused as a `Host` header naming it would be.
+#[tokio::test]
+async fn an_absolute_form_target_is_checked_by_the_host_it_names() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let status = post_to_target(&serving, "http://evil.example/mcp").await;
+    assert!(status.starts_with("HTTP/1.1 403"), "{status}");
+    let own = format!("http://{}/mcp", serving.address);
+    let status = post_to_target(&serving, &own).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let status = post_to_target(&serving, "/mcp").await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
+
 #[tokio::test]
 async fn an_oversized_body_is_413_and_the_server_keeps_serving() {
     let mut options = HttpOptions::default();

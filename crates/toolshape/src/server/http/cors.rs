@@ -7,7 +7,8 @@
 //!
 //! Only preflights (`OPTIONS` with `Access-Control-Request-Method`) are
 //! answered here, after the `Host`/`Origin` check (`403` for a refused
-//! one); any other `OPTIONS` goes to the router as before.
+//! one); any other `OPTIONS` goes to the router as before. In front of it
+//! all, a request target in absolute form is checked by the host it names.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -24,8 +25,9 @@ use toolshape_protocol::http::names;
 use tower::{Layer, Service, ServiceExt};
 use tower_http::cors::{AllowHeaders, AllowOrigin, AllowPrivateNetwork, Cors, CorsLayer};
 
-use super::hardening::check_host_and_origin;
+use super::hardening::{RefusedOrigin, check_host_and_origin};
 use super::options::HttpOptions;
+use super::origin;
 
 /// How long a browser may keep a preflight's answer.
 const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
@@ -43,6 +45,10 @@ const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// page: `Mcp-Session-Id`, `MCP-Protocol-Version`, `WWW-Authenticate`
 /// (OAuth discovery) and `Retry-After`. A public page reaching a private
 /// address is allowed too (Private Network Access), for the same origins.
+///
+/// A request whose target is in absolute form (`POST http://host/mcp`, as
+/// sent to a forward proxy) is checked by the host it names, as its `Host`
+/// header would be, and refused (`403`) when the endpoint does not serve it.
 pub fn allow_cross_origin(router: Router, options: &HttpOptions) -> Router {
     let gate = CrossOrigin {
         with_cors: layer(&options.allowed_origins).layer(router.clone()),
@@ -100,6 +106,17 @@ impl Service<Request<Body>> for CrossOrigin {
     }
 
     fn call(&mut self, request: Request<Body>) -> Answering {
+        // An absolute-form target (`POST http://host/mcp`) names the host
+        // the request is for; its `Host` header is to be ignored (RFC 9112
+        // 3.2.2), so the target's is checked as a `Host` would be.
+        if let Some(authority) = request.uri().authority()
+            && !origin::is_allowed_host(authority.as_str(), &self.options.allowed_hosts)
+        {
+            let refused = RefusedOrigin::Host.to_string();
+            return Box::pin(std::future::ready(Ok(
+                (StatusCode::FORBIDDEN, refused).into_response()
+            )));
+        }
         let options = request.method() == Method::OPTIONS;
         let preflight = options
             && request
