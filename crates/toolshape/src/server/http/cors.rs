@@ -50,12 +50,7 @@ const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// sent to a forward proxy) is checked by the host it names, as its `Host`
 /// header would be, and refused (`403`) when the endpoint does not serve it.
 pub fn allow_cross_origin(router: Router, options: &HttpOptions) -> Router {
-    let gate = CrossOrigin {
-        with_cors: layer(&options.allowed_origins).layer(router.clone()),
-        plain: router,
-        options: Arc::new(options.clone()),
-    };
-    Router::new().fallback_service(gate)
+    Router::new().fallback_service(Front::new(router, options))
 }
 
 fn layer(allowed_origins: &[String]) -> CorsLayer {
@@ -84,19 +79,35 @@ fn layer(allowed_origins: &[String]) -> CorsLayer {
         .max_age(PREFLIGHT_MAX_AGE)
 }
 
-/// Sends preflights through the `Host`/`Origin` check to CORS, other
+/// What every request meets first: an absolute-form target's host
+/// checked; preflights through the `Host`/`Origin` check to CORS, other
 /// `OPTIONS` requests and requests no page sent (no `Origin`) to the router
-/// alone, and the rest to the router with CORS headers added.
+/// alone, and the rest to the router with CORS headers added. Served as it
+/// is by [`Server::serve_http`](crate::Server::serve_http) and
+/// [`serve_router`](crate::serve_router) (no router around it).
 #[derive(Clone)]
-struct CrossOrigin {
+pub(crate) struct Front {
     plain: Router,
-    with_cors: Cors<Router>,
+    /// Cloned only for the requests pages send: hyper clones the front for
+    /// every request.
+    with_cors: Arc<Cors<Router>>,
     options: Arc<HttpOptions>,
+}
+
+impl Front {
+    /// `router` behind its front, for `options`' origins and hosts.
+    pub(crate) fn new(router: Router, options: &HttpOptions) -> Front {
+        Front {
+            with_cors: Arc::new(layer(&options.allowed_origins).layer(router.clone())),
+            plain: router,
+            options: Arc::new(options.clone()),
+        }
+    }
 }
 
 type Answering = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
-impl Service<Request<Body>> for CrossOrigin {
+impl Service<Request<Body>> for Front {
     type Response = Response;
     type Error = Infallible;
     type Future = Answering;
@@ -130,7 +141,7 @@ impl Service<Request<Body>> for CrossOrigin {
         if !request.headers().contains_key(header::ORIGIN) || options && !preflight {
             return Box::pin(self.plain.clone().oneshot(request));
         }
-        let answering = self.with_cors.clone().oneshot(request);
+        let answering = Cors::clone(&self.with_cors).oneshot(request);
         Box::pin(async move { answering.await.map(IntoResponse::into_response) })
     }
 }

@@ -36,8 +36,8 @@ where
         body_read_timeout: options.body_read_timeout,
         write_stall_timeout: crate::ServerOptions::default().write_stall_timeout,
     };
-    let router = super::cors::allow_cross_origin(router, options);
-    listen::serve(listener, router, limits, shutdown).await
+    let front = super::cors::Front::new(router, options);
+    listen::serve(listener, front, limits, shutdown).await
 }
 
 /// Whether `error` (or one of its causes) is a request body that did not

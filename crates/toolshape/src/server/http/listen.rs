@@ -13,7 +13,6 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
@@ -24,6 +23,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use super::cors::Front;
 use super::deadline::DeadlineBody;
 use crate::transport::stall::StallGuard;
 
@@ -54,10 +54,11 @@ pub(crate) struct ConnectionLimits {
     pub(crate) write_stall_timeout: Option<Duration>,
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves.
+/// Serves `front` (the endpoint's router behind its front: see `cors.rs`)
+/// on `listener` until `shutdown` resolves.
 pub(crate) async fn serve<F>(
     listener: TcpListener,
-    router: Router,
+    front: Front,
     limits: ConnectionLimits,
     shutdown: F,
 ) -> io::Result<()>
@@ -101,12 +102,13 @@ where
         };
         let _ = stream.set_nodelay(true);
         // Handlers see who connected (`ConnectInfo`, as axum's own serve gives it).
-        let service = router.clone().map_request(
-            move |mut request: hyper::Request<hyper::body::Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(address));
-                request.map(|body| Body::new(DeadlineBody::new(body, body_read_timeout)))
-            },
-        );
+        let service =
+            front
+                .clone()
+                .map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(address));
+                    request.map(|body| Body::new(DeadlineBody::new(body, body_read_timeout)))
+                });
         let service = TowerToHyperService::new(service);
         let stream = TokioIo::new(StallGuard::new(stream, write_stall_timeout));
         let connection = graceful.watch(http.serve_connection(stream, service));

@@ -113,14 +113,14 @@ impl Server {
         let (close, closing) = watch::channel(false);
         let cross_origin = options.clone();
         let router = wrap(build_router(self, options, closing, close.clone()));
-        let router = cors::allow_cross_origin(router, &cross_origin);
+        let front = cors::Front::new(router, &cross_origin);
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {
             shutdown.await;
             let _ = close.send(true);
         };
-        listen::serve(listener, router, limits, shutdown).await
+        listen::serve(listener, front, limits, shutdown).await
     }
 }
 
