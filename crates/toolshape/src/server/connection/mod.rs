@@ -125,7 +125,9 @@ where
     let mut write_failed = None;
     let mut stopped = false;
     loop {
+        // Finished tasks are let go of here (a set keeps them until joined).
         while connection.calls.try_join_next().is_some() {}
+        while connection.batches.try_join_next().is_some() {}
         if connection.calls.len() >= connection.shared.options.max_in_flight.max(1) {
             // At the bound: stop reading until a call finishes.
             tokio::select! {
