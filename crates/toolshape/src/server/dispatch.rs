@@ -293,6 +293,12 @@ fn set_level(
     }
 }
 
+/// The error to `initialize` inside a JSON-RPC batch, which 2025-03-26
+/// forbids (over stdio and HTTP alike).
+pub(crate) fn initialize_in_batch() -> ErrorObject {
+    ErrorObject::invalid_request("initialize may not be part of a batch")
+}
+
 /// Handles a notification from the peer.
 /// Handles a notification; returns the id of the request it cancels, if
 /// it is a cancellation (a transport may own that request: a stdio

@@ -46,6 +46,24 @@ impl Outbox {
     }
 }
 
+/// A JSON-RPC batch's answers, serialized, as the one array that answers it
+/// (2025-03-26); `None` when there are none (nothing is sent then).
+pub(crate) fn batch_answer(answers: &[Vec<u8>]) -> Option<Vec<u8>> {
+    if answers.is_empty() {
+        return None;
+    }
+    let mut array = Vec::with_capacity(answers.iter().map(|a| a.len() + 1).sum::<usize>() + 1);
+    array.push(b'[');
+    for (index, answer) in answers.iter().enumerate() {
+        if index > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(answer);
+    }
+    array.push(b']');
+    Some(array)
+}
+
 /// A serialized success response (an internal error if the result does not serialize).
 pub(crate) fn encode_result<R: Serialize + ?Sized>(id: &RequestId, result: &R) -> Vec<u8> {
     encode_result_sized(id, result, 256)

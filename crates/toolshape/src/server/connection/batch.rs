@@ -3,9 +3,9 @@
 //! together as one array.
 
 use tokio::sync::mpsc;
-use toolshape_protocol::{Incoming, MAX_BATCH_MESSAGES, RequestId, split_batch};
+use toolshape_protocol::{MAX_BATCH_MESSAGES, RequestId, split_batch};
 
-use super::super::outbox::{Frame, Outbox};
+use super::super::outbox::{Frame, Outbox, batch_answer};
 use super::Connection;
 
 impl Connection {
@@ -44,17 +44,13 @@ impl Connection {
 /// Writes a batch's answers, as they come from `answers`, as one array
 /// once every sender is gone; nothing when none came.
 async fn answer_batch(mut answers: mpsc::Receiver<Frame>, outbox: Outbox) {
-    let mut array = vec![b'['];
+    let mut answered = Vec::new();
     while let Some(frame) = answers.recv().await {
         if let Frame::Message(answer) = frame {
-            if array.len() > 1 {
-                array.push(b',');
-            }
-            array.extend_from_slice(&answer);
+            answered.push(answer);
         }
     }
-    if array.len() > 1 {
-        array.push(b']');
+    if let Some(array) = batch_answer(&answered) {
         outbox.send(array).await;
     }
 }
@@ -67,11 +63,7 @@ pub(super) fn requests_of(bytes: &[u8], ids: &mut Vec<RequestId>) {
         return;
     };
     for message in messages {
-        if let Incoming::Request(request) = toolshape_protocol::classify(message.get().as_bytes())
-            && !ids.contains(&request.id)
-        {
-            ids.push(request.id);
-        }
+        super::request_of(message.get().as_bytes(), ids);
     }
 }
 

@@ -248,13 +248,7 @@ async fn take_unstarted<R: AsyncBufRead + Unpin>(
             Ok(Line::Message(bytes)) if batches && toolshape_protocol::is_batch(bytes) => {
                 batch::requests_of(bytes, ids);
             }
-            Ok(Line::Message(bytes)) => {
-                if let Incoming::Request(request) = toolshape_protocol::classify(bytes)
-                    && !ids.contains(&request.id)
-                {
-                    ids.push(request.id);
-                }
-            }
+            Ok(Line::Message(bytes)) => request_of(bytes, ids),
             // Over the size limit: answered by the id its first bytes
             // carry, if they carry one, as when it is read while serving.
             Ok(Line::TooLong(prefix)) => {
@@ -268,6 +262,16 @@ async fn take_unstarted<R: AsyncBufRead + Unpin>(
             }
             Ok(Line::Eof) | Err(_) => return,
         }
+    }
+}
+
+/// Adds to `ids` the id of `message` when it is a request not among them
+/// already (a peer's mistake is not answered twice).
+fn request_of(message: &[u8], ids: &mut Vec<RequestId>) {
+    if let Incoming::Request(request) = toolshape_protocol::classify(message)
+        && !ids.contains(&request.id)
+    {
+        ids.push(request.id);
     }
 }
 
@@ -418,8 +422,7 @@ impl Connection {
                     Ok(request)
                         if in_batch && matches!(request.body, KnownRequest::Initialize(_)) =>
                     {
-                        let error =
-                            ErrorObject::invalid_request("initialize may not be part of a batch");
+                        let error = dispatch::initialize_in_batch();
                         reply.error(Some(&request.id), &error).await
                     }
                     Ok(request) => self.request(request, reply).await,

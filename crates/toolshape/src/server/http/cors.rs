@@ -50,7 +50,7 @@ const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 /// sent to a forward proxy) is checked by the host it names, as its `Host`
 /// header would be, and refused (`403`) when the endpoint does not serve it.
 pub fn allow_cross_origin(router: Router, options: &HttpOptions) -> Router {
-    Router::new().fallback_service(Front::new(router, options))
+    Router::new().fallback_service(Front::new(router, options.clone()))
 }
 
 fn layer(allowed_origins: &[String]) -> CorsLayer {
@@ -96,11 +96,11 @@ pub(crate) struct Front {
 
 impl Front {
     /// `router` behind its front, for `options`' origins and hosts.
-    pub(crate) fn new(router: Router, options: &HttpOptions) -> Front {
+    pub(crate) fn new(router: Router, options: HttpOptions) -> Front {
         Front {
             with_cors: Arc::new(layer(&options.allowed_origins).layer(router.clone())),
             plain: router,
-            options: Arc::new(options.clone()),
+            options: Arc::new(options),
         }
     }
 }

@@ -36,7 +36,7 @@ where
         body_read_timeout: options.body_read_timeout,
         write_stall_timeout: crate::ServerOptions::default().write_stall_timeout,
     };
-    let front = super::cors::Front::new(router, options);
+    let front = super::cors::Front::new(router, options.clone());
     listen::serve(listener, front, limits, shutdown).await
 }
 

@@ -15,7 +15,7 @@ use toolshape_protocol::{
 };
 
 use super::super::dispatch::{self, Step};
-use super::super::outbox::encode_error;
+use super::super::outbox::{batch_answer, encode_error};
 use super::super::request::{ParsedRequest, Unparsable};
 use super::app::{App, header};
 use super::sessions::{HttpSession, SessionError};
@@ -100,8 +100,7 @@ pub(crate) async fn batch(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> O
                 requests += 1;
                 match ParsedRequest::parse(request, &app.shared.registry) {
                     Ok(request) if matches!(request.body, KnownRequest::Initialize(_)) => {
-                        let error =
-                            ErrorObject::invalid_request("initialize may not be part of a batch");
+                        let error = dispatch::initialize_in_batch();
                         answers.push(encode_error(Some(&request.id), &error));
                     }
                     Ok(request) => {
@@ -121,25 +120,13 @@ pub(crate) async fn batch(app: &Arc<App>, headers: &HeaderMap, body: &[u8]) -> O
             answers.push(answer);
         }
     }
-    if answers.is_empty() {
+    match batch_answer(&answers) {
+        Some(array) => Some(response::json(StatusCode::OK, array)),
         // Requests whose every one was cancelled still get what a request
         // gets (JSON or an event stream): an empty stream.
-        return Some(if requests > 0 {
-            response::unanswered()
-        } else {
-            StatusCode::ACCEPTED.into_response()
-        });
+        None if requests > 0 => Some(response::unanswered()),
+        None => Some(StatusCode::ACCEPTED.into_response()),
     }
-    let mut array = Vec::with_capacity(answers.iter().map(|a| a.len() + 1).sum::<usize>() + 1);
-    array.push(b'[');
-    for (index, answer) in answers.iter().enumerate() {
-        if index > 0 {
-            array.push(b',');
-        }
-        array.extend_from_slice(answer);
-    }
-    array.push(b']');
-    Some(response::json(StatusCode::OK, array))
 }
 
 /// A request of a session whose method is unknown or whose params are

@@ -113,7 +113,7 @@ impl Server {
         let (close, closing) = watch::channel(false);
         let cross_origin = options.clone();
         let router = wrap(build_router(self, options, closing, close.clone()));
-        let front = cors::Front::new(router, &cross_origin);
+        let front = cors::Front::new(router, cross_origin);
         // Past the signal, the long-lived streams end (they would otherwise
         // hold the shutdown forever); calls in flight still finish.
         let shutdown = async move {
