@@ -589,28 +589,3 @@ async fn a_timeout_or_a_dropped_call_sends_cancelled() {
         assert_usable(&client).await;
     }
 }
-
-/// A 2025-03-26 server may send JSON-RPC batches, which that revision's
-/// clients MUST take: every answer of `--batches` comes in one, behind a log
-/// message, and each call still gets its answer.
-#[tokio::test]
-async fn a_2025_03_26_server_may_answer_in_batches() {
-    let client = connect(
-        command(&["--batches"]),
-        Negotiation::Pinned(ProtocolVersion::V2025_03_26),
-        test_options(),
-    )
-    .await;
-    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_03_26);
-    let tools = client.list_tools().await.unwrap();
-    assert_eq!(tools.len(), TOOLS.len());
-    assert_usable(&client).await;
-    let echoed = client
-        .call_tool(
-            "echo",
-            Some(json!({"text": "in a batch"}).as_object().unwrap().clone()),
-        )
-        .await
-        .unwrap();
-    assert!(!echoed.is_error, "{echoed:?}");
-}

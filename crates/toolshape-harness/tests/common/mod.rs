@@ -266,8 +266,10 @@ impl Peer {
     /// The next batch (an array of messages) in arrival order; other
     /// messages read on the way stay stashed.
     pub async fn next_batch(&mut self) -> Vec<Value> {
-        if let Some(index) = self.stash.iter().position(Value::is_array) {
-            return batch_of(self.stash.remove(index).unwrap());
+        if let Some(index) = self.stash.iter().position(Value::is_array)
+            && let Some(Value::Array(messages)) = self.stash.remove(index)
+        {
+            return messages;
         }
         let deadline = Instant::now() + TIMEOUT;
         loop {
@@ -478,13 +480,6 @@ impl Peer {
                 Err(ReadEnd::Timeout) => self.fail("the server did not close its stdout"),
             }
         }
-    }
-}
-
-fn batch_of(message: Value) -> Vec<Value> {
-    match message {
-        Value::Array(messages) => messages,
-        other => vec![other],
     }
 }
 
