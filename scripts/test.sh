@@ -38,6 +38,9 @@ cargo test --workspace --locked
 step "soak, shortened: stdio and HTTP calls and abandoned sessions, every call accounted for"
 bash scripts/soak.sh quick
 
+step "Windows: the crates build for x86_64-pc-windows-gnu without lint; toolshape.exe serves, calls, proxies and answers HTTP under Wine"
+bash scripts/windows.sh
+
 step "fuzzing: every target for 20 s (cargo-fuzz on nightly; scripts/fuzz.sh SECONDS for longer runs)"
 # opt-level 1: the nightly build of the targets is most of this step.
 FUZZ_OPT_LEVEL=1 bash scripts/fuzz.sh 20

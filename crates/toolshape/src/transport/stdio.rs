@@ -10,10 +10,7 @@
 //! stream is dropped: the mode belongs to the pipe, which the process that
 //! started this one may share.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 
 /// This process's stdin, as a pipe on the reactor when it is a pipe.
 pub(crate) fn input() -> Box<dyn AsyncRead + Unpin + Send> {
@@ -40,7 +37,7 @@ mod pipes {
 
     use tokio::net::unix::pipe::{Receiver, Sender};
 
-    use super::{RestoreBlocking, Restoring};
+    use super::restoring::{RestoreBlocking, Restoring};
 
     /// Whether `fd` is a pipe (FIFO), found without changing it.
     fn is_pipe(fd: &OwnedFd) -> bool {
@@ -79,72 +76,85 @@ mod pipes {
     }
 }
 
-/// A pipe end that goes back to blocking mode when dropped.
-trait RestoreBlocking {
-    fn restore_blocking(self);
-}
+/// A pipe end given back in blocking mode (Unix: only there is a pipe put
+/// on the reactor).
+#[cfg(unix)]
+mod restoring {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
 
-/// Wraps a pipe end so that dropping it restores blocking mode.
-struct Restoring<P: RestoreBlocking>(Option<P>);
+    use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-impl<P: RestoreBlocking> Restoring<P> {
-    fn new(pipe: P) -> Self {
-        Restoring(Some(pipe))
+    /// A pipe end that goes back to blocking mode when dropped.
+    pub(super) trait RestoreBlocking {
+        fn restore_blocking(self);
     }
 
-    fn pipe(&mut self) -> Option<&mut P> {
-        self.0.as_mut()
-    }
-}
+    /// Wraps a pipe end so that dropping it restores blocking mode.
+    pub(super) struct Restoring<P: RestoreBlocking>(Option<P>);
 
-impl<P: RestoreBlocking> Drop for Restoring<P> {
-    fn drop(&mut self) {
-        if let Some(pipe) = self.0.take() {
-            pipe.restore_blocking();
+    impl<P: RestoreBlocking> Restoring<P> {
+        pub(super) fn new(pipe: P) -> Self {
+            Restoring(Some(pipe))
         }
-    }
-}
 
-fn gone() -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the pipe was released")
-}
-
-impl<P: RestoreBlocking + AsyncRead + Unpin> AsyncRead for Restoring<P> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        match self.pipe() {
-            Some(pipe) => Pin::new(pipe).poll_read(cx, buf),
-            None => Poll::Ready(Err(gone())),
-        }
-    }
-}
-
-impl<P: RestoreBlocking + AsyncWrite + Unpin> AsyncWrite for Restoring<P> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        match self.pipe() {
-            Some(pipe) => Pin::new(pipe).poll_write(cx, buf),
-            None => Poll::Ready(Err(gone())),
+        fn pipe(&mut self) -> Option<&mut P> {
+            self.0.as_mut()
         }
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.pipe() {
-            Some(pipe) => Pin::new(pipe).poll_flush(cx),
-            None => Poll::Ready(Err(gone())),
+    impl<P: RestoreBlocking> Drop for Restoring<P> {
+        fn drop(&mut self) {
+            if let Some(pipe) = self.0.take() {
+                pipe.restore_blocking();
+            }
         }
     }
 
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match self.pipe() {
-            Some(pipe) => Pin::new(pipe).poll_shutdown(cx),
-            None => Poll::Ready(Err(gone())),
+    fn gone() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the pipe was released")
+    }
+
+    impl<P: RestoreBlocking + AsyncRead + Unpin> AsyncRead for Restoring<P> {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            match self.pipe() {
+                Some(pipe) => Pin::new(pipe).poll_read(cx, buf),
+                None => Poll::Ready(Err(gone())),
+            }
+        }
+    }
+
+    impl<P: RestoreBlocking + AsyncWrite + Unpin> AsyncWrite for Restoring<P> {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<std::io::Result<usize>> {
+            match self.pipe() {
+                Some(pipe) => Pin::new(pipe).poll_write(cx, buf),
+                None => Poll::Ready(Err(gone())),
+            }
+        }
+
+        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            match self.pipe() {
+                Some(pipe) => Pin::new(pipe).poll_flush(cx),
+                None => Poll::Ready(Err(gone())),
+            }
+        }
+
+        fn poll_shutdown(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            match self.pipe() {
+                Some(pipe) => Pin::new(pipe).poll_shutdown(cx),
+                None => Poll::Ready(Err(gone())),
+            }
         }
     }
 }

@@ -28,16 +28,21 @@ use super::deadline::DeadlineBody;
 use crate::transport::stall::StallGuard;
 
 /// Descriptors kept free for everything but connections (files, pipes, the listener).
+#[cfg(unix)]
 const RESERVED_DESCRIPTORS: u64 = 64;
 
 /// The most connections to hold at once: `wanted`, but never more than the
-/// process's descriptor limit allows.
+/// process's descriptor limit allows (Unix; Windows sets no such limit on
+/// sockets).
 pub(crate) fn connection_limit(wanted: usize) -> usize {
-    let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
-    let allowed = soft
+    #[cfg(unix)]
+    let allowed = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
         .map(|limit| limit.saturating_sub(RESERVED_DESCRIPTORS).max(1))
         .and_then(|limit| usize::try_from(limit).ok())
         .unwrap_or(usize::MAX);
+    #[cfg(not(unix))]
+    let allowed = usize::MAX;
     wanted.clamp(1, allowed)
 }
 
