@@ -10,6 +10,7 @@ mod fixture;
 use common::{ALL, LEGACY, MODERN, OutputSchemas, WRAPPED_KEY, is_error, modern_meta, text_of};
 use fixture::Fixture;
 use serde_json::{Value, json};
+use toolshape::protocol::meta::keys::SERVER_INFO;
 
 const TOOLS: [&str; 7] = [
     "analyze_dataset",
@@ -214,8 +215,17 @@ async fn results_are_shaped_for_each_revision() {
             assert!(listed.get("_meta").is_none(), "{listed}");
             assert_eq!(listing_names(&listing_value), ["lib.rs", "main.rs"]);
             assert_eq!(count_value, json!(7));
+            // Not wrapped; the server named (2026-07-28's SHOULD), and
+            // nothing else in `_meta`.
             for result in [&listing, &count] {
-                assert!(result.get("_meta").is_none(), "{result}");
+                let meta = result["_meta"].as_object().expect("a _meta");
+                assert_eq!(meta.len(), 1, "{result}");
+                assert_eq!(meta[SERVER_INFO]["name"], "toolshape", "{result}");
+                assert_eq!(
+                    meta[SERVER_INFO]["version"],
+                    env!("CARGO_PKG_VERSION"),
+                    "{result}"
+                );
             }
         } else {
             let schema = &listed["outputSchema"];
@@ -238,11 +248,17 @@ async fn results_are_shaped_for_each_revision() {
                     result["_meta"][WRAPPED_KEY], "result",
                     "{version}: {result}"
                 );
+                assert!(result["_meta"].get(SERVER_INFO).is_none(), "{result}");
             }
         }
         // An object output is never wrapped, on any revision.
         assert_eq!(info_value["path"], "src/lib.rs", "{version}: {info_value}");
-        assert!(info.get("_meta").is_none(), "{version}: {info}");
+        // Only a 2026-07-28 result names the server.
+        let meta_keys: Vec<&str> = info["_meta"]
+            .as_object()
+            .map_or(Vec::new(), |meta| meta.keys().map(String::as_str).collect());
+        let expected: &[&str] = if native { &[SERVER_INFO] } else { &[] };
+        assert_eq!(meta_keys, expected, "{version}: {info}");
         let info_schema = &schemas.tool("file_info")["outputSchema"];
         assert!(
             info_schema["properties"].get("path").is_some(),

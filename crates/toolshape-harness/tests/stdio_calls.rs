@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{MODERN, OutputSchemas, Peer, WRAPPED_KEY, is_error, params_for, text_of};
 use serde_json::{Value, json};
+use toolshape::protocol::meta::keys::SERVER_INFO;
 
 fn call_params(version: &str, name: &str, arguments: Value) -> Value {
     params_for(version, json!({"name": name, "arguments": arguments}))
@@ -268,7 +269,10 @@ async fn an_array_output_is_shaped_for_each_revision() {
                 assert!(listed.get("_meta").is_none(), "{listed}");
                 let structured = schemas.check("numbers", &result);
                 assert_eq!(structured, json!([0, 1, 2, 3]));
-                assert!(result.get("_meta").is_none(), "{result}");
+                // Not wrapped: its `_meta` only names the server.
+                let meta = result["_meta"].as_object().expect("a _meta");
+                assert_eq!(meta.keys().collect::<Vec<_>>(), [SERVER_INFO], "{result}");
+                assert_eq!(meta[SERVER_INFO]["name"], "test_server", "{result}");
                 assert_eq!(result["resultType"], "complete", "{result}");
             }
         }
@@ -276,7 +280,9 @@ async fn an_array_output_is_shaped_for_each_revision() {
         let slept = peer.call_result(version, "sleep", json!({"ms": 1})).await;
         if version >= "2025-06-18" {
             assert_eq!(schemas.check("sleep", &slept), json!({"slept": 1}));
-            assert!(slept.get("_meta").is_none(), "{slept}");
+            assert!(slept["_meta"].get(WRAPPED_KEY).is_none(), "{slept}");
+            let named = slept["_meta"].get(SERVER_INFO).is_some();
+            assert_eq!(named, version == "2026-07-28", "{slept}");
         } else {
             assert_eq!(text_of(&slept), r#"{"slept":1}"#);
         }

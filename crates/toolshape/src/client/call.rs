@@ -289,6 +289,7 @@ impl Client {
             content,
             meta,
             result_type,
+            identity,
         } = match mirrored {
             Some(mirrored) => Reading::mirrored(answer.text(), mirrored),
             None => {
@@ -359,11 +360,20 @@ impl Client {
             read => read.into_value(),
         };
         let structured_json = structured_json.map(Box::from);
+        // Without the server's name, which the relaying server puts its own
+        // in place of.
+        let unnamed = identity.filter(|_| relayable).map(|identity| {
+            let mut json = String::with_capacity(text.len());
+            json.push_str(text.get(..identity.start).unwrap_or_default());
+            json.push_str(text.get(identity.end..).unwrap_or_default());
+            json.into_boxed_str()
+        });
         // The text is kept where it was read, not copied.
         let received = relayable.then(|| {
-            let (json, start) = match reread {
-                Some(result) => (Box::<str>::from(result), 0),
-                None => answer.into_json(),
+            let (json, start) = match (unnamed, reread) {
+                (Some(json), _) => (json, 0),
+                (None, Some(result)) => (Box::<str>::from(result), 0),
+                (None, None) => answer.into_json(),
             };
             ReceivedResult {
                 version,
@@ -400,6 +410,10 @@ struct Reading<'a> {
     content: Vec<ContentBlock>,
     meta: Option<Meta>,
     result_type: Option<ResultType>,
+    /// Where in `text` a `_meta` of only the server's name is (read in one
+    /// pass): a relaying caller leaves it out of the result it relays, and
+    /// its `meta` is then none.
+    identity: Option<std::ops::Range<usize>>,
 }
 
 impl<'a> Reading<'a> {
@@ -414,6 +428,7 @@ impl<'a> Reading<'a> {
             content: vec![ContentBlock::text(mirrored.structured_json)],
             meta: None,
             result_type: mirrored.result_type,
+            identity: mirrored.identity,
         }
     }
 
@@ -454,6 +469,7 @@ impl<'a> Reading<'a> {
             content,
             meta: result.meta,
             result_type: result.result_type,
+            identity: None,
         })
     }
 }

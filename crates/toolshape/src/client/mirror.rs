@@ -13,7 +13,14 @@
 //! servers usually write it (that one block and `structuredContent`) in one
 //! pass: `structuredContent` is read once, for validation, and the block's
 //! text is compared with its text as the block is walked, never parsed.
+//! A `_meta` holding only the server's name (2026-07-28 servers put one in
+//! every result) is taken too, and marked to be cut out: a relaying server
+//! writes its own.
 
+use std::ops::Range;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use toolshape_protocol::ResultType;
 use toolshape_schema::InstanceText;
 
@@ -24,6 +31,7 @@ pub(super) fn is_text_block_of(block: &str, expected: &str) -> bool {
     let mut reader = Reader {
         bytes: block.as_bytes(),
         at: 0,
+        member_at: 0,
     };
     reader.text_block(expected.as_bytes()) == Some(expected.len()) && reader.at_end()
 }
@@ -38,13 +46,26 @@ pub(super) struct Mirrored<'a> {
     pub(super) is_error: bool,
     /// `resultType`: `"complete"` or absent.
     pub(super) result_type: Option<ResultType>,
+    /// Where a `_meta` holding only `io.modelcontextprotocol/serverInfo`
+    /// is, with the comma beside it: the result without these bytes is the
+    /// same result without it.
+    pub(super) identity: Option<Range<usize>>,
+}
+
+/// A `_meta` of the server's name alone.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdentityOnly {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    _info: IgnoredAny,
 }
 
 /// A tool result (its JSON text, known to be UTF-8) read in one pass when it
 /// is an object of exactly these members, each once and in any order, names
 /// without escapes: `content` holding one block, the text block repeating
-/// `structuredContent`; `structuredContent`; and optionally `isError` and
-/// `resultType: "complete"`; with nothing after it but whitespace. `None`
+/// `structuredContent`; `structuredContent`; and optionally `isError`,
+/// `resultType: "complete"` and a `_meta` holding only the server's name
+/// (see [`Mirrored::identity`]); with nothing after it but whitespace. `None`
 /// for anything else, which is then read as usual (and any fault in it
 /// reported there): `None` is never wrong, only slower.
 pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
@@ -61,10 +82,11 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
     let mut reader = Reader {
         bytes: result.as_bytes(),
         at: 0,
+        member_at: 0,
     };
     // The text's length once the block matched; the value once read.
     let (mut text_len, mut structured) = (None, None);
-    let (mut is_error, mut result_type) = (None, None);
+    let (mut is_error, mut result_type, mut identity) = (None, None, None);
     reader.members(|reader, name| {
         match name {
             b"content" if text_len.is_none() => {
@@ -93,6 +115,15 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
                 (reader.plain_string()? == b"complete").then_some(())?;
                 result_type = Some(ResultType::Complete);
             }
+            b"_meta" if identity.is_none() => {
+                let member_at = reader.member_at;
+                let mut value =
+                    serde_json::Deserializer::from_slice(reader.bytes.get(reader.at..)?)
+                        .into_iter::<IdentityOnly>();
+                value.next()?.ok()?;
+                reader.at += value.byte_offset();
+                identity = Some(member_at..reader.at);
+            }
             _ => return None,
         }
         Some(())
@@ -100,12 +131,31 @@ pub(super) fn read_mirrored(result: &str) -> Option<Mirrored<'_>> {
     reader.at_end().then_some(())?;
     text_len?;
     let (structured_json, structured) = structured?;
+    let identity = match identity {
+        Some(member) => Some(with_a_comma(result.as_bytes(), member)?),
+        None => None,
+    };
     Some(Mirrored {
         structured_json,
         structured,
         is_error: is_error.unwrap_or(false),
         result_type,
+        identity,
     })
+}
+
+/// An object's `member` (from its name to its value's end) with the comma
+/// that parts it from the next member, or else from the one before.
+fn with_a_comma(object: &[u8], member: Range<usize>) -> Option<Range<usize>> {
+    let space = |byte: &&u8| matches!(byte, b' ' | b'\t' | b'\n' | b'\r');
+    let after = object.get(member.end..)?;
+    let next = after.iter().position(|byte| !space(&byte))?;
+    if after.get(next) == Some(&b',') {
+        return Some(member.start..member.end + next + 1);
+    }
+    let before = object.get(..member.start)?;
+    let previous = before.iter().rposition(|byte| !space(&byte))?;
+    (before.get(previous) == Some(&b',')).then_some(previous..member.end)
 }
 
 /// Where the value after the first `"structuredContent"` name in `result`
@@ -116,6 +166,7 @@ fn structured_content_at(result: &str) -> Option<usize> {
     let mut reader = Reader {
         bytes: result.as_bytes(),
         at: name_at + NAME.len(),
+        member_at: name_at,
     };
     reader.skip_space();
     reader.eat(b':')?;
@@ -126,6 +177,8 @@ fn structured_content_at(result: &str) -> Option<usize> {
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Where the member being read starts (its name's opening quote).
+    member_at: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -143,6 +196,7 @@ impl<'a> Reader<'a> {
         self.eat(b'{')?;
         loop {
             self.skip_space();
+            self.member_at = self.at;
             let name = self.plain_string()?;
             self.skip_space();
             self.eat(b':')?;
@@ -397,6 +451,46 @@ mod tests {
             let read = read_mirrored(&written).expect("read");
             assert_eq!(read.structured_json, nested, "{written}");
         }
+    }
+
+    #[test]
+    fn a_meta_of_the_servers_name_alone_is_marked_to_be_cut_out() {
+        let info = r#""io.modelcontextprotocol/serverInfo" : {"name":"s","version":"1"}"#;
+        let meta = format!(r#""_meta" : {{ {info} }}"#);
+        let sc = r#""structuredContent":{"a":1}"#;
+        let content = r#""content":[{"type":"text","text":"{\"a\":1}"}]"#;
+        for written in [
+            format!("{{{meta},{content},{sc}}}"),
+            format!("{{{content} , {meta} , {sc}}}"),
+            format!("{{{content},{sc}, {meta} }}"),
+        ] {
+            let read = read_mirrored(&written).expect("read");
+            let cut = read.identity.expect("the server's name");
+            let rest = format!("{}{}", &written[..cut.start], &written[cut.end..]);
+            let rest: Value = serde_json::from_str(&rest).expect(&rest);
+            let mut whole: Value = serde_json::from_str(&written).unwrap();
+            whole.as_object_mut().unwrap().remove("_meta");
+            assert_eq!(rest, whole, "{written}");
+        }
+        assert!(
+            read_mirrored(&result(&json!({"a": 1})))
+                .unwrap()
+                .identity
+                .is_none()
+        );
+        // A `_meta` with anything else, twice the name, or none, is not cut.
+        for other in [
+            r#"{}"#.to_owned(),
+            format!(r#"{{ {info}, "x": 1 }}"#),
+            format!(r#"{{ {info}, {info} }}"#),
+            r#"{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}"#.to_owned(),
+            "[]".to_owned(),
+        ] {
+            let written = format!(r#"{{{content},{sc},"_meta":{other}}}"#);
+            assert!(read_mirrored(&written).is_none(), "{written}");
+        }
+        let twice = format!("{{{meta},{content},{sc},{meta}}}");
+        assert!(read_mirrored(&twice).is_none());
     }
 
     #[test]

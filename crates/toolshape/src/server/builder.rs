@@ -277,6 +277,10 @@ impl ServerBuilder {
         Ok(Server {
             shared: Arc::new(Shared {
                 registry,
+                identity: self
+                    .options
+                    .server_info_in_results
+                    .then(|| super::identity::Identity::new(&self.info)),
                 options: self.options,
                 info: self.info,
                 state_key,

@@ -150,7 +150,8 @@ impl PreparedCall {
         };
         let outbox = notifications.filter(|_| progress_token.is_some() || log_level.is_some());
         let Some(outbox) = outbox else {
-            return work.run(running, options).await;
+            let answer = work.run(running, options).await;
+            return answer.map(|answer| answer.identified(shared, version));
         };
         let (progress, mut reports) = mpsc::channel::<Progress>(NOTIFICATION_QUEUE);
         let (log, mut logs) = mpsc::channel::<LogMessage>(NOTIFICATION_QUEUE);
@@ -176,7 +177,7 @@ impl PreparedCall {
         while let Ok(message) = logs.try_recv() {
             send_log(outbox, message).await;
         }
-        answer
+        answer.map(|answer| answer.identified(shared, version))
     }
 }
 

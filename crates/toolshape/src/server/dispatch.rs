@@ -35,8 +35,24 @@ impl Step {
     }
 }
 
-/// Works out a request's answer, or prepares its work.
+/// Works out a request's answer, or prepares its work. An answer to a
+/// 2026-07-28 request names this server ([`Shared::identify`]; a
+/// discovery's result names it by its definition).
 pub(crate) fn route(shared: &Shared, session: &Session, request: ParsedRequest) -> Step {
+    let named = request
+        .meta
+        .protocol_version
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+        .filter(|_| !matches!(request.body, KnownRequest::Discover(_)));
+    let mut step = answer_or_prepare(shared, session, request);
+    if let (Some(version), Step::Answer(answer)) = (named, &mut step) {
+        shared.identify(version, answer);
+    }
+    step
+}
+
+fn answer_or_prepare(shared: &Shared, session: &Session, request: ParsedRequest) -> Step {
     let ParsedRequest {
         id,
         body,

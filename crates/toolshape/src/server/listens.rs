@@ -105,12 +105,18 @@ impl Listens {
 }
 
 /// The answer that ends the stream `id` gracefully (the server stops): a
-/// `SubscriptionsListenResult`, complete, naming the subscription.
-pub(crate) fn ended(id: &RequestId) -> Vec<u8> {
+/// `SubscriptionsListenResult`, complete, naming the subscription (and the
+/// server: a 2026-07-28 result).
+pub(crate) fn ended(shared: &super::Shared, id: &RequestId) -> Vec<u8> {
     let subscription = serde_json::to_value(id).unwrap_or(serde_json::Value::Null);
     let result = serde_json::json!({
         "resultType": "complete",
         "_meta": { toolshape_protocol::meta::keys::SUBSCRIPTION_ID: subscription },
     });
-    super::outbox::encode_result(id, &result)
+    let mut answer = super::outbox::encode_result(id, &result);
+    shared.identify(
+        toolshape_protocol::ProtocolVersion::V2026_07_28,
+        &mut answer,
+    );
+    answer
 }

@@ -9,6 +9,7 @@ mod connection;
 mod dispatch;
 #[cfg(feature = "server-http")]
 mod http;
+mod identity;
 mod in_flight;
 mod listens;
 mod methods;
@@ -26,7 +27,7 @@ use std::io;
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use toolshape_protocol::Implementation;
+use toolshape_protocol::{Implementation, ProtocolVersion};
 
 use crate::tool::ToolRegistry;
 
@@ -60,6 +61,8 @@ pub(crate) struct Shared {
     pub(crate) registry: ToolRegistry,
     pub(crate) options: ServerOptions,
     pub(crate) info: Implementation,
+    /// What 2026-07-28 results name this server by, unless configured off.
+    pub(crate) identity: Option<identity::Identity>,
     /// Protects the `requestState` of 2026-07-28 rounds.
     pub(crate) state_key: asking::StateKey,
     pub(crate) resources: crate::resource::ResourceRegistry,
@@ -81,6 +84,16 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Names this server in `answer`'s result (an encoded response) when it
+    /// answers a 2026-07-28 request.
+    pub(crate) fn identify(&self, version: ProtocolVersion, answer: &mut Vec<u8>) {
+        if let Some(identity) = &self.identity
+            && version.is_stateless()
+        {
+            identity.stamp(answer);
+        }
+    }
+
     /// Whether this server offers prompts: it has some, or they may come.
     pub(crate) fn offers_prompts(&self) -> bool {
         self.announces_prompt_changes || !self.prompts.is_empty()

@@ -43,6 +43,11 @@ pub struct ServerOptions {
     /// How long a server-to-client request (elicitation, sampling, roots on
     /// a handshake session) waits for the client's answer.
     pub ask_timeout: Duration,
+    /// Whether every result to a 2026-07-28 request names this server in its
+    /// `_meta` (`io.modelcontextprotocol/serverInfo`, which that revision
+    /// says servers SHOULD send unless configured not to). `server/discover`
+    /// names it either way.
+    pub server_info_in_results: bool,
 }
 
 impl Default for ServerOptions {
@@ -60,6 +65,7 @@ impl Default for ServerOptions {
             request_state_key: None,
             request_state_ttl: Duration::from_secs(10 * 60),
             ask_timeout: Duration::from_secs(10 * 60),
+            server_info_in_results: true,
         }
     }
 }

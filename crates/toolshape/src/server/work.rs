@@ -68,6 +68,12 @@ impl Answer {
         }
     }
 
+    /// The answer with this server named in its result, for a 2026-07-28 peer.
+    pub(super) fn identified(mut self, shared: &Shared, version: ProtocolVersion) -> Answer {
+        shared.identify(version, &mut self.body);
+        self
+    }
+
     pub(super) fn error(id: &RequestId, error: &ErrorObject, refused: bool) -> Answer {
         Answer {
             body: encode_error(Some(id), error),

@@ -304,7 +304,10 @@ async fn stop_calls(
     );
     for id in &unfinished {
         let answered = if listening.contains(id) {
-            connection.outbox.send(super::listens::ended(id)).await
+            connection
+                .outbox
+                .send(super::listens::ended(&connection.shared, id))
+                .await
         } else {
             connection.outbox.error(Some(id), &error).await
         };

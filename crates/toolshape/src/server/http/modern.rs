@@ -133,7 +133,7 @@ fn listen(app: &Arc<App>, id: &RequestId, params: &ListenParams) -> Response {
             resource_changed: Box::new(move |event| resources.resource_changed(event)),
             elicitation_completed: None,
             ended: std::future::pending(),
-            last: Some(crate::server::listens::ended(id)),
+            last: Some(crate::server::listens::ended(&app.shared, id)),
         },
     )
 }
