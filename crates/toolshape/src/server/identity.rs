@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use memchr::memmem;
+use memchr::memmem::Finder;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -35,6 +35,9 @@ pub(crate) struct Identity {
     member: Box<[u8]>,
     /// The same `Implementation`, to set in a result's own `_meta`.
     info: Value,
+    /// Searchers for [`RESULT_MEMBER`] and `"_meta"`, built once.
+    result_member: Finder<'static>,
+    meta_name: Finder<'static>,
 }
 
 impl Identity {
@@ -50,6 +53,8 @@ impl Identity {
         Identity {
             member: member.into_boxed_slice(),
             info,
+            result_member: Finder::new(RESULT_MEMBER),
+            meta_name: Finder::new(b"\"_meta\""),
         }
     }
 
@@ -57,7 +62,7 @@ impl Identity {
     /// encoded by this crate; leaves anything else (an error, a result that
     /// is not an object) as it is.
     pub(crate) fn stamp(&self, response: &mut Vec<u8>) {
-        let Some(found) = memmem::find(response, RESULT_MEMBER) else {
+        let Some(found) = self.result_member.find(response) else {
             return;
         };
         let start = found + RESULT_MEMBER.len();
@@ -69,18 +74,23 @@ impl Identity {
         if result.first() != Some(&b'{') || response.last() != Some(&b'}') {
             return;
         }
-        if memmem::find(result, b"\"_meta\"").is_none() {
-            // No `_meta` anywhere in it, so none at its top.
+        if self.meta_name.find(result).is_none() {
+            // No `_meta` anywhere in it, so none at its top: the member goes
+            // in after the opening brace.
             let empty = result.get(1..).is_some_and(|rest| {
                 rest.iter()
                     .find(|b| !b.is_ascii_whitespace())
                     .is_some_and(|b| *b == b'}')
             });
-            let mut insert = self.member.to_vec();
+            let at = start + 1;
+            let mut stamped = Vec::with_capacity(response.len() + self.member.len() + 1);
+            stamped.extend_from_slice(response.get(..at).unwrap_or_default());
+            stamped.extend_from_slice(&self.member);
             if !empty {
-                insert.push(b',');
+                stamped.push(b',');
             }
-            response.splice(start + 1..start + 1, insert);
+            stamped.extend_from_slice(response.get(at..).unwrap_or_default());
+            *response = stamped;
             return;
         }
         // A `_meta` somewhere (perhaps nested, perhaps text): the result's
