@@ -115,6 +115,9 @@ rules! {
     /// `tools/list` failed.
     ListFailed = "list-failed", Error,
         "answer `tools/list` with a ListToolsResult";
+    /// A 2026-07-28 `tools/list` result does not name the server in its `_meta` (`io.modelcontextprotocol/serverInfo`, which that revision says every result should carry).
+    ResultServerUnnamed = "result-server-unnamed", Warning,
+        "put `io.modelcontextprotocol/serverInfo` (name and version) in every 2026-07-28 result's `_meta`";
     /// Pagination returned a cursor it had returned before (it would loop forever).
     ListCursorRepeated = "list-cursor-repeated", Error,
         "every nextCursor must lead further; the last page has none";

@@ -369,12 +369,18 @@ async fn listing_defects_are_found() {
         table.extend_from_slice(extra);
         expected(&table)
     };
-    let report =
-        toolshape_check::check(&target(&["--duplicate", "--no-tools-capability"]), &none()).await;
+    let report = toolshape_check::check(
+        &target(&["--duplicate", "--no-tools-capability", "--unnamed"]),
+        &none(),
+    )
+    .await;
     assert_eq!(
         found(&report),
         with_base(&[
-            ("(server)", &["tools-capability-missing"]),
+            (
+                "(server)",
+                &["tools-capability-missing", "result-server-unnamed"]
+            ),
             ("ok", &["tool-duplicate-name"]),
         ]),
         "{}",

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 use toolshape_protocol::ProtocolVersion;
+use toolshape_protocol::meta::keys;
 use toolshape_schema::Violation;
 
 use crate::finding::{Document, Finding, Location, is_within, join};
@@ -214,6 +215,9 @@ pub(crate) fn check(
             ));
         }
         findings.extend(check_result(version, result, answers, what));
+        if matches!(answers, Answers::ListPage) {
+            findings.extend(unnamed(version, result, what));
+        }
     } else if value.get("error").is_some() && is_response(value) {
         for violation in &envelope(Definition::ErrorResponse) {
             findings.push(invalid(
@@ -306,6 +310,22 @@ fn check_result(
             }
         })
         .collect()
+}
+
+/// A 2026-07-28 result that does not name its server in `_meta` (that
+/// revision's SHOULD; judged on listings, which every check reads).
+fn unnamed(version: ProtocolVersion, result: &Value, what: &str) -> Option<Finding> {
+    let named = result
+        .get("_meta")
+        .and_then(|meta| meta.get(keys::SERVER_INFO))
+        .is_some();
+    (version.is_stateless() && !named).then(|| {
+        Finding::new(
+            Rule::ResultServerUnnamed,
+            Location::new(Document::Listing, "/_meta"),
+            format!("{what}: no `{}` in the result's `_meta`", keys::SERVER_INFO),
+        )
+    })
 }
 
 /// For a pointer into a tools/list result that lies within one listed tool
@@ -438,6 +458,31 @@ mod tests {
                 "{finding:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_2026_07_28_listing_should_name_its_server() {
+        let page = |meta: Value| {
+            json!({"jsonrpc": "2.0", "id": 2, "result": {
+                "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "public", "_meta": meta,
+            }})
+        };
+        let rules = |version, page: &Value| -> Vec<Rule> {
+            check(version, page, &Answers::ListPage, "tools/list")
+                .iter()
+                .map(|finding| finding.rule)
+                .collect()
+        };
+        let unnamed = page(json!({"dev.example/x": 1}));
+        let named = page(json!({keys::SERVER_INFO: {"name": "s", "version": "1"}}));
+        let modern = ProtocolVersion::V2026_07_28;
+        assert_eq!(rules(modern, &unnamed), [Rule::ResultServerUnnamed]);
+        assert_eq!(rules(modern, &named), []);
+        // Another revision's listing need not.
+        let legacy = json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}});
+        assert_eq!(rules(ProtocolVersion::V2025_11_25, &legacy), []);
     }
 
     #[test]

@@ -27,6 +27,8 @@
 //! - `--check-defects` lists, after the tools below, one tool per rule of
 //!   `toolshape check` they do not break (see `hostile/defects.rs`).
 //! - `--no-tools-capability` declares no `tools` capability;
+//! - `--unnamed` leaves its name out of its 2026-07-28 listings' `_meta`
+//!   (`io.modelcontextprotocol/serverInfo`, which they carry otherwise);
 //!   `--cursor-loop` makes every page's `nextCursor` `"0"`; `--endless BYTES`
 //!   lists pages of new tools (`more_<n>`, descriptions `BYTES` long) without
 //!   end, each with a new cursor; `--slow-pages MS` answers each page MS ms
@@ -292,6 +294,11 @@ impl Server {
                 if self.modern {
                     result["ttlMs"] = json!(0);
                     result["cacheScope"] = json!("private");
+                    if !self.config.unnamed {
+                        result["_meta"] = json!({
+                            "io.modelcontextprotocol/serverInfo": {"name": "hostile", "version": "1.0.0"}
+                        });
+                    }
                 }
                 if self.config.cursor_loop {
                     result["nextCursor"] = json!("0");

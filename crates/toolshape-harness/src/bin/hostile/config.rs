@@ -25,6 +25,8 @@ pub(crate) struct Config {
     pub(crate) foreign_names: bool,
     pub(crate) check_defects: bool,
     pub(crate) no_tools_capability: bool,
+    /// Its 2026-07-28 listings do not name it in `_meta`.
+    pub(crate) unnamed: bool,
     pub(crate) cursor_loop: bool,
     /// `--endless BYTES`: pages of new tools without end, each description
     /// `BYTES` long.
@@ -67,6 +69,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         foreign_names: false,
         check_defects: false,
         no_tools_capability: false,
+        unnamed: false,
         cursor_loop: false,
         endless: None,
         slow_pages: None,
@@ -87,6 +90,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             "--foreign-names" => config.foreign_names = true,
             "--check-defects" => config.check_defects = true,
             "--no-tools-capability" => config.no_tools_capability = true,
+            "--unnamed" => config.unnamed = true,
             "--cursor-loop" => config.cursor_loop = true,
             "--surface" => config.surface = true,
             "--batches" => config.batches = true,
