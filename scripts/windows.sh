@@ -85,6 +85,49 @@ grep -q '"isError": true' <<<"$out" || fail "a path outside the root: $out"
 grep -q 'outside the workspace root' <<<"$out" || fail "a path outside the root: $out"
 echo "stdio: a path outside the root refused"
 
+# The file's resource as Windows clients read a file URI (file:///Z:/...),
+# read back by it; the instructions name the folder as users write it
+# (Z:\..., not \\?\Z:\...).
+python3 - "$wine" "$exe" "$root_win" "$work/root" <<'PY' || fail "resources over stdio"
+import json, subprocess, sys
+
+wine, exe, root_win, root = sys.argv[1:5]
+server = subprocess.Popen([wine, exe, "serve", "--no-watch", "--root", root_win], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+def send(message):
+    server.stdin.write(json.dumps(message) + "\n")
+    server.stdin.flush()
+
+def ask(id, method, params):
+    send({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    while True:
+        line = server.stdout.readline()
+        if not line:
+            sys.exit(f"the server ended before answering {method}")
+        message = json.loads(line)
+        if message.get("id") == id:
+            if "result" not in message:
+                sys.exit(f"{method}: {message}")
+            return message["result"]
+
+hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "windows.sh", "version": "1"}}
+instructions = ask(1, "initialize", hello)["instructions"]
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+if "\\\\?\\" in instructions or root_win not in instructions:
+    sys.exit(f"the instructions name the folder so: {instructions}")
+uri = "file:///Z:" + root + "/docs/a.txt"
+listed = [resource["uri"] for resource in ask(2, "resources/list", {})["resources"]]
+if uri not in listed:
+    sys.exit(f"{uri} is not among the resources listed: {listed}")
+contents = ask(3, "resources/read", {"uri": uri})["contents"]
+if contents[0].get("text") != "hello from Windows\n":
+    sys.exit(f"{uri} read as {contents}")
+server.stdin.close()
+server.wait(timeout=30)
+PY
+echo "stdio: the file's resource file:///Z:/.../docs/a.txt listed and read"
+
 # The proxy between them: toolshape.exe proxy -- toolshape.exe serve.
 out=$(timeout -k 5 60 "$wine" "$exe" call read_text --args '{"path":"docs/a.txt"}' -- "$exe_win" proxy -- "$exe_win" serve --root "$root_win" 2>"$work/err") \
   || { cat "$work/err" >&2; fail "call through the proxy failed"; }

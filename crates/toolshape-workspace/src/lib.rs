@@ -78,9 +78,11 @@ pub struct Workspace {
 
 impl Workspace {
     /// Opens the workspace rooted at `root`, which is canonicalized (made
-    /// absolute, symbolic links resolved) and must be a directory.
+    /// absolute, symbolic links resolved; on Windows written as users write
+    /// it, `C:\dir`, not `\\?\C:\dir`, where that means the same folder)
+    /// and must be a directory.
     pub fn open(root: impl AsRef<Path>) -> io::Result<Self> {
-        let root_path = fs::canonicalize(root)?;
+        let root_path = dunce::canonicalize(root)?;
         if !fs::metadata(&root_path)?.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,

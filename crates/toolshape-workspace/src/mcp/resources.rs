@@ -44,9 +44,30 @@ fn encode_path(text: &str) -> String {
 
 /// The `file://` URI prefix of the workspace root, ending in `/`.
 fn root_prefix(workspace: &Workspace) -> String {
-    let root = workspace.root().to_string_lossy();
-    let root = root.trim_end_matches('/');
-    format!("file://{}/", encode_path(root))
+    format!("file://{}/", uri_path(workspace.root()))
+}
+
+/// The root as a URI's path, percent-encoded, without a trailing `/`.
+#[cfg(not(windows))]
+fn uri_path(root: &std::path::Path) -> String {
+    encode_path(root.to_string_lossy().trim_end_matches('/'))
+}
+
+/// The root as a URI's path, percent-encoded, without a trailing `/`:
+/// `C:\dir` as `/C:/dir` (RFC 8089), a share `\\host\share` as
+/// `//host/share`.
+#[cfg(windows)]
+fn uri_path(root: &std::path::Path) -> String {
+    let slashed = root.to_string_lossy().replace('\\', "/");
+    let slashed = slashed.trim_end_matches('/');
+    match slashed.split_once(':') {
+        Some((drive, rest))
+            if drive.len() == 1 && drive.chars().all(|c| c.is_ascii_alphabetic()) =>
+        {
+            format!("/{drive}:{}", encode_path(rest))
+        }
+        _ => format!("/{}", encode_path(slashed)),
+    }
 }
 
 /// The URI of the file at `path` (relative to the root).
