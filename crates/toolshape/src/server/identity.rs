@@ -23,10 +23,36 @@ use serde_json::value::RawValue;
 use toolshape_protocol::lifecycle::Implementation;
 use toolshape_protocol::meta::{Meta, keys};
 
-/// Where a success response's result starts, after the envelope's members
-/// (`{"jsonrpc":"2.0","id":…,` as the protocol crate writes it: an id's
-/// quotes are escaped inside a string, so the first match is the member).
+/// How a response begins, as the protocol crate writes it; its id follows.
+const ENVELOPE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+
+/// What follows a success response's id: its result comes next.
 const RESULT_MEMBER: &[u8] = b",\"result\":";
+
+/// Where the result of `response` starts, when it is a success response
+/// as the protocol crate writes it (`{"jsonrpc":"2.0","id":…,"result":`);
+/// `None` for an error (whose data may hold a member named `result`).
+fn result_start(response: &[u8]) -> Option<usize> {
+    let rest = response.strip_prefix(ENVELOPE)?;
+    let id_len = match rest.first()? {
+        // A string id, to its closing quote (an escape's next byte skipped).
+        b'"' => {
+            let mut at = 1;
+            loop {
+                match rest.get(at)? {
+                    b'\\' => at += 2,
+                    b'"' => break at + 1,
+                    _ => at += 1,
+                }
+            }
+        }
+        _ => rest
+            .iter()
+            .position(|byte| !(byte.is_ascii_digit() || *byte == b'-'))?,
+    };
+    let result = rest.get(id_len..)?.strip_prefix(RESULT_MEMBER)?;
+    Some(response.len() - result.len())
+}
 
 /// The server's identity, written once as the `_meta` member it adds.
 #[derive(Debug, Clone)]
@@ -35,8 +61,7 @@ pub(crate) struct Identity {
     member: Box<[u8]>,
     /// The same `Implementation`, to set in a result's own `_meta`.
     info: Value,
-    /// Searchers for [`RESULT_MEMBER`] and `"_meta"`, built once.
-    result_member: Finder<'static>,
+    /// A searcher for `"_meta"`, built once.
     meta_name: Finder<'static>,
 }
 
@@ -53,7 +78,6 @@ impl Identity {
         Identity {
             member: member.into_boxed_slice(),
             info,
-            result_member: Finder::new(RESULT_MEMBER),
             meta_name: Finder::new(b"\"_meta\""),
         }
     }
@@ -62,10 +86,9 @@ impl Identity {
     /// encoded by this crate; leaves anything else (an error, a result that
     /// is not an object) as it is.
     pub(crate) fn stamp(&self, response: &mut Vec<u8>) {
-        let Some(found) = self.result_member.find(response) else {
+        let Some(start) = result_start(response) else {
             return;
         };
-        let start = found + RESULT_MEMBER.len();
         // The result, without the envelope's closing brace.
         let end = response.len().saturating_sub(1);
         let Some(result) = response.get(start..end) else {
@@ -243,6 +266,11 @@ mod tests {
         let before = error.clone();
         identity().stamp(&mut error);
         assert_eq!(error, before);
+        // An error whose data has a member named `result`.
+        let mut data = br#"{"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m","data":{"b":2,"result":{}}}}"#.to_vec();
+        let before = data.clone();
+        identity().stamp(&mut data);
+        assert_eq!(data, before);
         let mut odd = br#"{"jsonrpc":"2.0","id":1,"result":[1]}"#.to_vec();
         let before = odd.clone();
         identity().stamp(&mut odd);
