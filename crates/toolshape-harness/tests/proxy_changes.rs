@@ -63,25 +63,32 @@ async fn the_upstreams_changes_reach_the_proxys_clients() {
     }
 }
 
-/// An HTTP upstream that forgets the proxy's session (idle for a second)
-/// is followed again on the session the proxy opens in its place: a
-/// client's subscription made before still brings updates after.
+/// An HTTP upstream that forgets the proxy's session (restarted on the same
+/// address) is followed again on the session the proxy opens in its place:
+/// a client's subscription made before still brings updates after.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forgotten_upstream_session_is_followed_again() {
     use toolshape_harness::changing::serve_changes;
 
-    let upstream = serve_changes(toolshape::Server::builder("changing", "1"))
-        .build()
-        .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let upstream_url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let mut options = toolshape::HttpOptions::default();
-    options.session_idle_timeout = Duration::from_secs(1);
-    tokio::spawn(async move {
-        upstream
-            .serve_http(listener, options, std::future::pending())
-            .await
-    });
+    let address = listener.local_addr().unwrap();
+    let upstream_url = format!("http://{address}/mcp");
+    let serve = |listener: tokio::net::TcpListener| {
+        let upstream = serve_changes(toolshape::Server::builder("changing", "1"))
+            .build()
+            .unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            let stopped = async move {
+                let _ = stopped.await;
+            };
+            upstream
+                .serve_http(listener, toolshape::HttpOptions::default(), stopped)
+                .await
+        });
+        (stop, serving)
+    };
+    let (stop, serving) = serve(listener);
     let (proxy, url) = proxy_in_front_of(upstream_url, ProtocolVersion::V2025_11_25).await;
     let client = builder(ProtocolVersion::V2025_11_25)
         .connect_http(&url)
@@ -92,9 +99,16 @@ async fn a_forgotten_upstream_session_is_followed_again() {
         .subscribe(toolshape_harness::changing::WATCHED)
         .await
         .unwrap();
-    // Past the upstream's idle time: its session, and the proxy's
-    // subscription on it, are gone.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The upstream restarted: its sessions, and the proxy's subscription on
+    // one, are gone.
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), serving)
+        .await
+        .expect("the upstream did not stop")
+        .unwrap()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind(address).await.unwrap();
+    let (_stop, _serving) = serve(listener);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let update = loop {
         let touched: Result<serde_json::Value, _> = client

@@ -510,19 +510,28 @@ async fn an_unreachable_or_wrong_endpoint_fails_cleanly() {
     );
 }
 
-// The 2025-11-25 transport: a client that gets 404 for its session MUST start
-// a new one (initialize again); the request is then sent again, once.
+// A toolshape client listens on its session's GET stream from its start,
+// so its session is in use however long it waits between calls: past the
+// server's idle time, no new `initialize`. (A session that did end is
+// replaced: the next test.)
 #[tokio::test]
-async fn a_client_whose_session_expired_opens_a_new_one() {
+async fn a_listening_client_keeps_its_session_past_the_idle_time() {
     let mut options = HttpOptions::default();
     options.session_idle_timeout = Duration::from_millis(200);
     let serving = Serving::start(options).await;
-    let client = connect(&serving.url, PINNED).await;
+    let recorder = Recorder::start(&serving.url).await;
+    let client = connect(&recorder.url, PINNED).await;
     let sum: i64 = client.call("add", json!({"a": 1, "b": 1})).await.unwrap();
     assert_eq!(sum, 2);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
     let sum: i64 = client.call("add", json!({"a": 2, "b": 2})).await.unwrap();
     assert_eq!(sum, 4);
+    let initializes = recorder
+        .log()
+        .iter()
+        .filter(|entry| entry.rpc_method() == "initialize")
+        .count();
+    assert_eq!(initializes, 1, "{:?}", recorder.log());
 }
 
 #[tokio::test]

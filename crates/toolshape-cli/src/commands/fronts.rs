@@ -38,8 +38,9 @@ pub(crate) struct HttpFrontArgs {
     /// loopback names and the bound address (repeatable; `*` allows any).
     #[arg(long, value_name = "HOST")]
     allow_host: Vec<String>,
-    /// With --http: how long a handshake session may sit unused before it
-    /// expires and its memory is freed, in seconds.
+    /// With --http: how long a handshake session may sit unused (no
+    /// request, no call running, no GET stream open) before it expires and
+    /// its memory is freed, in seconds.
     #[arg(
         long,
         value_name = "SECONDS",

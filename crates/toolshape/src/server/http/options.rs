@@ -21,7 +21,8 @@ pub struct HttpOptions {
     /// Most handshake sessions (2025-11-25 and older) at once; when full,
     /// the least recently used idle one makes room.
     pub max_sessions: usize,
-    /// How long an unused session lives.
+    /// How long an unused session lives (one with a call running or its GET
+    /// stream open is in use).
     pub session_idle_timeout: Duration,
     /// Most requests served at once; more wait their turn.
     pub max_concurrent_requests: usize,

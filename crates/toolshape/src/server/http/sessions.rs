@@ -1,5 +1,7 @@
 //! Handshake sessions (`Mcp-Session-Id`): bounded in number, expiring when
-//! idle (no request for the idle time and no call running). When the table
+//! idle (no request for the idle time, no call running and no GET stream
+//! open: a client listening for the server's messages is still there; the
+//! stream's keep-alives end it when its client is gone). When the table
 //! is full, the least recently used idle session (no call in flight, no open
 //! stream) makes room for a new one, so abandoned sessions never lock new
 //! clients out. A session has at most one GET
@@ -84,10 +86,10 @@ impl HttpSession {
         self.in_flight.len() == 0 && self.streams.load(Ordering::Acquire) == 0
     }
 
-    /// Whether the session has expired: no request for `idle` and no call
-    /// running (an open stream does not keep it alive).
+    /// Whether the session has expired: no request for `idle`, no call
+    /// running and no stream open.
     fn has_expired(&self, idle: Duration) -> bool {
-        self.idle_for() >= idle && self.in_flight.len() == 0
+        self.idle_for() >= idle && self.is_idle()
     }
 
     /// Opens the session's GET stream, replacing any older one. The stream
@@ -258,5 +260,27 @@ mod tests {
         let (_, busy) = sessions.create(None).unwrap();
         let _stream = busy.open_stream();
         assert!(matches!(sessions.create(None), Err(SessionError::Full)));
+    }
+
+    #[test]
+    fn an_open_stream_keeps_its_session_alive_and_its_end_lets_it_expire() {
+        let sessions = Sessions::new(4, Duration::from_millis(30));
+        let (listening, session) = sessions.create(None).unwrap();
+        let (quiet, _) = sessions.create(None).unwrap();
+        let stream = session.open_stream();
+        std::thread::sleep(Duration::from_millis(40));
+        sessions.expire();
+        assert!(matches!(sessions.get(&quiet), Err(SessionError::Unknown)));
+        assert!(
+            sessions.get(&listening).is_ok(),
+            "a listening session expired"
+        );
+        drop(stream);
+        std::thread::sleep(Duration::from_millis(40));
+        sessions.expire();
+        assert!(matches!(
+            sessions.get(&listening),
+            Err(SessionError::Unknown)
+        ));
     }
 }
