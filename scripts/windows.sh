@@ -134,6 +134,48 @@ out=$(timeout -k 5 60 "$wine" "$exe" call read_text --args '{"path":"docs/a.txt"
 [ "$out" = "hello from Windows" ] || fail "call through the proxy printed: $out"
 echo "proxy: toolshape.exe proxy -- toolshape.exe serve relayed the call"
 
+# A server behind a wrapper (`cmd /c` running a batch file, as `npx.cmd` is
+# run) that starts a process of its own, which outlives the wrapper's end of
+# its input (an HTTP server): when the proxy in front of them stops, its job
+# object takes that grandchild too (without it, still serving).
+grandchild_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf '@echo off\r\nstart "" /b %s serve --root %s --http 127.0.0.1:%s\r\n%s serve --root %s\r\n' \
+  "$exe_win" "$root_win" "$grandchild_port" "$exe_win" "$root_win" >"$work/wrapper.cmd"
+python3 - "$wine" "$exe" "$(win_path "$work/wrapper.cmd")" "$grandchild_port" <<'PY' || fail "a wrapper's child outlived the proxy"
+import json, subprocess, sys, time, urllib.request
+
+wine, exe, wrapper, port = sys.argv[1:5]
+health = f"http://127.0.0.1:{port}/health"
+
+def serving():
+    try:
+        with urllib.request.urlopen(health, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+proxy = subprocess.Popen([wine, exe, "proxy", "--", "cmd", "/c", wrapper], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "windows.sh", "version": "1"}}
+proxy.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}) + "\n")
+proxy.stdin.flush()
+if "result" not in json.loads(proxy.stdout.readline()):
+    sys.exit("the proxy did not answer initialize")
+deadline = time.monotonic() + 60
+while not serving():
+    if time.monotonic() > deadline:
+        sys.exit("the wrapper's own child never served")
+    time.sleep(0.2)
+proxy.stdin.close()
+proxy.wait(timeout=30)
+deadline = time.monotonic() + 10
+while serving():
+    if time.monotonic() > deadline:
+        sys.exit(f"the wrapper's own child still serves on port {port} after the proxy ended")
+    time.sleep(0.2)
+PY
+echo "proxy: a wrapper's own child (cmd /c, start /b) stopped with the proxy, by its job object"
+
 # Streamable HTTP served by toolshape.exe, called from this machine's toolshape.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$wine" "$exe" serve --root "$root_win" --http "127.0.0.1:$port" 2>"$work/http.err" &

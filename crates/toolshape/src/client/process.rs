@@ -1,7 +1,8 @@
 //! The server's child process. On Unix it runs in a process group of its
-//! own, so that stopping it stops what it started too: a server started
-//! through a wrapper (`sh -c`, `npx`, `uvx`) is often a grandchild, which
-//! killing the wrapper alone would leave running.
+//! own, on Windows in a job object, so that stopping it stops what it
+//! started too: a server started through a wrapper (`sh -c`, `npx`, `uvx`,
+//! `cmd /c`) is often a grandchild, which killing the wrapper alone would
+//! leave running.
 
 use std::io;
 use std::process::ExitStatus;
@@ -15,11 +16,16 @@ pub(crate) struct ServerProcess {
     /// Its process group, while what is in it may still need stopping.
     #[cfg(unix)]
     group: Option<rustix::process::Pid>,
+    /// Its job object, killing what is in it when closed (dropped): the
+    /// server's own children join it as they start.
+    #[cfg(windows)]
+    job: Option<win32job::Job>,
 }
 
 impl ServerProcess {
     /// Starts `command` (its pipes set by the caller), in a new process
-    /// group on Unix when `own_group`.
+    /// group on Unix when `own_group`; on Windows in a job object always
+    /// (a job changes nothing of how the console reaches the process).
     #[cfg_attr(not(unix), allow(unused_variables))]
     pub(crate) fn spawn(command: &mut Command, own_group: bool) -> io::Result<ServerProcess> {
         #[cfg(unix)]
@@ -34,6 +40,8 @@ impl ServerProcess {
                 .filter(|_| own_group)
                 .and_then(|id| i32::try_from(id).ok())
                 .and_then(rustix::process::Pid::from_raw),
+            #[cfg(windows)]
+            job: kill_on_close_job(&child),
             child,
         })
     }
@@ -73,6 +81,8 @@ impl ServerProcess {
     /// after that the group is not signalled again. (Between the reaping and
     /// the signal, a group left empty could in principle see its id reused:
     /// the window is one system call.)
+    /// On Windows, what is left in its job is killed: Windows has no
+    /// signal to ask with.
     fn end_group(&mut self) {
         self.signal_group(false);
         #[cfg(unix)]
@@ -81,8 +91,9 @@ impl ServerProcess {
         }
     }
 
-    #[cfg_attr(not(unix), allow(unused_variables, clippy::unused_self))]
-    fn signal_group(&self, kill: bool) {
+    #[cfg_attr(not(any(unix, windows)), allow(unused_variables, clippy::unused_self))]
+    #[cfg_attr(windows, allow(unused_variables))]
+    fn signal_group(&mut self, kill: bool) {
         #[cfg(unix)]
         if let Some(group) = self.group {
             use rustix::process::{Signal, kill_process_group};
@@ -90,12 +101,35 @@ impl ServerProcess {
             // Nothing left in it (ESRCH) is what is hoped for.
             let _ = kill_process_group(group, signal);
         }
+        // Closing the job's handle kills every process in it.
+        #[cfg(windows)]
+        drop(self.job.take());
+    }
+}
+
+/// A job object that kills its processes when its handle is closed, with
+/// `child` in it; none (the child then stopped alone) if Windows refuses,
+/// as it may for a process already in a job that allows no other.
+#[cfg(windows)]
+fn kill_on_close_job(child: &Child) -> Option<win32job::Job> {
+    let handle = child.raw_handle()?;
+    let handle = isize::try_from(handle.addr()).ok()?;
+    let mut limits = win32job::ExtendedLimitInfo::new();
+    limits.limit_kill_on_job_close();
+    let job = win32job::Job::create_with_limit_info(&limits)
+        .and_then(|job| job.assign_process(handle).map(|()| job));
+    match job {
+        Ok(job) => Some(job),
+        Err(error) => {
+            tracing::debug!(%error, "the server's child is in no job object of ours");
+            None
+        }
     }
 }
 
 impl Drop for ServerProcess {
     /// A client dropped without closing kills the server (tokio's
-    /// `kill_on_drop`) and the rest of its group.
+    /// `kill_on_drop`) and the rest of its group (on Windows, its job).
     fn drop(&mut self) {
         self.signal_group(true);
     }

@@ -115,7 +115,9 @@ impl ServerCommand {
     /// process outside the terminal's foreground group that reads it is
     /// stopped by the terminal (`toolshape`'s client commands turn it off at
     /// a terminal). Off, the server shares the client's group, and Ctrl-C at
-    /// the terminal reaches it directly.
+    /// the terminal reaches it directly. On Windows the server runs in a
+    /// job object whatever this says (closing the job kills what is in it;
+    /// a job changes nothing of how the console reaches the process).
     #[must_use]
     pub fn own_process_group(mut self, own: bool) -> Self {
         self.own_process_group = own;
