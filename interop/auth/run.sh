@@ -112,7 +112,7 @@ passed=0 failed=0 log=$work/cli-credentials.log
 grants=$(counter client_credentials_grants)
 check() { if eval "$1"; then passed=$((passed + 1)); echo "ok: $2" >>"$log"; else failed=$((failed + 1)); echo "FAILED: $2" >>"$log"; fi; }
 out=$(TOOLSHAPE_OAUTH_CLIENT_SECRET=s3cret-value timeout 60 "$TOOLSHAPE_BIN" call read_text --args '{"path":"hello.txt"}' \
-  --url "$url" --oauth-client-id svc --oauth-client-credentials 2>>"$log")
+  --url "$url" --oauth-client-id svc --oauth-client-issuer "$issuer" --oauth-client-credentials 2>>"$log")
 rc=$?
 check '[[ $rc -eq 0 ]]' "toolshape call exits 0 (got $rc)"
 check '[[ $out == *"hello from the workspace"* ]]' "read_text's text came back: $out"
@@ -120,7 +120,7 @@ grants=$(( $(counter client_credentials_grants) - grants ))
 check '[[ $grants -eq 2 ]]' "one grant, then one step-up to files:read (got $grants)"
 # A header that is not Authorization goes beside OAuth (before, any --header turned OAuth off: a 401).
 out=$(TOOLSHAPE_OAUTH_CLIENT_SECRET=s3cret-value timeout 60 "$TOOLSHAPE_BIN" call file_info --args '{"path":"hello.txt"}' \
-  --url "$url" --header 'X-Tenant: interop' --oauth-client-id svc --oauth-client-credentials 2>>"$log")
+  --url "$url" --header 'X-Tenant: interop' --oauth-client-id svc --oauth-client-issuer "$issuer" --oauth-client-credentials 2>>"$log")
 rc=$?
 check '[[ $rc -eq 0 && $out == *"hello.txt"* ]]' "a fixed X-Tenant header beside OAuth: exit $rc, $out"
 report cli-credentials "$passed" "$failed" "$log"

@@ -88,6 +88,8 @@ impl Fetched {
 pub(crate) struct Fetcher {
     http: reqwest::Client,
     allow_http: bool,
+    /// Whether plain http may reach a loopback host.
+    loopback_http: bool,
 }
 
 impl Fetcher {
@@ -100,14 +102,27 @@ impl Fetcher {
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Fetcher { http, allow_http })
+        Ok(Fetcher {
+            http,
+            allow_http,
+            loopback_http: true,
+        })
+    }
+
+    /// Lets plain http reach a loopback host only when `server` (the MCP
+    /// server the requests are made for) is on one itself: a remote server
+    /// naming `http://127.0.0.1:…` (metadata, token or registration
+    /// endpoints) does not make this machine post to its own services.
+    pub(crate) fn for_server(mut self, server: &Url) -> Self {
+        self.loopback_http = is_loopback(server);
+        self
     }
 
     /// Refuses a URL that is not https (or http to a loopback host).
     pub(crate) fn check(&self, url: &Url) -> Result<(), FetchError> {
         let allowed = match url.scheme() {
             "https" => true,
-            "http" => self.allow_http || is_loopback(url),
+            "http" => self.allow_http || (self.loopback_http && is_loopback(url)),
             _ => false,
         };
         if allowed {
@@ -201,4 +216,42 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn fetcher(allow_http: bool, server: &str) -> Fetcher {
+        Fetcher::new(Duration::from_secs(1), allow_http)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .for_server(&url(server))
+    }
+
+    #[test]
+    fn plain_http_reaches_a_loopback_host_only_for_a_loopback_server() {
+        let local = fetcher(false, "http://127.0.0.1:8080/mcp");
+        assert!(local.check(&url("http://localhost:9000/token")).is_ok());
+        assert!(local.check(&url("http://as.example/token")).is_err());
+        // A remote server naming this machine's own services.
+        let remote = fetcher(false, "https://mcp.example.com/mcp");
+        assert!(
+            remote
+                .check(&url("http://127.0.0.1:8500/metadata"))
+                .is_err()
+        );
+        assert!(remote.check(&url("http://[::1]:8500/register")).is_err());
+        assert!(remote.check(&url("https://as.example/token")).is_ok());
+        // Plain http allowed by the user: anywhere.
+        let allowed = fetcher(true, "https://mcp.example.com/mcp");
+        assert!(
+            allowed
+                .check(&url("http://127.0.0.1:8500/metadata"))
+                .is_ok()
+        );
+    }
 }

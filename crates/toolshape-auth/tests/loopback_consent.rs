@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `LoopbackConsent` over real sockets: an idle connection (a browser's
 //! speculative one) and other paths do not hold up the callback, an
-//! absolute-form request target is not taken for it, and the callback's URL
+//! absolute-form request target is not taken for it, a callback with
+//! another `state` is discarded and the wait goes on, and the callback's URL
 //! comes back whole.
 
 use std::time::{Duration, Instant};
@@ -29,7 +30,7 @@ async fn the_callback_comes_through_idle_and_stray_connections() {
     assert_eq!(redirect.path(), "/callback");
     assert_eq!(redirect.host_str(), Some("127.0.0.1"));
     let address = format!("127.0.0.1:{}", redirect.port().unwrap());
-    let authorization = url::Url::parse("https://as.example/authorize?x=1").unwrap();
+    let authorization = url::Url::parse("https://as.example/authorize?x=1&state=s-1").unwrap();
 
     let browser = {
         let address = address.clone();
@@ -41,6 +42,13 @@ async fn the_callback_comes_through_idle_and_stray_connections() {
             assert!(stray.starts_with("HTTP/1.1 404"), "{stray}");
             let absolute = get(&address, "http://evil.example/callback?code=bad").await;
             assert!(absolute.starts_with("HTTP/1.1 404"), "{absolute}");
+            let network_path = get(&address, "//evil.example/callback?code=bad&state=s-1").await;
+            assert!(network_path.starts_with("HTTP/1.1 404"), "{network_path}");
+            // Another authorization's callback (or a guess) is discarded.
+            let stale = get(&address, "/callback?code=old&state=s-0").await;
+            assert!(stale.starts_with("HTTP/1.1 400"), "{stale}");
+            let stateless = get(&address, "/callback?error=access_denied").await;
+            assert!(stateless.starts_with("HTTP/1.1 400"), "{stateless}");
             let done = get(
                 &address,
                 "/callback?code=c-1&state=s-1&iss=https%3A%2F%2Fas.example",

@@ -175,6 +175,25 @@ fn flags_that_must_come_together() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--auth-resource"));
+    // A resource path the router would read as a parameter is refused, not
+    // a panic when the metadata's route is made.
+    let output = Command::new(TOOLSHAPE)
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            ISSUER,
+            "--auth-resource",
+            "https://mcp.example.com/:tenant/mcp",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("cannot be routed"), "{stderr}");
     // --auth-scope means nothing without an issuer.
     let output = Command::new(TOOLSHAPE)
         .args(["serve", "--http", "127.0.0.1:0", "--auth-scope", "x"])
@@ -198,6 +217,26 @@ fn flags_that_must_come_together() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("secret"));
+    // A secret is shown only to the authorization server it was issued by,
+    // which must then be named: never to one a server names (2026-07-28,
+    // pre-registered credentials bound to their issuer).
+    let output = Command::new(TOOLSHAPE)
+        .args([
+            "tools",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--oauth-client-id",
+            "c",
+            "--oauth-client-credentials",
+        ])
+        .env("TOOLSHAPE_OAUTH_CLIENT_SECRET", "s3cret")
+        .env_remove("TOOLSHAPE_OAUTH_CLIENT_ISSUER")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--oauth-client-issuer"), "{stderr}");
 }
 
 #[test]

@@ -121,7 +121,11 @@ impl ClientIdentity {
         }
     }
 
-    /// The client secret.
+    /// The client secret. Bind the identity with [`ClientIdentity::issuer`]
+    /// too: unbound, the secret goes to whichever authorization server the
+    /// MCP server names (2026-07-28: pre-registered credentials MUST NOT be
+    /// used with another authorization server; `toolshape`'s commands
+    /// refuse a secret without it).
     #[must_use]
     pub fn secret(mut self, secret: impl Into<Secret>) -> Self {
         self.secret = Some(secret.into());
@@ -144,9 +148,10 @@ impl ClientIdentity {
         self
     }
 
-    /// Binds the identity to the authorization server that issued it: with
-    /// another issuer named by the server, authorization fails instead of
-    /// presenting these credentials elsewhere.
+    /// Binds the identity to the authorization server that issued it (its
+    /// `issuer`, exactly as its metadata names it): with another issuer
+    /// named by the server, authorization fails instead of presenting these
+    /// credentials, or a [`Grant::JwtBearer`] assertion, elsewhere.
     #[must_use]
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());

@@ -16,7 +16,8 @@ use super::consent::Consent;
 pub const CALLBACK_PATH: &str = "/callback";
 /// Largest request head read from the browser.
 const MAX_HEAD_BYTES: usize = 8 * 1024;
-/// Most connections looked at while waiting (favicon requests and the like).
+/// Most connections served at once while waiting (favicon requests and the
+/// like); the wait itself is bounded by its time.
 const MAX_CONNECTIONS: usize = 64;
 
 const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Authorized</title>\
@@ -65,18 +66,22 @@ impl LoopbackConsent {
 
     /// Serves connections (each on its own, so that an idle one a browser
     /// opened ahead does not hold up the one with the callback) until the
-    /// callback arrives.
-    async fn wait(&self) -> Result<Url, crate::BoxError> {
+    /// callback of this authorization arrives: one with another `state`
+    /// (a stale tab, a page on this machine guessing the port) is
+    /// answered and discarded, and the wait goes on.
+    async fn wait(&self, state: Option<String>) -> Result<Url, crate::BoxError> {
         let listener = TcpListener::from_std(self.listener.try_clone()?)?;
         let mut connections = tokio::task::JoinSet::new();
-        let mut accepted = 0;
         loop {
             tokio::select! {
-                incoming = listener.accept(), if accepted < MAX_CONNECTIONS => {
+                incoming = listener.accept(), if connections.len() < MAX_CONNECTIONS => {
                     let (stream, _) = incoming?;
-                    accepted += 1;
                     let redirect = self.redirect_uri.clone();
-                    connections.spawn(tokio::time::timeout(Duration::from_secs(10), serve(redirect, stream)));
+                    let state = state.clone();
+                    connections.spawn(tokio::time::timeout(
+                        Duration::from_secs(10),
+                        serve(redirect, state, stream),
+                    ));
                 }
                 Some(done) = connections.join_next() => match done {
                     Ok(Ok(Ok(Some(callback)))) => return Ok(callback),
@@ -91,8 +96,13 @@ impl LoopbackConsent {
     }
 }
 
-/// Reads one request; the callback's URL when it is the callback.
-async fn serve(redirect: Url, mut stream: TcpStream) -> io::Result<Option<Url>> {
+/// Reads one request; the callback's URL when it is the callback, with
+/// `state` when one is expected.
+async fn serve(
+    redirect: Url,
+    state: Option<String>,
+    mut stream: TcpStream,
+) -> io::Result<Option<Url>> {
     let mut head = Vec::with_capacity(1024);
     let mut buffer = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -109,16 +119,33 @@ async fn serve(redirect: Url, mut stream: TcpStream) -> io::Result<Option<Url>> 
         words.next().unwrap_or_default(),
         words.next().unwrap_or_default(),
     );
-    // Only a path on this listener (origin form), never an absolute URL.
+    // Only a path on this listener (origin form), never an absolute URL
+    // nor a network-path reference (`//host/callback`).
     let callback = match redirect.join(target) {
-        Ok(url) if method == "GET" && target.starts_with('/') && url.path() == CALLBACK_PATH => {
+        Ok(url)
+            if method == "GET"
+                && target.starts_with('/')
+                && !target.starts_with("//")
+                && url.path() == CALLBACK_PATH =>
+        {
             Some(url)
         }
         _ => None,
     };
-    let (status, body) = match callback {
-        Some(_) => ("200 OK", DONE_PAGE),
-        None => ("404 Not Found", "not found"),
+    let ours = |url: &Url| {
+        state.as_deref().is_none_or(|expected| {
+            url.query_pairs()
+                .any(|(name, value)| name == "state" && value == expected)
+        })
+    };
+    let (status, body, callback) = match callback {
+        Some(url) if ours(&url) => ("200 OK", DONE_PAGE, Some(url)),
+        Some(_) => (
+            "400 Bad Request",
+            "not the callback of the authorization under way",
+            None,
+        ),
+        None => ("404 Not Found", "not found", None),
     };
     let response = format!(
         "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n{body}",
@@ -144,7 +171,11 @@ impl Consent for LoopbackConsent {
             if self.open_browser {
                 open_in_browser(authorization_url);
             }
-            match tokio::time::timeout(self.timeout, self.wait()).await {
+            let state = authorization_url
+                .query_pairs()
+                .find(|(name, _)| name == "state")
+                .map(|(_, value)| value.into_owned());
+            match tokio::time::timeout(self.timeout, self.wait(state)).await {
                 Ok(callback) => callback,
                 Err(_) => Err(format!(
                     "no authorization within {} seconds",

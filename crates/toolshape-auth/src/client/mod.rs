@@ -342,7 +342,9 @@ impl OAuthClientBuilder {
 
     /// The client.
     pub fn build(self) -> Result<OAuthClient, AuthError> {
-        let fetch = Fetcher::new(self.timeout, self.allow_http).map_err(AuthError::Http)?;
+        let fetch = Fetcher::new(self.timeout, self.allow_http)
+            .map_err(AuthError::Http)?
+            .for_server(&self.server);
         fetch.check(&self.server)?;
         Ok(OAuthClient {
             inner: Arc::new(Inner {

@@ -206,19 +206,15 @@ fn write_file(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "tokens".into());
-    let temporary = directory.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(&temporary)?;
+    // A random name, created exclusively and owner-only (0600 on Unix):
+    // nobody else's file or link in a shared folder is written through.
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(&directory)?;
     file.write_all(&text)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&temporary, path)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|error| error.error)?;
     Ok(())
 }
 
@@ -294,6 +290,41 @@ pub(super) mod tests {
             expires_at: None,
             scopes: Vec::new(),
             dpop_key: None,
+        }
+    }
+
+    /// The file is written through a temporary file of a random name: one
+    /// planted at the name the writer used to take (`.tokens.json.<pid>.tmp`)
+    /// is left alone, never written through, and the file is owner-only.
+    #[tokio::test]
+    async fn the_file_is_written_through_a_temporary_file_nobody_planted() {
+        let folder = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let planted = folder
+            .path()
+            .join(format!(".tokens.json.{}.tmp", std::process::id()));
+        std::fs::write(&planted, "planted").unwrap_or_else(|e| panic!("{e}"));
+        let path = folder.path().join("tokens.json");
+        let store = FileTokenStore::new(&path);
+        let saved = token("https://a.example/mcp", "a".repeat(32));
+        assert!(store.set_token("a", Some(saved)).await.is_ok());
+        assert_eq!(
+            std::fs::read_to_string(&planted).unwrap_or_default(),
+            "planted"
+        );
+        let names: Vec<_> = std::fs::read_dir(folder.path())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "a temporary file left behind: {names:?}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
         }
     }
 

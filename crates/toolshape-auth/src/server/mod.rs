@@ -71,6 +71,12 @@ pub enum ConfigError {
     /// The resource is not an absolute http(s) URI without a fragment.
     #[error("the resource {0:?} is not an absolute http(s) URI without a fragment")]
     Resource(String),
+    /// A segment of the resource's path starts with `:` or `*`, which the
+    /// router reads as a parameter: its metadata could not be served.
+    #[error(
+        "the resource {0:?} has a path segment starting with ':' or '*', which cannot be routed"
+    )]
+    ResourcePath(String),
     /// No authorization server was named.
     #[error("name at least one authorization server (its issuer URL)")]
     NoAuthorizationServer,
@@ -111,6 +117,16 @@ impl BearerAuth {
             }
             _ => return Err(ConfigError::Resource(resource.to_owned())),
         };
+        // axum refuses (panics on) a route with such a segment; the
+        // metadata's well-known path holds the resource's path.
+        if resource_url
+            .path_segments()
+            .into_iter()
+            .flatten()
+            .any(|segment| segment.starts_with([':', '*']))
+        {
+            return Err(ConfigError::ResourcePath(resource.to_owned()));
+        }
         Ok(BearerAuthBuilder {
             resource: resource.to_owned(),
             resource_url,

@@ -20,6 +20,9 @@ use super::connect::exit;
 pub(crate) const CLIENT_ID_ENV: &str = "TOOLSHAPE_OAUTH_CLIENT_ID";
 /// The environment variable holding the client secret.
 pub(crate) const CLIENT_SECRET_ENV: &str = "TOOLSHAPE_OAUTH_CLIENT_SECRET";
+/// The environment variable naming the authorization server the client is
+/// registered with.
+pub(crate) const CLIENT_ISSUER_ENV: &str = "TOOLSHAPE_OAUTH_CLIENT_ISSUER";
 /// The environment variable naming the token file.
 pub(crate) const TOKEN_STORE_ENV: &str = "TOOLSHAPE_OAUTH_TOKEN_STORE";
 /// Largest secret or key file read, in bytes.
@@ -36,6 +39,11 @@ pub(crate) struct OAuthArgs {
     /// one, the client registers itself or uses its metadata document).
     #[arg(long, value_name = "ID")]
     oauth_client_id: Option<String>,
+    /// The authorization server (its issuer, as its metadata names it) the
+    /// pre-registered client belongs to (default: $TOOLSHAPE_OAUTH_CLIENT_ISSUER);
+    /// needed with a client secret, which is then shown to that server only.
+    #[arg(long, value_name = "URL")]
+    oauth_client_issuer: Option<String>,
     /// A file holding the client secret (default: $TOOLSHAPE_OAUTH_CLIENT_SECRET;
     /// there is no flag for the secret itself).
     #[arg(long, value_name = "PATH")]
@@ -133,6 +141,20 @@ impl OAuthArgs {
                 }
                 if let Some(key) = key {
                     identity = identity.private_key(key);
+                }
+                let issuer = self.oauth_client_issuer.clone().or_else(|| {
+                    std::env::var(CLIENT_ISSUER_ENV)
+                        .ok()
+                        .filter(|v| !v.is_empty())
+                });
+                match issuer {
+                    Some(issuer) => identity = identity.issuer(issuer),
+                    None if secret.is_some() => {
+                        return Err(usage(format!(
+                            "a client secret is shown to the authorization server it was issued by only: name it (--oauth-client-issuer or ${CLIENT_ISSUER_ENV}, its issuer as its metadata says)"
+                        )));
+                    }
+                    None => {}
                 }
                 builder = builder.identity(identity);
             }

@@ -39,19 +39,22 @@ pub fn from_env(name: &str) -> Result<String, SecretError> {
 /// The lines of `path` that are neither empty nor `#` comments, trimmed
 /// (one key per line).
 pub fn lines_from_file(path: &Path) -> Result<Vec<String>, SecretError> {
-    let size = std::fs::metadata(path)
-        .map_err(|source| SecretError::File {
-            path: path.to_owned(),
-            source,
-        })?
-        .len();
-    if size > MAX_SECRET_FILE_BYTES {
-        return Err(SecretError::TooLarge(path.to_owned()));
-    }
-    let text = std::fs::read_to_string(path).map_err(|source| SecretError::File {
+    use std::io::Read;
+
+    let failed = |source| SecretError::File {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // Read through the bound itself, not after a size check: a pipe, a
+    // device or a `/proc` file reports no size.
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let mut text = String::new();
+    file.take(MAX_SECRET_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(failed)?;
+    if text.len() as u64 > MAX_SECRET_FILE_BYTES {
+        return Err(SecretError::TooLarge(path.to_owned()));
+    }
     Ok(text
         .lines()
         .map(str::trim)
@@ -69,4 +72,29 @@ pub fn from_file(path: &Path) -> Result<String, SecretError> {
             path: path.to_owned(),
             source: std::io::Error::new(std::io::ErrorKind::InvalidData, "no key in the file"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_past_the_bound_is_refused_whatever_size_it_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let large = dir.path().join("large");
+        std::fs::write(&large, vec![b'k'; 64 * 1024 + 1]).unwrap();
+        assert!(matches!(
+            lines_from_file(&large),
+            Err(SecretError::TooLarge(_))
+        ));
+        // A device reporting no size, read only up to the bound.
+        #[cfg(unix)]
+        assert!(matches!(
+            lines_from_file(Path::new("/dev/zero")),
+            Err(SecretError::TooLarge(_))
+        ));
+        let key = dir.path().join("key");
+        std::fs::write(&key, "# comment\n\n  k1  \nk2\n").unwrap();
+        assert_eq!(lines_from_file(&key).unwrap(), ["k1", "k2"]);
+    }
 }
