@@ -101,7 +101,8 @@ rules! {
     /// A response whose id answers no request the client sent.
     ResponseUnknownId = "response-unknown-id", Error,
         "answer each request once, with the id it came with";
-    /// A response larger or deeper than toolshape's client accepts (16 MiB, 127 levels).
+    /// A response larger or deeper than the check's client accepts (16 MiB,
+    /// `Options::max_message_bytes`; 127 levels).
     ResponseOverBounds = "response-over-bounds", Warning,
         "keep results small and shallow, or page them";
     /// More than 100,000 messages (or 64 MiB) arrived while one request was answered: the rest were not kept, so the answer among them may not have been checked.
