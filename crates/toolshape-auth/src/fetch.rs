@@ -113,6 +113,7 @@ impl Fetcher {
     /// server the requests are made for) is on one itself: a remote server
     /// naming `http://127.0.0.1:…` (metadata, token or registration
     /// endpoints) does not make this machine post to its own services.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn for_server(mut self, server: &Url) -> Self {
         self.loopback_http = is_loopback(server);
         self
