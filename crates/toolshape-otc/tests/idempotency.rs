@@ -188,3 +188,43 @@ async fn an_empty_call_id_is_echoed_and_never_a_key() -> TestResult {
     assert_eq!(counters.counted(), 2);
     Ok(())
 }
+
+/// A failure the caller may retry is not kept under its `call_id`: the
+/// retry the error invites runs the tool again. A failure for good is kept.
+#[tokio::test]
+async fn a_retryable_failure_is_not_replayed() -> TestResult {
+    let (registry, counters) = tools::registry();
+    let running = start(&registry, OtcOptions::default()).await?;
+    let flaky = json!({"tool_id": "Test.Flaky", "call_id": "retry-1", "input": {}});
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        let answered = call_request(&running, flaky.clone()).await?;
+        answers.push(answered.body["result"].clone());
+    }
+    assert_eq!(
+        counters.flaky.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "{answers:?}"
+    );
+    assert_eq!(answers[0]["error"]["can_retry"], true, "{answers:?}");
+    assert_eq!(answers[2]["success"], true, "{answers:?}");
+    // Succeeded: now kept.
+    let again = call_request(&running, flaky).await?;
+    assert_eq!(again.body["result"], answers[2]);
+    assert_eq!(counters.flaky.load(std::sync::atomic::Ordering::SeqCst), 3);
+    // A call that timed out is not kept either (the slow tool runs twice).
+    let mut slow_options = OtcOptions::default();
+    slow_options.call_timeout = Some(std::time::Duration::from_millis(100));
+    let slow_server = start(&registry, slow_options).await?;
+    let slow = json!({"tool_id": "Test.Slow", "call_id": "slow-1", "input": {"a": 2000, "b": 1}});
+    for _ in 0..2 {
+        // Run again, not replayed: each answer waits out the time limit.
+        let started = std::time::Instant::now();
+        let answered = call_request(&slow_server, slow.clone()).await?;
+        assert!(started.elapsed() >= std::time::Duration::from_millis(100));
+        assert_eq!(answered.body["result"]["success"], false, "{}", answered.body);
+        let message = answered.body["result"]["error"]["message"].to_string();
+        assert!(message.contains("time"), "{message}");
+    }
+    Ok(())
+}

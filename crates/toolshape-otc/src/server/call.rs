@@ -79,7 +79,7 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
     let Some(call_id) = parsed.request.call_id.clone().filter(|id| !id.is_empty()) else {
         let call_id = parsed.request.call_id.clone().unwrap_or_else(new_call_id);
         return match run(&state, &tool, &parsed, call_id, address).await {
-            Ok(bare) => answer(&parsed, &bare),
+            Ok(ran) => answer(&parsed, &ran.body),
             Err(refused) => refused,
         };
     };
@@ -126,9 +126,17 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
             }
             Claim::Run(running) => {
                 return match run(&state, &tool, &parsed, call_id, address).await {
-                    Ok(bare) => {
-                        running.finish(Stored { body: bare.clone() });
-                        answer(&parsed, &bare)
+                    // A failure the caller may retry (or a timeout) is not
+                    // kept: a retry with the same id must run the call again.
+                    Ok(ran) if !ran.keep => {
+                        let reply = answer(&parsed, &ran.body);
+                        running.release(Stored { body: ran.body });
+                        reply
+                    }
+                    Ok(ran) => {
+                        let reply = answer(&parsed, &ran.body);
+                        running.finish(Stored { body: ran.body });
+                        reply
                     }
                     // Refusals (422, 400) are not stored: the tool did not run.
                     Err(refused) => refused,
@@ -190,14 +198,23 @@ pub fn new_call_id() -> String {
     )
 }
 
-/// Runs the call; the bare CallToolResponse, serialized, or a refusal.
+/// A call that ran: its bare CallToolResponse, serialized, and whether a
+/// repeat of it may be answered from the store.
+struct Ran {
+    body: Bytes,
+    /// `false` for a failure with `can_retry`, a timeout or a call that did
+    /// not finish: a retry must run the tool again.
+    keep: bool,
+}
+
+/// Runs the call; what it answered, or a refusal.
 async fn run(
     state: &OtcState,
     tool: &RegisteredTool,
     parsed: &ParsedCall,
     call_id: String,
     address: Option<SocketAddr>,
-) -> Result<Bytes, Response> {
+) -> Result<Ran, Response> {
     let request = &parsed.request;
     let mut options = CallOptions::new();
     if let Some(address) = address {
@@ -210,6 +227,7 @@ async fn run(
     let started = Instant::now();
     let outcome = tool.call(request.input.clone(), options).await;
     let duration = started.elapsed().as_secs_f64() * 1000.0;
+    let mut keep = true;
     let output = match outcome {
         CallOutcome::Success(output) => value_of(tool, output).unwrap_or_else(|| {
             CallOutput::Error(ToolCallError {
@@ -233,16 +251,27 @@ async fn run(
                 &state.options.authorization_urls,
             ));
         }
-        CallOutcome::Failed(failure) => CallOutput::Error(error_of(
-            tool,
-            &failure,
-            state.options.send_developer_messages,
-        )),
-        _ => CallOutput::Error(ToolCallError {
-            message: format!("Tool {} did not finish", id_of(tool)),
-            ..ToolCallError::default()
-        }),
+        CallOutcome::Failed(failure) => {
+            keep = !matches!(failure, ToolFailure::TimedOut(_));
+            CallOutput::Error(error_of(
+                tool,
+                &failure,
+                state.options.send_developer_messages,
+            ))
+        }
+        _ => {
+            keep = false;
+            CallOutput::Error(ToolCallError {
+                message: format!("Tool {} did not finish", id_of(tool)),
+                ..ToolCallError::default()
+            })
+        }
     };
+    if let CallOutput::Error(error) = &output
+        && error.can_retry
+    {
+        keep = false;
+    }
     tracing::debug!(
         tool = %id_of(tool),
         call_id = %call_id,
@@ -256,7 +285,10 @@ async fn run(
         duration: Some((duration * 1000.0).round() / 1000.0),
         output,
     };
-    Ok(Bytes::from(response.to_body(false, None)))
+    Ok(Ran {
+        body: Bytes::from(response.to_body(false, None)),
+        keep,
+    })
 }
 
 /// A call's `authorization` tokens and `secrets`, as a value to fingerprint

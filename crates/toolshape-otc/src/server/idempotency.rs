@@ -253,6 +253,24 @@ impl Running {
     }
 }
 
+impl Running {
+    /// Answers the waiters with the response without storing it (a failure
+    /// the caller may retry, a timeout): the id is free again, and a repeat
+    /// runs the call anew.
+    pub(crate) fn release(mut self, stored: Stored) {
+        {
+            let mut inner = self.store.lock();
+            if matches!(inner.slots.get(&self.key), Some(Slot::Running { serial, .. }) if *serial == self.serial)
+            {
+                inner.slots.remove(&self.key);
+            }
+        }
+        if let Some(sender) = self.sender.take() {
+            let _ = sender.send(Some(Arc::new(stored)));
+        }
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         if self.sender.is_none() {
@@ -306,6 +324,21 @@ mod tests {
         };
         drop(running);
         assert!(matches!(store.claim("me", "c1", 8), Claim::Run(_)));
+    }
+
+    #[test]
+    fn a_released_call_answers_its_waiters_and_is_not_kept() {
+        let store = Arc::new(IdempotencyStore::new(Duration::from_secs(60), 10, 1 << 20));
+        let Claim::Run(running) = store.claim("me", "c1", 7) else {
+            panic!("first claim must run");
+        };
+        let Claim::Wait(mut waiter) = store.claim("me", "c1", 7) else {
+            panic!("the same call must wait");
+        };
+        running.release(stored("try again"));
+        assert!(matches!(&*waiter.borrow_and_update(), Some(s) if s.body == "try again"));
+        // Not kept: the same call runs again.
+        assert!(matches!(store.claim("me", "c1", 7), Claim::Run(_)));
     }
 
     #[test]
