@@ -142,3 +142,77 @@ async fn an_otc_server_served_as_mcp() -> TestResult {
     assert!(!serde_json::to_string(&found.content)?.contains("does not exist"));
     Ok(())
 }
+
+/// An OTC server written by someone else: a tool whose input schema leaves
+/// the root's type open and whose output is undeclared (answering with no
+/// value), and one declaring no output that answers `value: null` (as the
+/// OTC seed's own example does). Both bridge, and call as MCP shows them.
+#[tokio::test]
+async fn a_foreign_otc_servers_loose_declarations_bridge() -> TestResult {
+    use axum::body::Bytes;
+    use axum::routing::{get, post};
+    let json_reply = |value: Value| {
+        (
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            value.to_string(),
+        )
+    };
+    let listing = json!({"items": [
+        {"id": "Loose.Note@1.0.0", "name": "Loose_Note", "description": "Notes a line",
+         "version": "1.0.0", "input_schema": {"properties": {"line": {"type": "string"}}}},
+        {"id": "Loose.Ring@1.0.0", "name": "Loose_Ring", "description": "Rings",
+         "version": "1.0.0", "input_schema": {}, "output_schema": null},
+        {"id": "Loose.Echo@1.0.0", "name": "Loose_Echo", "description": "Echoes",
+         "version": "1.0.0", "input_schema": {"type": "object"}}
+    ]});
+    let app = axum::Router::new()
+        .route("/tools", get(move || async move { json_reply(listing) }))
+        .route(
+            "/tools/call",
+            post(move |body: Bytes| async move {
+                let body: Value = serde_json::from_slice(&body).unwrap_or_default();
+                let request = body.get("request").unwrap_or(&body);
+                let call_id = request
+                    .get("call_id")
+                    .cloned()
+                    .unwrap_or_else(|| json!("made-here"));
+                let result = match request["tool_id"].as_str().unwrap_or("") {
+                    id if id.starts_with("Loose.Note") => {
+                        json!({"call_id": call_id, "success": true})
+                    }
+                    id if id.starts_with("Loose.Ring") => {
+                        json!({"call_id": call_id, "success": true, "value": null})
+                    }
+                    _ => json!({"call_id": call_id, "success": true, "value": request["input"]}),
+                };
+                json_reply(json!({"result": result}))
+            }),
+        );
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let otc = OtcClient::builder(base).build()?;
+    let bridged = registry_from_otc(otc, OtcBridgeOptions::default()).await?;
+    assert!(bridged.skipped.is_empty(), "{:?}", bridged.skipped);
+    let server = Server::builder("bridge", "1.0.0")
+        .registry(bridged.registry)
+        .build()?;
+    let (url, _stop) = serve_mcp(server).await?;
+    let mcp = Client::builder().connect_http(&url).await?;
+    let listed = mcp.list_tools().await?;
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    let note = mcp
+        .call_tool("Loose_Note", json!({"line": "hi"}).as_object().cloned())
+        .await?;
+    assert!(!note.is_error, "{note:?}");
+    assert_eq!(note.structured, Some(Value::Null), "{note:?}");
+    let rung = mcp.call_tool("Loose_Ring", None).await?;
+    assert!(!rung.is_error, "{rung:?}");
+    assert_eq!(rung.structured, None, "{rung:?}");
+    assert!(rung.content.is_empty(), "{rung:?}");
+    let echoed = mcp
+        .call_tool("Loose_Echo", json!({"x": [1]}).as_object().cloned())
+        .await?;
+    assert_eq!(echoed.structured, Some(json!({"x": [1]})), "{echoed:?}");
+    Ok(())
+}

@@ -55,6 +55,30 @@ fn client_error(tool: &str, error: OtcError) -> ToolError {
     ToolError::with_source(message, error)
 }
 
+/// An OTC input schema as MCP requires it, rooted in `type: "object"`. An
+/// OTC call's input is always an object, so a root that leaves the type
+/// open (`{}`, `true`, `{"properties": …}`) or admits objects among others
+/// (`["object", "null"]`) says the same of every input a call can carry. A
+/// root that admits no object is left as it is: such a tool cannot be
+/// called, and the registry leaves it out with the reason.
+fn object_rooted(schema: &Value) -> Value {
+    let mut schema = match schema {
+        Value::Bool(true) => json!({}),
+        other => other.clone(),
+    };
+    if let Value::Object(root) = &mut schema {
+        let admits_object = match root.get("type") {
+            None => true,
+            Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+            Some(_) => false,
+        };
+        if admits_object {
+            root.insert("type".into(), Value::String("object".into()));
+        }
+    }
+    schema
+}
+
 /// Lists the OTC server's tools and registers each version in a new
 /// registry, forwarding its calls through `client`.
 pub async fn registry_from_otc(
@@ -68,6 +92,8 @@ pub async fn registry_from_otc(
             continue;
         };
         let id = definition.id.clone();
+        let declared = definition.output();
+        let nothing = declared == DeclaredOutput::Nothing;
         let (forward, context) = (client.clone(), options.context.clone());
         let handler = move |_context: ToolContext, arguments: Value| {
             let (client, id, context) = (forward.clone(), id.clone(), context.clone());
@@ -86,20 +112,28 @@ pub async fn registry_from_otc(
                     .map_err(|error| client_error(&id, error))?;
                 let meta = call_meta(&response);
                 match response.output {
+                    // `value: null` from a tool declaring no output (the OTC
+                    // seed's own example): nothing, as MCP shows it.
+                    CallOutput::Value(Value::Null) if nothing => {
+                        Ok(ToolOutput::default().with_meta(meta))
+                    }
                     CallOutput::Value(value) => Ok(ToolOutput::structured(value).with_meta(meta)),
-                    CallOutput::Nothing => Ok(ToolOutput::default().with_meta(meta)),
+                    // No value from a tool that declared none, or declared
+                    // any: `null` is the value its `{}` schema admits.
+                    CallOutput::Nothing if nothing => Ok(ToolOutput::default().with_meta(meta)),
+                    CallOutput::Nothing => Ok(ToolOutput::structured(Value::Null).with_meta(meta)),
                     CallOutput::Error(error) => Err(tool_error(&error)),
                 }
             }
         };
-        let (output_schema, nothing) = match definition.output() {
-            DeclaredOutput::Nothing => (None, true),
-            DeclaredOutput::Schema(schema) => (Some(schema.clone()), false),
-            DeclaredOutput::Unknown => (Some(json!({})), false),
+        let output_schema = match declared {
+            DeclaredOutput::Nothing => None,
+            DeclaredOutput::Schema(schema) => Some(schema.clone()),
+            DeclaredOutput::Unknown => Some(json!({})),
         };
         let mut tool = Tool::dynamic(
             definition.name.clone(),
-            definition.input().clone(),
+            object_rooted(definition.input()),
             output_schema,
             handler,
         )
@@ -114,4 +148,29 @@ pub async fn registry_from_otc(
     let registry = ToolRegistry::with_engine(SchemaEngine::default());
     let skipped = register_listing(&registry, tools);
     Ok(Bridged { registry, skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_schemas_are_rooted_in_an_object_when_they_admit_one() {
+        assert_eq!(object_rooted(&json!({})), json!({"type": "object"}));
+        assert_eq!(object_rooted(&json!(true)), json!({"type": "object"}));
+        assert_eq!(
+            object_rooted(&json!({"properties": {"a": {"type": "integer"}}})),
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}})
+        );
+        assert_eq!(
+            object_rooted(&json!({"type": ["object", "null"]})),
+            json!({"type": "object"})
+        );
+        // Admitting no object: left for the registry to refuse.
+        assert_eq!(
+            object_rooted(&json!({"type": "string"})),
+            json!({"type": "string"})
+        );
+        assert_eq!(object_rooted(&json!(false)), json!(false));
+    }
 }
