@@ -405,3 +405,71 @@ async fn inlining_never_grows_a_listing_past_what_the_client_reads() -> TestResu
     assert_eq!(client.list_tools().await?.len(), 1600);
     Ok(())
 }
+
+/// What sits in front of a server (a load balancer's HTML 503, a plain-text
+/// health check, a 404 page) is told by its status, not refused as a body
+/// that is not JSON.
+#[tokio::test]
+async fn answers_that_are_not_json_are_told_by_their_status() -> TestResult {
+    let html = ([("content-type", "text/html")], "<html>502 Bad Gateway</html>");
+    let app = Router::new()
+        .route("/health", get(|| async { "OK" }))
+        .route(
+            "/tools",
+            get(move || async move { (axum::http::StatusCode::BAD_GATEWAY, html) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = OtcClient::builder(base.clone()).build()?;
+    assert!(client.health().await?, "a 200 in plain text is healthy");
+    let listed = client.list_tools().await;
+    assert!(
+        matches!(
+            listed.as_ref().map_err(|e| e.kind()),
+            Err(OtcErrorKind::Refused { status: 502, .. })
+        ),
+        "{listed:?}"
+    );
+    let unavailable = Router::new().route(
+        "/health",
+        get(|| async {
+            (
+                axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                [("content-type", "text/html")],
+                "<html>draining</html>",
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, unavailable).await });
+    assert!(!OtcClient::builder(base).build()?.health().await?);
+    Ok(())
+}
+
+/// An API key goes in both header names: an OTC-era server that reads only
+/// `OTC-API-Key` gets it too.
+#[tokio::test]
+async fn an_api_key_reaches_a_server_reading_the_older_header() -> TestResult {
+    let app = Router::new().route(
+        "/health",
+        get(|headers: axum::http::HeaderMap| async move {
+            if headers.get("otc-api-key").and_then(|v| v.to_str().ok())
+                == Some("an-api-key-of-some-length")
+            {
+                axum::http::StatusCode::OK
+            } else {
+                axum::http::StatusCode::UNAUTHORIZED
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = OtcClient::builder(base)
+        .api_key("an-api-key-of-some-length")
+        .build()?;
+    assert!(client.health().await?);
+    Ok(())
+}

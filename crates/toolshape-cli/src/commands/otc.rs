@@ -30,12 +30,14 @@ const CLIENT_AUDIENCE_ENV: &str = "TOOLSHAPE_OTC_JWT_AUDIENCE";
 /// environment) it needs no credentials.
 #[derive(Debug, Args)]
 pub(crate) struct OtcServeAuth {
-    /// With --otc: accept the API keys in this file (one per line), sent in
-    /// OXP-API-Key or OTC-API-Key. Also TOOLSHAPE_OTC_API_KEYS in the environment.
+    /// With --otc: accept the API keys in this file (one per line, `#`
+    /// comments), sent in OXP-API-Key or OTC-API-Key. Also
+    /// TOOLSHAPE_OTC_API_KEYS in the environment (whitespace or commas between keys).
     #[arg(long, value_name = "FILE", requires = "otc")]
     otc_api_key_file: Option<PathBuf>,
     /// With --otc: accept HS256 JWTs (Authorization: Bearer) signed with the
-    /// secret in this file. Also TOOLSHAPE_OTC_JWT_SECRET in the environment.
+    /// secret in this file (read whole, trimmed). Also TOOLSHAPE_OTC_JWT_SECRET
+    /// in the environment.
     #[arg(long, value_name = "FILE", requires = "otc")]
     otc_jwt_secret_file: Option<PathBuf>,
     /// With --otc: the `aud` a JWT must name.

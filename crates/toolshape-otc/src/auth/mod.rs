@@ -145,7 +145,11 @@ impl OtcAuth {
         if !self.is_required() {
             return Ok(Principal::Anonymous);
         }
-        if let Some(key) = API_KEY_HEADERS.iter().find_map(|name| headers.get(*name)) {
+        // A key header counts only where keys are accepted: a JWT-only
+        // server reads the bearer token whatever other header came along.
+        if self.accepts_api_keys()
+            && let Some(key) = API_KEY_HEADERS.iter().find_map(|name| headers.get(*name))
+        {
             return self.check_api_key(key.as_bytes());
         }
         let bearer = headers
@@ -186,6 +190,29 @@ mod tests {
             headers.insert(name, value);
         }
         headers
+    }
+
+    #[test]
+    fn a_jwt_only_server_reads_the_bearer_whatever_key_header_came_along()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let secret = "a-shared-secret-of-32-bytes-or-more";
+        let auth = OtcAuth::none().jwt_hs256(secret, None)?;
+        let token = jwt::mint_hs256(
+            secret.as_bytes(),
+            None,
+            "alice",
+            std::time::Duration::from_secs(60),
+        )?;
+        let mut both = headers("oxp-api-key", "some-key-for-another-server");
+        both.insert(
+            axum::http::header::AUTHORIZATION,
+            HeaderValue::from_str(&format!("Bearer {token}"))?,
+        );
+        assert_eq!(
+            auth.authenticate(&both),
+            Ok(Principal::Jwt(Some("alice".into())))
+        );
+        Ok(())
     }
 
     #[test]

@@ -39,6 +39,29 @@ pub fn from_env(name: &str) -> Result<String, SecretError> {
 /// The lines of `path` that are neither empty nor `#` comments, trimmed
 /// (one key per line).
 pub fn lines_from_file(path: &Path) -> Result<Vec<String>, SecretError> {
+    Ok(read_bounded(path)?
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The whole of `path`, trimmed, as [`from_env`] reads a variable: a file
+/// and `VAR="$(cat file)"` give the same secret.
+pub fn from_file(path: &Path) -> Result<String, SecretError> {
+    let text = read_bounded(path)?.trim().to_owned();
+    if text.is_empty() {
+        return Err(SecretError::File {
+            path: path.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is empty"),
+        });
+    }
+    Ok(text)
+}
+
+/// The text of `path`, read through [`MAX_SECRET_FILE_BYTES`].
+fn read_bounded(path: &Path) -> Result<String, SecretError> {
     use std::io::Read;
 
     let failed = |source| SecretError::File {
@@ -55,28 +78,28 @@ pub fn lines_from_file(path: &Path) -> Result<Vec<String>, SecretError> {
     if text.len() as u64 > MAX_SECRET_FILE_BYTES {
         return Err(SecretError::TooLarge(path.to_owned()));
     }
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .map(str::to_owned)
-        .collect())
-}
-
-/// The first key of `path` (see [`lines_from_file`]).
-pub fn from_file(path: &Path) -> Result<String, SecretError> {
-    lines_from_file(path)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| SecretError::File {
-            path: path.to_owned(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "no key in the file"),
-        })
+    Ok(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_file_is_read_whole_as_a_variable_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("secret");
+        std::fs::write(&file, "  first line\n# not a comment here\n\n").unwrap();
+        assert_eq!(
+            from_file(&file).unwrap(),
+            "first line\n# not a comment here"
+        );
+        std::fs::write(&file, " \n").unwrap();
+        assert!(from_file(&file).is_err());
+        // Keys: one per line, comments and blank lines left out.
+        std::fs::write(&file, "k1\n# c\n\n k2 \n").unwrap();
+        assert_eq!(lines_from_file(&file).unwrap(), ["k1", "k2"]);
+    }
 
     #[test]
     fn a_file_past_the_bound_is_refused_whatever_size_it_reports() {

@@ -221,7 +221,10 @@ impl OtcClient {
     ) -> Result<reqwest::RequestBuilder, OtcError> {
         Ok(match &self.inner.auth {
             ClientAuth::None => request,
-            ClientAuth::ApiKey(key) => request.header("OXP-API-Key", key),
+            // Both names: an OTC-era server reads the older one.
+            ClientAuth::ApiKey(key) => request
+                .header("OXP-API-Key", key)
+                .header("OTC-API-Key", key),
             ClientAuth::Bearer(token) => request.bearer_auth(token),
             ClientAuth::Jwt { secret, audience } => {
                 let token = mint_hs256(
@@ -236,12 +239,33 @@ impl OtcClient {
         })
     }
 
-    /// Sends a request and reads its body (bounded) as JSON.
+    /// Sends a request and reads its body (bounded) as JSON: a 200's must
+    /// be; a refusal's is read for its `message` when it is.
     async fn exchange(
         &self,
         request: reqwest::RequestBuilder,
         limit: usize,
     ) -> Result<(StatusCode, Value), OtcError> {
+        let (status, body) = self.exchange_bytes(request, limit).await?;
+        let value = if body.is_empty() {
+            Value::Null
+        } else if status == StatusCode::OK {
+            serde_json::from_slice(&body).map_err(|e| {
+                OtcErrorKind::InvalidResponse(format!("HTTP {status}: the body is not JSON: {e}"))
+            })?
+        } else {
+            // A proxy's HTML 503 or a plain-text 404 is the status alone.
+            serde_json::from_slice(&body).unwrap_or(Value::Null)
+        };
+        Ok((status, value))
+    }
+
+    /// Sends a request and reads its body, bounded.
+    async fn exchange_bytes(
+        &self,
+        request: reqwest::RequestBuilder,
+        limit: usize,
+    ) -> Result<(StatusCode, Vec<u8>), OtcError> {
         let timeout = self.inner.timeout;
         let mut response = self.authorize(request)?.send().await.map_err(|e| {
             if e.is_timeout() {
@@ -267,20 +291,14 @@ impl OtcClient {
             }
             body.extend_from_slice(&chunk);
         }
-        let value = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&body).map_err(|e| {
-                OtcErrorKind::InvalidResponse(format!("HTTP {status}: the body is not JSON: {e}"))
-            })?
-        };
-        Ok((status, value))
+        Ok((status, body))
     }
 
-    /// Whether the server takes calls (`GET /health`: 200 yes, 503 no).
+    /// Whether the server takes calls (`GET /health`: 200 yes, 503 no,
+    /// whatever the body).
     pub async fn health(&self) -> Result<bool, OtcError> {
         let (status, _) = self
-            .exchange(self.inner.http.get(self.url("health")?), 64 * 1024)
+            .exchange_bytes(self.inner.http.get(self.url("health")?), 64 * 1024)
             .await?;
         match status {
             StatusCode::OK => Ok(true),
