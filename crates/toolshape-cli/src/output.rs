@@ -82,8 +82,67 @@ pub(crate) fn described(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// `value` as pretty JSON that is safe at a terminal and means the same:
+/// serde_json escapes C0 controls in strings, not DEL or the C1 controls
+/// (U+009B opens an escape sequence on some terminals), so those are
+/// written `\u00XX` here. They can only occur inside strings, where the
+/// escape is the same character.
+pub(crate) fn json(value: &impl serde::Serialize) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    escape_controls(text)
+}
+
+/// `value` as one line of JSON, escaped as [`json`] is.
+pub(crate) fn json_line(value: &impl serde::Serialize) -> String {
+    escape_controls(serde_json::to_string(value).unwrap_or_default())
+}
+
+fn escape_controls(text: String) -> String {
+    if !text.chars().any(control_beyond_ascii) {
+        return text;
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if control_beyond_ascii(c) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
+}
+
+/// DEL and the C1 controls: what serde_json leaves unescaped.
+fn control_beyond_ascii(c: char) -> bool {
+    c.is_control() && u32::from(c) >= 0x7f
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_shown_escapes_what_serde_json_leaves_raw() {
+        let value = serde_json::json!({"k\u{9b}": "a\u{1b}b\u{7f}c\u{9b}2J é"});
+        let text = super::json(&value);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\\u009b") && text.contains("\\u007f"),
+            "{text}"
+        );
+        // The same JSON value.
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).ok(),
+            Some(value.clone())
+        );
+        let line = super::json_line(&value);
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&line).ok(),
+            Some(value)
+        );
+    }
+
     #[test]
     fn control_characters_are_not_shown() {
         assert_eq!(

@@ -43,6 +43,7 @@ impl Serve {
     fn start(extra: &[&str], env: &[(&str, &str)]) -> Serve {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("three.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(root.path().join("csi.txt"), "a\u{9b}2Jb\u{7f}c\n").unwrap();
         let root_path = root.path().to_str().unwrap();
         let mut args = vec!["serve", "--otc", "127.0.0.1:0", "--root", root_path];
         args.extend_from_slice(extra);
@@ -185,6 +186,30 @@ fn serve_otc_beside_http_and_the_client_commands() {
         (whole["success"].clone(), whole["value"].clone()),
         (json!(true), json!(3))
     );
+    // JSON printed is safe at a terminal: C1 controls and DEL (left raw by
+    // serde_json) are written as escapes, the value unchanged.
+    for front in [["--otc", otc], ["--url", serve.mcp.as_deref().unwrap()]] {
+        let mut args = vec![
+            "call",
+            "read_text",
+            "--json",
+            "--args",
+            r#"{"path":"csi.txt"}"#,
+        ];
+        args.extend(front);
+        let printed = toolshape(&args, &[]);
+        let text = stdout(&printed);
+        assert!(printed.status.success(), "{front:?}: {text}");
+        assert!(
+            !text.contains(['\u{9b}', '\u{7f}']),
+            "{front:?}: raw controls in {text:?}"
+        );
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            value.to_string().contains("a\u{9b}2Jb\u{7f}c"),
+            "{front:?}: {value}"
+        );
+    }
     // Exit codes: 1 the tool failed, 1 invalid input (422), 4 unknown tool, 2 usage.
     let missing = toolshape(
         &[

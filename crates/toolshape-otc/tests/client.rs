@@ -411,7 +411,10 @@ async fn inlining_never_grows_a_listing_past_what_the_client_reads() -> TestResu
 /// that is not JSON.
 #[tokio::test]
 async fn answers_that_are_not_json_are_told_by_their_status() -> TestResult {
-    let html = ([("content-type", "text/html")], "<html>502 Bad Gateway</html>");
+    let html = (
+        [("content-type", "text/html")],
+        "<html>502 Bad Gateway</html>",
+    );
     let app = Router::new()
         .route("/health", get(|| async { "OK" }))
         .route(

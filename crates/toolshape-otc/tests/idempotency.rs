@@ -222,7 +222,11 @@ async fn a_retryable_failure_is_not_replayed() -> TestResult {
         let started = std::time::Instant::now();
         let answered = call_request(&slow_server, slow.clone()).await?;
         assert!(started.elapsed() >= std::time::Duration::from_millis(100));
-        assert_eq!(answered.body["result"]["success"], false, "{}", answered.body);
+        assert_eq!(
+            answered.body["result"]["success"], false,
+            "{}",
+            answered.body
+        );
         let message = answered.body["result"]["error"]["message"].to_string();
         assert!(message.contains("time"), "{message}");
     }

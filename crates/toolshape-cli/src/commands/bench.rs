@@ -473,7 +473,7 @@ async fn connect_all(
 
 fn print_report(report: &Report, json: bool, cpu_seconds: Option<f64>) {
     if json {
-        outln!("{}", serde_json::to_string(report).unwrap_or_default());
+        outln!("{}", crate::output::json_line(report));
         return;
     }
     outln!(

@@ -81,15 +81,9 @@ pub(crate) async fn run(args: CallArgs) -> ExitCode {
             "structuredContent": result.structured,
             "isError": result.is_error,
         });
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&whole).unwrap_or_default()
-        );
+        outln!("{}", crate::output::json(&whole));
     } else if let (Some(structured), false) = (&result.structured, result.is_error) {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(structured).unwrap_or_default()
-        );
+        outln!("{}", crate::output::json(structured));
     } else if std::io::stdout().is_terminal() {
         // The tool's words, shown safely at a terminal (piped, as they are).
         outln!("{}", crate::output::shown(&result.text()));

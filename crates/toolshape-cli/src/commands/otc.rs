@@ -145,10 +145,7 @@ pub(crate) async fn tools(url: &str, json: bool, timeout: u64) -> ExitCode {
         }
     };
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&tools).unwrap_or_default()
-        );
+        outln!("{}", crate::output::json(&tools));
         return ExitCode::SUCCESS;
     }
     outln!("{} (OTC): {} tools\n", client.base_url(), tools.len());
@@ -199,20 +196,14 @@ pub(crate) async fn call(
         }
     };
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&response.to_json()).unwrap_or_default()
-        );
+        outln!("{}", crate::output::json(&response.to_json()));
     } else if let Some(error) = response.error() {
         outln!("{}", crate::output::shown(&error.message));
         if let Some(extra) = &error.additional_prompt_content {
             outln!("\n{}", crate::output::shown(extra));
         }
     } else if let Some(value) = response.value() {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(value).unwrap_or_default()
-        );
+        outln!("{}", crate::output::json(value));
     }
     if let Some(error) = response.error() {
         if let Some(details) = &error.developer_message {

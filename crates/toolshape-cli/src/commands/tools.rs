@@ -84,10 +84,7 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
         }
     };
     if args.json {
-        match serde_json::to_string_pretty(&tools) {
-            Ok(text) => outln!("{text}"),
-            Err(error) => return fail("tools", (4, crate::output::described(&error))),
-        }
+        outln!("{}", crate::output::json(&tools));
     } else {
         let version = client.protocol_version();
         let server = client
