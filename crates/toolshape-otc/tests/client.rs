@@ -476,3 +476,47 @@ async fn an_api_key_reaches_a_server_reading_the_older_header() -> TestResult {
     assert!(client.health().await?);
     Ok(())
 }
+
+/// A listing whose two copies (`items`, and `tools` for older clients)
+/// would pass the 16 MiB a client reads is sent once: a server of large
+/// tools stays listable.
+#[tokio::test]
+async fn a_large_listing_is_sent_once_and_stays_readable() -> TestResult {
+    let registry = toolshape::ToolRegistry::new();
+    let description = "d".repeat(1536 * 1024);
+    for n in 0..6 {
+        registry.register(
+            toolshape::Tool::typed(format!("Big_Tool{n}"), |i: tools::AddInput| async move {
+                Ok::<_, toolshape::ToolError>(i.a + i.b)
+            })
+            .toolkit("Big")
+            .description(description.clone()),
+        )?;
+    }
+    let running = start(&registry, OtcOptions::default()).await?;
+    let body: serde_json::Value = serde_json::from_slice(
+        &common::http()
+            .get(running.url("/tools"))
+            .send()
+            .await?
+            .bytes()
+            .await?,
+    )?;
+    assert_eq!(body["items"].as_array().map(Vec::len), Some(6));
+    assert!(body.get("tools").is_none(), "sent twice");
+    let client = OtcClient::builder(running.base.clone()).build()?;
+    assert_eq!(client.list_tools().await?.len(), 6);
+    // A small listing keeps both names.
+    let (small, _) = tools::registry();
+    let running = start(&small, OtcOptions::default()).await?;
+    let body: serde_json::Value = serde_json::from_slice(
+        &common::http()
+            .get(running.url("/tools"))
+            .send()
+            .await?
+            .bytes()
+            .await?,
+    )?;
+    assert_eq!(body["items"], body["tools"]);
+    Ok(())
+}

@@ -69,11 +69,24 @@ fn rendered(document: Option<axum::body::Bytes>) -> Response {
     }
 }
 
-/// The body of `GET /tools`.
+/// The body of `GET /tools`: the items twice, unless two copies would pass
+/// what a client reads ([`crate::wire::MAX_LISTING_BYTES`]); then once,
+/// under `items` (older clients' `tools` left out).
 fn listing(state: &OtcState) -> Value {
     let items = crate::wire::listing(&state.registry.tools());
     let items = serde_json::to_value(&items).unwrap_or(Value::Array(Vec::new()));
-    json!({"$schema": crate::wire::PROTOCOL_VERSIONS[0], "items": items, "tools": items})
+    let size = crate::wire::json_len(&items);
+    let version = crate::wire::PROTOCOL_VERSIONS[0];
+    if size.saturating_mul(2).saturating_add(1024) > crate::wire::MAX_LISTING_BYTES {
+        if size.saturating_add(1024) > crate::wire::MAX_LISTING_BYTES {
+            tracing::warn!(
+                bytes = size,
+                "the tool listing is larger than an OTC client reads (16 MiB): register fewer or smaller tools"
+            );
+        }
+        return json!({"$schema": version, "items": items});
+    }
+    json!({"$schema": version, "items": items, "tools": items})
 }
 
 /// The OpenAPI document of what this server implements.

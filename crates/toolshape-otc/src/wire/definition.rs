@@ -150,7 +150,7 @@ pub(crate) fn listing(tools: &[Arc<RegisteredTool>]) -> Vec<ToolDefinition> {
 }
 
 /// The length of `value` as compact JSON, counted without writing it.
-fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
