@@ -477,6 +477,19 @@ async fn an_api_key_reaches_a_server_reading_the_older_header() -> TestResult {
     Ok(())
 }
 
+/// The `GET /tools` body, as JSON.
+async fn listing_body(
+    running: &common::Running,
+) -> Result<serde_json::Value, Box<dyn std::error::Error + Send + Sync>> {
+    let bytes = common::http()
+        .get(running.url("/tools"))
+        .send()
+        .await?
+        .bytes()
+        .await?;
+    Ok(serde_json::from_slice(&bytes)?)
+}
+
 /// A listing whose two copies (`items`, and `tools` for older clients)
 /// would pass the 16 MiB a client reads is sent once: a server of large
 /// tools stays listable.
@@ -494,14 +507,7 @@ async fn a_large_listing_is_sent_once_and_stays_readable() -> TestResult {
         )?;
     }
     let running = start(&registry, OtcOptions::default()).await?;
-    let body: serde_json::Value = serde_json::from_slice(
-        &common::http()
-            .get(running.url("/tools"))
-            .send()
-            .await?
-            .bytes()
-            .await?,
-    )?;
+    let body = listing_body(&running).await?;
     assert_eq!(body["items"].as_array().map(Vec::len), Some(6));
     assert!(body.get("tools").is_none(), "sent twice");
     let client = OtcClient::builder(running.base.clone()).build()?;
@@ -509,14 +515,7 @@ async fn a_large_listing_is_sent_once_and_stays_readable() -> TestResult {
     // A small listing keeps both names.
     let (small, _) = tools::registry();
     let running = start(&small, OtcOptions::default()).await?;
-    let body: serde_json::Value = serde_json::from_slice(
-        &common::http()
-            .get(running.url("/tools"))
-            .send()
-            .await?
-            .bytes()
-            .await?,
-    )?;
+    let body = listing_body(&running).await?;
     assert_eq!(body["items"], body["tools"]);
     Ok(())
 }

@@ -9,8 +9,8 @@ mod response;
 /// its server's inlining of schemas never takes a listing past.
 pub(crate) const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
 
-pub(crate) use definition::{json_len, listing};
 pub use definition::{DeclaredOutput, ToolDefinition, output_schema_of};
+pub(crate) use definition::{json_len, listing};
 pub use id::{InvalidToolId, MAX_TOOL_ID_CHARS, ToolId};
 pub use request::{
     CallContext, CallToolRequest, Envelope, MAX_CONTEXT_ITEMS, MAX_ID_CHARS, PROTOCOL_VERSIONS,
