@@ -183,7 +183,8 @@ impl Listing {
     }
 
     /// The tool `wanted` names: a full id; `Toolkit.Tool` or `Toolkit.Tool@x`;
-    /// a `name`; or, when only one toolkit has it, a tool part.
+    /// a `name`; or, when only one toolkit has it, a tool part, or the MCP
+    /// name written as one (`get-weather` for `get_weather`).
     pub(crate) fn find(&self, wanted: &str) -> Result<Arc<ListedTool>, OtcError> {
         let index = &self.index;
         if let Some(exact) = index.by_id.get(wanted) {
@@ -201,8 +202,18 @@ impl Listing {
         if let Some(found) = index.latest_by_name.get(wanted) {
             return Ok(Arc::clone(found));
         }
+        // The tool part as an MCP name is written in it (`get-weather` is
+        // `Tools.get_weather`): either spelling finds it.
+        let written: String = wanted
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
         let mut by_qualified: HashMap<&str, Arc<ListedTool>> = HashMap::new();
-        for tool in self.tools.iter().filter(|tool| tool.id.tool() == wanted) {
+        for tool in self
+            .tools
+            .iter()
+            .filter(|tool| tool.id.tool() == wanted || tool.id.tool() == written)
+        {
             let entry = by_qualified
                 .entry(tool.id.qualified.as_str())
                 .or_insert_with(|| Arc::clone(tool));
@@ -247,6 +258,7 @@ mod tests {
                 tool("Math.Add@1.0.0", "Math_Add", "1.0.0"),
                 tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
                 tool("Math.Sub@1.0.0", "Math_Sub", "1.0.0"),
+                tool("Tools.get_weather@1.0.0", "Tools_get_weather", "1.0.0"),
                 // Its version given beside its id.
                 tool("Calc.Mul", "Calc_Mul", "1.2.0"),
                 // One name, one version, two toolkits: the one listed last.
@@ -266,7 +278,13 @@ mod tests {
     #[test]
     fn tools_are_found_by_every_name_they_answer_to() -> Result<(), OtcError> {
         let listing = listing()?;
-        assert_eq!(listing.tools.len(), 8);
+        assert_eq!(listing.tools.len(), 9);
+        for mcp_name in ["get-weather", "get_weather", "get.weather"] {
+            assert_eq!(
+                listing.find(mcp_name)?.definition.id,
+                "Tools.get_weather@1.0.0"
+            );
+        }
         assert_eq!(listing.find("Calc.Old")?.definition.version, "3.0.0");
         assert!(listing.find("Calc.Bare").is_err());
         assert_eq!(listing.find("Dup")?.definition.id, "Math.Dup@1.0.0");
