@@ -67,7 +67,7 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
             "the server is shutting down",
         );
     };
-    let parsed = match parse_call(&body) {
+    let mut parsed = match parse_call(&body) {
         Ok(parsed) => parsed,
         Err(error) => return reply::refuse(StatusCode::BAD_REQUEST, error.to_string()),
     };
@@ -76,9 +76,11 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
         Err(refused) => return refused,
     };
     // An empty `call_id` names no call to repeat: echoed, never a key.
+    // The input moves to the tool: taken from the request, never copied.
+    let input = parsed.request.input.take();
     let Some(call_id) = parsed.request.call_id.clone().filter(|id| !id.is_empty()) else {
         let call_id = parsed.request.call_id.clone().unwrap_or_else(new_call_id);
-        return match run(&state, &tool, &parsed, call_id, address).await {
+        return match run(&state, &tool, &parsed, input, call_id, address).await {
             Ok(ran) => answer(&parsed, &ran.body),
             Err(refused) => refused,
         };
@@ -89,7 +91,8 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
         .user_id
         .clone()
         .map_or(Value::Null, Value::String);
-    let input = Value::Object(parsed.request.input.clone().unwrap_or_default());
+    let given = input.is_some();
+    let input = Value::Object(input.unwrap_or_default());
     // The credentials count too: a repeat must bring the same ones to be
     // answered from the store (several callers may share one principal: no
     // authentication, one API key, a JWT without `sub`).
@@ -125,7 +128,11 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
                 // The other call was abandoned: claim again.
             }
             Claim::Run(running) => {
-                return match run(&state, &tool, &parsed, call_id, address).await {
+                let input = match input {
+                    Value::Object(input) if given => Some(input),
+                    _ => None,
+                };
+                return match run(&state, &tool, &parsed, input, call_id, address).await {
                     // A failure the caller may retry (or a timeout) is not
                     // kept: a retry with the same id must run the call again.
                     Ok(ran) if !ran.keep => {
@@ -212,6 +219,7 @@ async fn run(
     state: &OtcState,
     tool: &RegisteredTool,
     parsed: &ParsedCall,
+    input: Option<serde_json::Map<String, Value>>,
     call_id: String,
     address: Option<SocketAddr>,
 ) -> Result<Ran, Response> {
@@ -225,7 +233,7 @@ async fn run(
         options = options.credentials(request.context.credentials());
     }
     let started = Instant::now();
-    let outcome = tool.call(request.input.clone(), options).await;
+    let outcome = tool.call(input, options).await;
     let duration = started.elapsed().as_secs_f64() * 1000.0;
     let mut keep = true;
     let output = match outcome {
