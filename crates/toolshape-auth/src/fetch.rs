@@ -21,6 +21,13 @@ pub enum FetchError {
         /// The URL.
         url: String,
     },
+    /// A URL naming a private, link-local or loopback address, met while
+    /// working for an MCP server that is not on one itself.
+    #[error("{url}: a private or link-local address, named for a server that is not on one")]
+    PrivateAddress {
+        /// The URL.
+        url: String,
+    },
     /// The request failed (connection, timeout, TLS).
     #[error("{url}: {source}")]
     Http {
@@ -90,6 +97,8 @@ pub(crate) struct Fetcher {
     allow_http: bool,
     /// Whether plain http may reach a loopback host.
     loopback_http: bool,
+    /// Whether a URL may name a private, link-local or loopback address.
+    private_hosts: bool,
 }
 
 impl Fetcher {
@@ -106,6 +115,7 @@ impl Fetcher {
             http,
             allow_http,
             loopback_http: true,
+            private_hosts: true,
         })
     }
 
@@ -114,8 +124,14 @@ impl Fetcher {
     /// naming `http://127.0.0.1:…` (metadata, token or registration
     /// endpoints) does not make this machine post to its own services.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    /// Likewise, a server that is not on a private or link-local address
+    /// itself cannot make this machine reach one by naming its address
+    /// (`https://169.254.169.254/…`, `https://10.0.0.5/…`): only names are
+    /// followed there (a name resolving to such an address is not checked),
+    /// unless plain http was allowed for private networks.
     pub(crate) fn for_server(mut self, server: &Url) -> Self {
         self.loopback_http = is_loopback(server);
+        self.private_hosts = self.allow_http || is_private(server);
         self
     }
 
@@ -126,13 +142,17 @@ impl Fetcher {
             "http" => self.allow_http || (self.loopback_http && is_loopback(url)),
             _ => false,
         };
-        if allowed {
-            Ok(())
-        } else {
-            Err(FetchError::Insecure {
+        if !allowed {
+            return Err(FetchError::Insecure {
                 url: url.to_string(),
-            })
+            });
         }
+        if !self.private_hosts && is_private(url) {
+            return Err(FetchError::PrivateAddress {
+                url: url.to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The underlying client, to build requests with.
@@ -213,6 +233,38 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
     }
 }
 
+/// Whether `url` names a loopback host or a literal address that is not
+/// public: private (RFC 1918, unique local), link-local (cloud metadata
+/// services live there), shared (100.64/10), unspecified.
+pub(crate) fn is_private(url: &Url) -> bool {
+    let ip = match url.host() {
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+        Some(url::Host::Ipv6(ip)) => match ip.to_ipv4_mapped() {
+            Some(mapped) => IpAddr::V4(mapped),
+            None => IpAddr::V6(ip),
+        },
+        _ => return is_loopback(url),
+    };
+    match ip {
+        IpAddr::V4(ip) => {
+            let [a, b, ..] = ip.octets();
+            ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.is_broadcast()
+                || (a == 100 && (64..128).contains(&b))
+        }
+        IpAddr::V6(ip) => {
+            let first = ip.segments()[0];
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+        }
+    }
+}
+
 /// `scheme://host[:port]` (the port only when not the default).
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn origin(url: &Url) -> String {
@@ -247,6 +299,32 @@ mod tests {
         );
         assert!(remote.check(&url("http://[::1]:8500/register")).is_err());
         assert!(remote.check(&url("https://as.example/token")).is_ok());
+        // Nor, over https, its private or link-local addresses.
+        for inner in [
+            "https://169.254.169.254/latest/meta-data",
+            "https://10.0.0.5/token",
+            "https://192.168.1.1/",
+            "https://172.16.0.1/",
+            "https://100.64.0.1/",
+            "https://[fd00::1]/",
+            "https://[fe80::1]/",
+            "https://[::ffff:10.0.0.1]/",
+            "https://localhost/",
+            "https://0.0.0.0/",
+        ] {
+            assert!(
+                matches!(
+                    remote.check(&url(inner)),
+                    Err(FetchError::PrivateAddress { .. })
+                ),
+                "{inner}"
+            );
+        }
+        assert!(remote.check(&url("https://8.8.8.8/")).is_ok());
+        assert!(remote.check(&url("https://[2001:db8::1]/")).is_ok());
+        // A server on a private network may name its neighbours.
+        let private = fetcher(false, "https://10.0.0.2/mcp");
+        assert!(private.check(&url("https://10.0.0.5/token")).is_ok());
         // Plain http allowed by the user: anywhere.
         let allowed = fetcher(true, "https://mcp.example.com/mcp");
         assert!(

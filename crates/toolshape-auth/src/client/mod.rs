@@ -326,7 +326,9 @@ impl OAuthClientBuilder {
     }
 
     /// Lets discovery, registration and token requests use plain http to
-    /// hosts that are not loopback (default: https only, http to loopback).
+    /// hosts that are not loopback (default: https only, http to loopback),
+    /// and reach private or link-local addresses for a server that is not
+    /// on one (default: refused).
     #[must_use]
     pub fn allow_http(mut self, allowed: bool) -> Self {
         self.allow_http = allowed;

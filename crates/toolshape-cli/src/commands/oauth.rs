@@ -76,7 +76,8 @@ pub(crate) struct OAuthArgs {
     #[arg(long)]
     oauth_no_browser: bool,
     /// Let discovery and token requests use plain http to hosts that are
-    /// not loopback (never on a network you do not control).
+    /// not loopback, and reach private or link-local addresses a remote
+    /// server names (never on a network you do not control).
     #[arg(long)]
     oauth_allow_http: bool,
 }
