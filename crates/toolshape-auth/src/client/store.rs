@@ -114,8 +114,8 @@ impl Contents {
 pub const MAX_STORE_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Keeps everything in one JSON file, readable by its owner only (mode
-/// 0600 on Unix), replaced atomically on each change; a missing file is an
-/// empty store.
+/// 0600 on Unix, in folders made 0700 when it makes them), replaced
+/// atomically on each change; a missing file is an empty store.
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -201,7 +201,13 @@ fn write_file(
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&directory)?;
+    // A folder made here is its owner's only (0700 on Unix); one that
+    // exists is left as it is.
+    let mut folder = std::fs::DirBuilder::new();
+    folder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+    folder.create(&directory)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -325,6 +331,18 @@ pub(super) mod tests {
                 .permissions()
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
+            // A folder the store makes is its owner's only.
+            let nested = folder.path().join("made/here/tokens.json");
+            let store = FileTokenStore::new(&nested);
+            let saved = token("https://a.example/mcp", "a".repeat(32));
+            assert!(store.set_token("a", Some(saved)).await.is_ok());
+            for made in ["made", "made/here"] {
+                let mode = std::fs::metadata(folder.path().join(made))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .permissions()
+                    .mode();
+                assert_eq!(mode & 0o777, 0o700, "{made}");
+            }
         }
     }
 
