@@ -71,6 +71,8 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
         Ok(parsed) => parsed,
         Err(error) => return reply::refuse(StatusCode::BAD_REQUEST, error.to_string()),
     };
+    // Parsed once; the call holds the parsed input only, not the body too.
+    drop(body);
     let tool = match find(&state, &parsed.request.tool_id) {
         Ok(tool) => tool,
         Err(refused) => return refused,
