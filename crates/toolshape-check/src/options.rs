@@ -167,11 +167,11 @@ impl Options {
     /// Tells the progress sink, if any.
     pub(crate) fn report_progress(&self, stage: impl Into<String>, done: usize, total: usize) {
         if let Some(sink) = &self.progress {
-            sink(&Progress {
-                stage: stage.into(),
-                done,
-                total,
-            });
+            // The stage names the server's tools: shown on one line, safely.
+            let stage = stage.into();
+            let stage =
+                crate::text::one_line(&toolshape_protocol::text::excerpt(&stage, 200)).into_owned();
+            sink(&Progress { stage, done, total });
         }
     }
 }

@@ -287,4 +287,24 @@ mod tests {
         assert_eq!(schema["properties"]["version"]["const"], REPORT_VERSION);
         assert_eq!(schema["properties"]["format"]["const"], REPORT_FORMAT);
     }
+
+    /// A pointer is built from a server's member names, which may hold a
+    /// line end: the schema's pattern takes it (`.` would not).
+    #[test]
+    fn a_pointer_through_a_name_with_a_line_end_fits_the_schema() {
+        let schema: serde_json::Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+        let pointer =
+            schema["$defs"]["finding"]["properties"]["location"]["properties"]["pointer"].clone();
+        assert!(pointer.is_object(), "{pointer}");
+        let compiled = toolshape_schema::SchemaEngine::default()
+            .compile(&pointer)
+            .unwrap();
+        for good in ["", "/a", "/properties/a\nb/format", "/\u{2028}"] {
+            assert!(
+                compiled.validate(&serde_json::json!(good)).is_ok(),
+                "{good:?}"
+            );
+        }
+        assert!(compiled.validate(&serde_json::json!("a/b")).is_err());
+    }
 }

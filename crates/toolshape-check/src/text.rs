@@ -5,11 +5,26 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use toolshape_protocol::text::printable;
 
 use crate::finding::{Finding, Location};
 use crate::report::{Report, RevisionStatus, ToolSummary};
 use crate::rules::{Rule, Severity};
+
+/// A server's words on one line of the report, safe at a terminal: control
+/// characters (line ends and tabs too, which could forge report lines) and
+/// the bidirectional overrides and isolates (which could reorder what is
+/// shown) become U+FFFD.
+pub(crate) fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| if unsafe_char(c) { '\u{FFFD}' } else { c })
+        .collect::<String>()
+        .into()
+}
 
 /// ANSI styles, or none.
 #[derive(Debug, Clone, Copy)]
@@ -130,15 +145,15 @@ fn write_findings(out: &mut String, paint: Paint, findings: &[&Finding]) {
             paint.severity(finding.severity),
             paint.bold(finding.rule.id()),
             revisions,
-            paint.dim(&printable(&format!(
+            paint.dim(&one_line(&format!(
                 "{}:{pointer}",
                 finding.location.document.as_str()
             )))
         );
-        let _ = writeln!(out, "            {}", printable(&finding.message));
+        let _ = writeln!(out, "            {}", one_line(&finding.message));
         if let Some(arguments) = &finding.arguments {
             let shown = toolshape_protocol::text::excerpt(&arguments.to_string(), 160);
-            let shown = printable(&shown);
+            let shown = one_line(&shown);
             let _ = writeln!(
                 out,
                 "            {}",
@@ -161,7 +176,7 @@ pub fn to_text(report: &Report, colour: bool) -> String {
     let mut out = String::new();
     let server = report.server.as_ref().map_or_else(
         || "(unnamed server)".to_owned(),
-        |s| printable(&format!("{} {}", s.name, s.version)).into_owned(),
+        |s| one_line(&format!("{} {}", s.name, s.version)).into_owned(),
     );
     let revisions = report
         .revisions
@@ -211,9 +226,12 @@ pub fn to_text(report: &Report, colour: bool) -> String {
             let _ = writeln!(
                 out,
                 "{mark} {:width$}  {:8}  {:8}  {:40}  {}, {}",
-                printable(&toolshape_protocol::text::excerpt(&tool.name, width)),
-                tool.input,
-                tool.output.as_deref().unwrap_or("-"),
+                one_line(&toolshape_protocol::text::excerpt(&tool.name, width)),
+                one_line(&toolshape_protocol::text::excerpt(&tool.input, 8)),
+                one_line(&toolshape_protocol::text::excerpt(
+                    tool.output.as_deref().unwrap_or("-"),
+                    8
+                )),
                 calls_column(tool),
                 plural(tool.errors, "error"),
                 plural(tool.warnings, "warning")
@@ -233,7 +251,7 @@ pub fn to_text(report: &Report, colour: bool) -> String {
         .chain(report.unlisted_tools());
     for name in names {
         if let Some(mine) = by_tool.get(&Some(name)) {
-            let _ = writeln!(out, "\n{}", paint.bold(&printable(name)));
+            let _ = writeln!(out, "\n{}", paint.bold(&one_line(name)));
             write_findings(&mut out, paint, mine);
         }
     }
@@ -246,4 +264,19 @@ pub fn to_text(report: &Report, colour: bool) -> String {
         report.duration_ms as f64 / 1000.0
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_servers_words_stay_on_one_line_in_the_order_written() {
+        assert_eq!(
+            super::one_line("a\nb\u{202E}c\td\u{1b}[2J\u{9b}e"),
+            "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}[2J\u{FFFD}e"
+        );
+        assert!(matches!(
+            super::one_line("plain é"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

@@ -482,6 +482,29 @@ async fn listing_defects_are_found() {
         report.to_json()
     );
 
+    // A server that dies in a call and, started again, lists slowly: the
+    // restart's listing is cut by the time limit too (it ran about 40 s).
+    let starts = tempfile::NamedTempFile::new().unwrap();
+    let starts = starts.path().display().to_string();
+    let mut restarting = options(ProtocolChoice::Auto, CallPolicy::All);
+    restarting.max_time = Duration::from_secs(8);
+    restarting.max_valid_calls = 1;
+    let started = std::time::Instant::now();
+    let report = toolshape_check::check(
+        &target(&[
+            "--check-defects",
+            "--page-size",
+            "1",
+            "--slow-restarts",
+            &starts,
+        ]),
+        &restarting,
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(25), "--max-time 8 took {took:?}");
+    assert!(has(&report, "check-incomplete", ""), "{}", report.to_json());
+
     let counter = tempfile::NamedTempFile::new().unwrap();
     let path = counter.path().display().to_string();
     let report = toolshape_check::check(&target(&["--unstable", &path]), &none()).await;

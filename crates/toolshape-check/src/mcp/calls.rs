@@ -37,26 +37,40 @@ pub(crate) struct Connection<'a> {
 }
 
 impl Connection<'_> {
-    /// The session, opened again if the server went away.
-    async fn session(&mut self) -> Option<&Session> {
+    /// The session, opened again if the server went away; the start and
+    /// its listing end by `deadline` (the check's `--max-time`), or the
+    /// server counts as not started.
+    async fn session(&mut self, deadline: Instant) -> Option<&Session> {
         if self.session.is_none() && !self.exhausted {
             if self.restarts >= self.options.max_restarts {
                 self.exhausted = true;
                 return None;
             }
             self.restarts += 1;
-            match Session::open(self.target, self.negotiation, self.options).await {
-                Ok(session) => {
-                    // The handshake and the listing were checked on the first
-                    // connection; listed here, not inside the next call.
-                    if let Err(error) = session.client.list_tools().await {
-                        tracing::debug!(%error, "the restarted server's tools could not be listed");
-                    }
+            let (target, negotiation, options) = (self.target, self.negotiation, self.options);
+            let started = tokio::time::timeout_at(deadline.into(), async move {
+                let session = Session::open(target, negotiation, options)
+                    .await
+                    .map_err(|error| error.error.to_string())?;
+                // The handshake and the listing were checked on the first
+                // connection; listed here, not inside the next call.
+                if let Err(error) = session.client.list_tools().await {
+                    tracing::debug!(%error, "the restarted server's tools could not be listed");
+                }
+                Ok::<_, String>(session)
+            })
+            .await;
+            match started {
+                Ok(Ok(session)) => {
                     session.inbox.take();
                     self.session = Some(session);
                 }
-                Err(error) => {
-                    tracing::debug!(error = %error.error, "the server could not be started again");
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, "the server could not be started again");
+                    self.exhausted = true;
+                }
+                Err(_) => {
+                    tracing::debug!("the server's restart ran past the time limit");
                     self.exhausted = true;
                 }
             }
@@ -210,7 +224,14 @@ impl<'a, 'c> Calls<'a, 'c> {
         }
         let version = self.version;
         let options = self.connection.options;
-        let Some(session) = self.connection.session().await else {
+        let Some(session) = self.connection.session(self.deadline).await else {
+            if Instant::now() >= self.deadline {
+                self.stopped = Some(format!(
+                    "the time limit ({} s) ran out while the server was started again",
+                    self.connection.options.max_time.as_secs()
+                ));
+                return false;
+            }
             self.stopped = Some(format!(
                 "the server could not be started again after {} restarts",
                 self.connection.restarts

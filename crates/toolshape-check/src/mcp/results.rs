@@ -63,6 +63,24 @@ impl Call<'_> {
             ));
             return Verdict::Rejected;
         };
+        // 2026-07-28: "A `resultType` of any value unrecognized by the
+        // client MUST be considered invalid" (the schema types it a string).
+        if let Some(Value::String(kind)) = result.get("resultType")
+            && self.version.is_stateless()
+            && kind != "complete"
+            && kind != "input_required"
+        {
+            findings.push(self.finding(
+                Rule::MessageInvalid,
+                Document::Result,
+                "/resultType",
+                format!(
+                    "resultType {:?} is not one this revision defines (\"complete\", \"input_required\"): a client must take the result as invalid",
+                    toolshape_protocol::text::excerpt(kind, 40)
+                ),
+            ));
+            return Verdict::Rejected;
+        }
         if result.get("resultType") == Some(&Value::from("input_required")) {
             findings.push(self.finding(
                 Rule::CallInputRequired,
@@ -396,6 +414,18 @@ mod tests {
             judge(ProtocolVersion::V2026_07_28, array),
             vec![Rule::OutputInvalid]
         );
+    }
+
+    #[test]
+    fn an_unknown_result_type_is_an_invalid_result_on_the_stateless_revision() {
+        let result = |kind: &str| json!({"result": {"resultType": kind, "content": [{"type": "text", "text": "hi"}]}});
+        assert_eq!(
+            judge(ProtocolVersion::V2026_07_28, false, result("completed")),
+            vec![Rule::MessageInvalid]
+        );
+        assert!(judge(ProtocolVersion::V2026_07_28, false, result("complete")).is_empty());
+        // Before it, `resultType` is nothing the revision defines: not judged here.
+        assert!(judge(ProtocolVersion::V2025_11_25, false, result("completed")).is_empty());
     }
 
     #[test]

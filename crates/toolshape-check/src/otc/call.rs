@@ -149,6 +149,10 @@ impl<'a> Caller<'a> {
     /// An unknown `$schema` must be answered 400 (called with valid input, so
     /// a server that ignores `$schema` runs the tool: only under `--call all`).
     pub(crate) async fn unknown_schema_version(&mut self, tool: &OtcTool) {
+        // Not once calls have stopped (failures, or the time limit).
+        if self.stopped.is_some() || self.out_of_time() {
+            return;
+        }
         let Some(input) = self.valid_inputs(tool).into_iter().next() else {
             return;
         };

@@ -36,6 +36,8 @@
 //!   changed tool list every MS ms for good, and `--count-lists FILE` counts
 //!   the `tools/list` requests in FILE (see `hostile/storm.rs`); `--unstable FILE`
 //!   lists the tools in reverse order on every other start (counted in FILE);
+//!   `--slow-restarts FILE` answers each page 1 s late from its third start
+//!   on (counted in FILE; a check starts a server twice before calling);
 //!   `--surface` lists resources and prompts too, a prompt and a template
 //!   twice each (see `hostile/surface.rs`); `--batches` sends each answer
 //!   after a 2025-03-26 handshake in a JSON-RPC batch, behind a log message.

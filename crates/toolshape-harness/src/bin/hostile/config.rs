@@ -46,6 +46,19 @@ pub(crate) struct Config {
     pub(crate) batches: bool,
 }
 
+/// Counts the starts in `path`; true from the third on (`toolshape check`
+/// starts a server twice before its first call: to list, and to list again
+/// for stability).
+fn started_twice_before(path: &str) -> Result<bool, String> {
+    let starts: u64 = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    std::fs::write(path, (starts + 1).to_string())
+        .map_err(|e| format!("--slow-restarts {path}: {e}"))?;
+    Ok(starts >= 2)
+}
+
 /// Counts the starts in `path`; true on every other one.
 fn every_other_start(path: &str) -> Result<bool, String> {
     let starts: u64 = std::fs::read_to_string(path)
@@ -111,6 +124,13 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             }
             "--count-lists" => config.count_lists = Some(value("--count-lists")?),
             "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
+            // Started a third time or more (the starts counted in FILE):
+            // each page 1 s late.
+            "--slow-restarts" => {
+                if started_twice_before(&value("--slow-restarts")?)? {
+                    config.slow_pages = Some(1000);
+                }
+            }
             "--page-size" => {
                 config.page_size = value("--page-size")?
                     .parse::<usize>()
