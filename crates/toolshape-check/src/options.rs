@@ -170,7 +170,8 @@ impl Options {
             // The stage names the server's tools: shown on one line, safely.
             let stage = stage.into();
             let stage =
-                crate::text::one_line(&toolshape_protocol::text::excerpt(&stage, 200)).into_owned();
+                toolshape_protocol::text::one_line(&toolshape_protocol::text::excerpt(&stage, 200))
+                    .into_owned();
             sink(&Progress { stage, done, total });
         }
     }

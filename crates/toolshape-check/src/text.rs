@@ -5,26 +5,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use toolshape_protocol::text::one_line;
 
 use crate::finding::{Finding, Location};
 use crate::report::{Report, RevisionStatus, ToolSummary};
 use crate::rules::{Rule, Severity};
-
-/// A server's words on one line of the report, safe at a terminal: control
-/// characters (line ends and tabs too, which could forge report lines) and
-/// the bidirectional overrides and isolates (which could reorder what is
-/// shown) become U+FFFD.
-pub(crate) fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    text.chars()
-        .map(|c| if unsafe_char(c) { '\u{FFFD}' } else { c })
-        .collect::<String>()
-        .into()
-}
 
 /// ANSI styles, or none.
 #[derive(Debug, Clone, Copy)]

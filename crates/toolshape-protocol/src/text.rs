@@ -15,8 +15,23 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
 /// the cursor, rewrite what is shown or set the window title; C1 controls
 /// such as U+009B too) become U+FFFD. Borrowed when there are none.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
+    replaced(text, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `text` (a peer's words) on one line of a report: as [`printable`], and
+/// line ends, tabs (which could forge report lines) and the bidirectional
+/// overrides and isolates (which could reorder what is shown) become
+/// U+FFFD too.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    replaced(text, |c| {
+        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+/// `text` with every character `unsafe_char` picks as U+FFFD; borrowed
+/// when there is none.
+fn replaced(text: &str, unsafe_char: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&unsafe_char) {
         return std::borrow::Cow::Borrowed(text);
     }
     text.chars()
