@@ -68,16 +68,38 @@ fn may_be_input_required(text: &str) -> bool {
     text.contains("input_required") || text.contains("\\u")
 }
 
+/// A result's `resultType`, read without parsing the rest.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Probe {
+    result_type: Option<String>,
+}
+
 /// Whether a result is an interim `input_required` one (read without
 /// parsing the rest).
 fn is_input_required(raw: &RawValue) -> bool {
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Probe {
-        result_type: Option<String>,
-    }
     serde_json::from_str::<Probe>(raw.get())
         .is_ok_and(|probe| probe.result_type.as_deref() == Some("input_required"))
+}
+
+/// A final 2026-07-28 result whose `resultType` the revision does not
+/// define is invalid ("A `resultType` of any value unrecognized by the
+/// client MUST be considered invalid"). Read only when the result names
+/// one other than as servers write `complete`; a result that does not
+/// parse is left to its reader, which says why.
+fn unknown_result_type(text: &str) -> Result<(), ClientError> {
+    if text.contains(r#""resultType":"complete""#) || !text.contains("resultType") {
+        return Ok(());
+    }
+    match serde_json::from_str::<Probe>(text) {
+        Ok(Probe {
+            result_type: Some(kind),
+        }) if kind != "complete" && kind != "input_required" => Err(ClientError::invalid(format!(
+            "the result's resultType {:?} is not one this revision defines (complete, input_required)",
+            toolshape_protocol::text::excerpt(&kind, 40)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The answers to one round's questions, asked all at once: of the
@@ -181,11 +203,16 @@ impl Client {
                     true,
                 )
                 .await?;
-            if !rounds || !may_be_input_required(answer.text()) {
+            if !rounds {
+                return Ok(answer);
+            }
+            if !may_be_input_required(answer.text()) {
+                unknown_result_type(answer.text())?;
                 return Ok(answer);
             }
             let raw: Box<RawValue> = answer.parse(method)?;
             if !is_input_required(&raw) {
+                unknown_result_type(raw.get())?;
                 return Ok(ResultJson::read(raw));
             }
             let interim: InputRequiredResult = serde_json::from_str(raw.get())
@@ -210,12 +237,24 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_input_required, may_be_input_required};
+    use super::{is_input_required, may_be_input_required, unknown_result_type};
     use serde_json::value::RawValue;
 
     fn probe(text: &str) -> bool {
         may_be_input_required(text)
             && is_input_required(&RawValue::from_string(text.to_owned()).expect("JSON"))
+    }
+
+    #[test]
+    fn a_result_type_the_revision_does_not_define_is_invalid() {
+        assert!(unknown_result_type(r#"{"resultType":"completed","tools":[]}"#).is_err());
+        assert!(unknown_result_type(r#"{"resultType" : "c\u006fmplete"}"#).is_ok());
+        assert!(unknown_result_type(r#"{"resultType":"complete","tools":[]}"#).is_ok());
+        assert!(unknown_result_type(r#"{"tools":[]}"#).is_ok());
+        // The word in a value is not the result's type.
+        assert!(
+            unknown_result_type(r#"{"content":[{"type":"text","text":"resultType"}]}"#).is_ok()
+        );
     }
 
     #[test]
