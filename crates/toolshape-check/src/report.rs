@@ -22,7 +22,8 @@ pub mod exit {
     pub const CLEAN: u8 = 0;
     /// The usage was wrong.
     pub const USAGE: u8 = 2;
-    /// The server breaks a MUST of the spec (or, strict, a SHOULD).
+    /// An error finding: the server breaks a MUST of the spec or is unusable
+    /// (dies, stops answering); strict, a SHOULD too.
     pub const BROKEN: u8 = 3;
     /// The server could not be reached, or spoke no valid protocol.
     pub const UNREACHABLE: u8 = 4;

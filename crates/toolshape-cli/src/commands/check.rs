@@ -16,7 +16,7 @@ use toolshape_check::{CallPolicy, Options, ProtocolChoice, Target, exit};
 
 /// The text appended to `toolshape check --help`.
 pub(crate) const CHECK_EXIT_CODES_HELP: &str = "Exit codes: 0 no errors (warnings allowed unless --strict); \
-3 the server breaks a MUST of the spec (with --strict: or a SHOULD); \
+3 an error finding: a MUST broken, or the server dies or hangs (with --strict: a SHOULD too); \
 4 it could not be reached or spoke no valid protocol; 2 usage error.";
 
 /// Which tools are called.
