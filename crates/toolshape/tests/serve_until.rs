@@ -317,3 +317,34 @@ async fn an_id_sent_again_after_its_cancellation_is_answered() {
     assert_eq!(answer["result"]["content"][0]["text"], "rested", "{answer}");
     assert_eq!(piped.end(false).await, Vec::<Value>::new());
 }
+
+/// Over a pipe as over HTTP: a 2026-07-28 request must declare the client's
+/// capabilities in `_meta`; one that does not is malformed (-32602), and
+/// the server goes on serving.
+#[tokio::test]
+async fn a_modern_request_without_client_capabilities_is_invalid_params() {
+    let (started, ended) = (Arc::new(Notify::new()), Arc::new(AtomicBool::new(false)));
+    let mut piped = Piped::start(server(&started, &ended));
+    let without = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    piped
+        .send(&[
+            json!({"jsonrpc": "2.0", "id": "bare", "method": "tools/list", "params": {"_meta": without}}),
+            json!({"jsonrpc": "2.0", "id": "full", "method": "tools/list", "params": {"_meta": modern_meta()}}),
+        ])
+        .await;
+    let mut answers = vec![piped.next().await.unwrap(), piped.next().await.unwrap()];
+    answers.sort_by_key(|answer| answer["id"].to_string());
+    assert_eq!(answers[0]["id"], "bare");
+    assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
+    assert!(
+        answers[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("clientCapabilities"),
+        "{}",
+        answers[0]
+    );
+    assert_eq!(answers[1]["id"], "full");
+    assert!(answers[1]["result"]["tools"].is_array(), "{}", answers[1]);
+    piped.end(true).await;
+}

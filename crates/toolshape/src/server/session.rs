@@ -189,7 +189,13 @@ impl Session {
     pub(crate) fn revision(&self, meta: &RequestMeta) -> Result<ProtocolVersion, ErrorObject> {
         match meta.protocol_version.as_deref() {
             Some(requested) => match ProtocolVersion::parse(requested) {
-                Some(version) if version.is_stateless() => Ok(version),
+                // Every 2026-07-28 request declares the client's
+                // capabilities: one without is malformed (-32602), as the
+                // HTTP endpoint answers it too.
+                Some(version) if version.is_stateless() => meta
+                    .require_modern()
+                    .map(|_| version)
+                    .map_err(|error| error.to_error_object()),
                 Some(version) if self.handshake() == Some(version) => Ok(version),
                 _ => Err(ErrorObject::unsupported_protocol_version(
                     requested,
