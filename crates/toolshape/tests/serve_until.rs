@@ -332,7 +332,7 @@ async fn a_modern_request_without_client_capabilities_is_invalid_params() {
             json!({"jsonrpc": "2.0", "id": "full", "method": "tools/list", "params": {"_meta": modern_meta()}}),
         ])
         .await;
-    let mut answers = vec![piped.next().await.unwrap(), piped.next().await.unwrap()];
+    let mut answers = [piped.next().await.unwrap(), piped.next().await.unwrap()];
     answers.sort_by_key(|answer| answer["id"].to_string());
     assert_eq!(answers[0]["id"], "bare");
     assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
