@@ -234,33 +234,52 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 }
 
 /// Whether `url` names a loopback host or a literal address that is not
-/// public: private (RFC 1918, unique local), link-local (cloud metadata
-/// services live there), shared (100.64/10), unspecified.
+/// public: private (RFC 1918, unique and site local), link-local (cloud
+/// metadata services live there), shared (100.64/10), benchmarking,
+/// reserved, "this network", unspecified; an IPv6 address carrying an IPv4
+/// one (mapped, compatible, NAT64, 6to4) as that address.
 pub(crate) fn is_private(url: &Url) -> bool {
-    let ip = match url.host() {
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
-        Some(url::Host::Ipv6(ip)) => match ip.to_ipv4_mapped() {
-            Some(mapped) => IpAddr::V4(mapped),
-            None => IpAddr::V6(ip),
-        },
-        _ => return is_loopback(url),
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => is_private_v4(ip),
+        Some(url::Host::Ipv6(ip)) => is_private_v6(ip),
+        _ => is_loopback(url),
+    }
+}
+
+fn is_private_v4(ip: std::net::Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_broadcast()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b))
+        || (a == 198 && (18..20).contains(&b))
+        || (a == 192 && b == 0 && c == 0)
+        || a >= 240
+}
+
+fn is_private_v6(ip: std::net::Ipv6Addr) -> bool {
+    let segments = ip.segments();
+    let embedded = |high: u16, low: u16| {
+        let [h1, h2] = high.to_be_bytes();
+        let [l1, l2] = low.to_be_bytes();
+        is_private_v4(std::net::Ipv4Addr::new(h1, h2, l1, l2))
     };
-    match ip {
-        IpAddr::V4(ip) => {
-            let [a, b, ..] = ip.octets();
-            ip.is_loopback()
-                || ip.is_private()
-                || ip.is_link_local()
-                || ip.is_unspecified()
-                || ip.is_broadcast()
-                || (a == 100 && (64..128).contains(&b))
-        }
-        IpAddr::V6(ip) => {
-            let first = ip.segments()[0];
-            ip.is_loopback()
-                || ip.is_unspecified()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
+    if ip.is_loopback() || ip.is_unspecified() {
+        return true;
+    }
+    match segments {
+        // Mapped (`::ffff:a.b.c.d`) and compatible (`::a.b.c.d`).
+        [0, 0, 0, 0, 0, 0xffff | 0, high, low] => embedded(high, low),
+        // NAT64's well-known prefix (64:ff9b::/96) carries an IPv4
+        // address; its local-use prefix (64:ff9b:1::/48) is the site's own.
+        [0x64, 0xff9b, 0, 0, 0, 0, high, low] => embedded(high, low),
+        [0x64, 0xff9b, 1, ..] => true,
+        // 6to4: the IPv4 address in the second and third groups.
+        [0x2002, high, low, ..] => embedded(high, low),
+        [first, ..] => {
+            (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80 || (first & 0xffc0) == 0xfec0
         }
     }
 }
@@ -309,8 +328,18 @@ mod tests {
             "https://[fd00::1]/",
             "https://[fe80::1]/",
             "https://[::ffff:10.0.0.1]/",
+            "https://[::10.0.0.1]/",
+            "https://[64:ff9b::a00:5]/",
+            "https://[64:ff9b:1::1]/",
+            "https://[2002:a00:5::1]/",
+            "https://[fec0::1]/",
             "https://localhost/",
             "https://0.0.0.0/",
+            "https://0.1.2.3/",
+            "https://198.18.0.1/",
+            "https://192.0.0.8/",
+            "https://240.0.0.1/",
+            "https://2130706433/",
         ] {
             assert!(
                 matches!(
@@ -320,8 +349,16 @@ mod tests {
                 "{inner}"
             );
         }
-        assert!(remote.check(&url("https://8.8.8.8/")).is_ok());
-        assert!(remote.check(&url("https://[2001:db8::1]/")).is_ok());
+        for public in [
+            "https://8.8.8.8/",
+            "https://[2001:db8::1]/",
+            "https://[::ffff:8.8.8.8]/",
+            "https://[64:ff9b::808:808]/",
+            "https://[2002:808:808::1]/",
+            "https://192.0.2.1/",
+        ] {
+            assert!(remote.check(&url(public)).is_ok(), "{public}");
+        }
         // A server on a private network may name its neighbours.
         let private = fetcher(false, "https://10.0.0.2/mcp");
         assert!(private.check(&url("https://10.0.0.5/token")).is_ok());
