@@ -256,8 +256,8 @@ mod tests {
     #[test]
     fn a_servers_words_stay_on_one_line_in_the_order_written() {
         assert_eq!(
-            super::one_line("a\nb\u{202E}c\td\u{1b}[2J\u{9b}e"),
-            "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}[2J\u{FFFD}e"
+            super::one_line("a\nb\u{202E}c\td\u{1b}[2J\u{9b}e\u{2028}f\u{200F}g"),
+            "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}[2J\u{FFFD}e\u{FFFD}f\u{FFFD}g"
         );
         assert!(matches!(
             super::one_line("plain é"),

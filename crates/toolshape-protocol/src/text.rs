@@ -19,12 +19,22 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `text` (a peer's words) on one line of a report: as [`printable`], and
-/// line ends, tabs (which could forge report lines) and the bidirectional
-/// overrides and isolates (which could reorder what is shown) become
-/// U+FFFD too.
+/// line ends, tabs and the line and paragraph separators (which could forge
+/// report lines) and the bidirectional marks, overrides and isolates (which
+/// could reorder what is shown) become U+FFFD too.
 pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     replaced(text, |c| {
-        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        c.is_control()
+            || matches!(
+                c,
+                '\u{202A}'..='\u{202E}'
+                    | '\u{2066}'..='\u{2069}'
+                    | '\u{200E}'
+                    | '\u{200F}'
+                    | '\u{061C}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+            )
     })
 }
 
