@@ -203,11 +203,16 @@ impl Listing {
             return Ok(Arc::clone(found));
         }
         // The tool part as an MCP name is written in it (`get-weather` is
-        // `Tools.get_weather`): either spelling finds it.
-        let written: String = wanted
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        // `Tools.get_weather`): either spelling finds it. Not for a dotted
+        // name, which says its toolkit (`Foo.bar` is never `Foo_bar`).
+        let written: String = if wanted.contains('.') {
+            wanted.to_owned()
+        } else {
+            wanted
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect()
+        };
         let mut by_qualified: HashMap<&str, Arc<ListedTool>> = HashMap::new();
         for tool in self
             .tools
@@ -279,7 +284,8 @@ mod tests {
     fn tools_are_found_by_every_name_they_answer_to() -> Result<(), OtcError> {
         let listing = listing()?;
         assert_eq!(listing.tools.len(), 9);
-        for mcp_name in ["get-weather", "get_weather", "get.weather"] {
+        assert!(listing.find("get.weather").is_err());
+        for mcp_name in ["get-weather", "get_weather", "get/weather"] {
             assert_eq!(
                 listing.find(mcp_name)?.definition.id,
                 "Tools.get_weather@1.0.0"

@@ -135,8 +135,8 @@ pub(crate) async fn post(State(state): State<Arc<OtcState>>, request: Request) -
                     _ => None,
                 };
                 return match run(&state, &tool, &parsed, input, call_id, address).await {
-                    // A failure the caller may retry (or a timeout) is not
-                    // kept: a retry with the same id must run the call again.
+                    // A failure the caller may retry is not kept: a retry
+                    // with the same id must run the call again.
                     Ok(ran) if !ran.keep => {
                         let reply = answer(&parsed, &ran.body);
                         running.release(Stored { body: ran.body });
@@ -211,8 +211,10 @@ pub fn new_call_id() -> String {
 /// repeat of it may be answered from the store.
 struct Ran {
     body: Bytes,
-    /// `false` for a failure with `can_retry`, a timeout or a call that did
-    /// not finish: a retry must run the tool again.
+    /// `false` for a failure with `can_retry` (a timeout of an idempotent
+    /// tool among them) or a call that did not finish: a retry must run the
+    /// tool again. A timeout of any other tool is kept: its repeat must not
+    /// run it a second time.
     keep: bool,
 }
 
@@ -261,14 +263,11 @@ async fn run(
                 &state.options.authorization_urls,
             ));
         }
-        CallOutcome::Failed(failure) => {
-            keep = !matches!(failure, ToolFailure::TimedOut(_));
-            CallOutput::Error(error_of(
-                tool,
-                &failure,
-                state.options.send_developer_messages,
-            ))
-        }
+        CallOutcome::Failed(failure) => CallOutput::Error(error_of(
+            tool,
+            &failure,
+            state.options.send_developer_messages,
+        )),
         _ => {
             keep = false;
             CallOutput::Error(ToolCallError {
