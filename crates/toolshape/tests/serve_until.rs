@@ -329,22 +329,30 @@ async fn a_modern_request_without_client_capabilities_is_invalid_params() {
     piped
         .send(&[
             json!({"jsonrpc": "2.0", "id": "bare", "method": "tools/list", "params": {"_meta": without}}),
+            json!({"jsonrpc": "2.0", "id": "bare-listen", "method": "subscriptions/listen",
+                   "params": {"_meta": without, "notifications": {"toolsListChanged": true}}}),
             json!({"jsonrpc": "2.0", "id": "full", "method": "tools/list", "params": {"_meta": modern_meta()}}),
         ])
         .await;
-    let mut answers = [piped.next().await.unwrap(), piped.next().await.unwrap()];
+    let mut answers = [
+        piped.next().await.unwrap(),
+        piped.next().await.unwrap(),
+        piped.next().await.unwrap(),
+    ];
     answers.sort_by_key(|answer| answer["id"].to_string());
+    for refused in &answers[..2] {
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("clientCapabilities"),
+            "{refused}"
+        );
+    }
     assert_eq!(answers[0]["id"], "bare");
-    assert_eq!(answers[0]["error"]["code"], -32602, "{}", answers[0]);
-    assert!(
-        answers[0]["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("clientCapabilities"),
-        "{}",
-        answers[0]
-    );
-    assert_eq!(answers[1]["id"], "full");
-    assert!(answers[1]["result"]["tools"].is_array(), "{}", answers[1]);
+    assert_eq!(answers[1]["id"], "bare-listen");
+    assert_eq!(answers[2]["id"], "full");
+    assert!(answers[2]["result"]["tools"].is_array(), "{}", answers[2]);
     piped.end(true).await;
 }

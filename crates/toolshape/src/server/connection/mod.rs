@@ -558,24 +558,22 @@ impl Connection {
             .session
             .revision(&request.meta)
             .map(ProtocolVersion::is_stateless);
+        // `revision` has checked the 2026-07-28 `_meta` (its capabilities).
         let opened = match stateless {
-            Ok(true) => match request.meta.require_modern() {
-                // In flight like a call: its id is not reused while it is
-                // open, and a cancellation names it.
-                Ok(_) => match self.in_flight.begin(&request.id) {
-                    Ok((_, ticket)) => {
-                        let opened = self
-                            .listens
-                            .open(&self.shared, request.id.clone(), params, &self.outbox)
-                            .await;
-                        if !matches!(opened, Ok(true)) {
-                            self.in_flight.finish(&request.id, ticket);
-                        }
-                        opened
+            // In flight like a call: its id is not reused while it is open,
+            // and a cancellation names it.
+            Ok(true) => match self.in_flight.begin(&request.id) {
+                Ok((_, ticket)) => {
+                    let opened = self
+                        .listens
+                        .open(&self.shared, request.id.clone(), params, &self.outbox)
+                        .await;
+                    if !matches!(opened, Ok(true)) {
+                        self.in_flight.finish(&request.id, ticket);
                     }
-                    Err(error) => Err(error),
-                },
-                Err(error) => Err(error.to_error_object()),
+                    opened
+                }
+                Err(error) => Err(error),
             },
             Ok(false) => Err(ErrorObject::method_not_found(request.body.method())),
             Err(error) => Err(error),
