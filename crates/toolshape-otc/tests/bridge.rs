@@ -31,6 +31,22 @@ async fn serve_mcp(server: Server) -> std::io::Result<(String, tokio::sync::ones
     Ok((url, stop))
 }
 
+/// The OTC server at `base` bridged (every tool: none may be left out),
+/// served over MCP, and an MCP client of it; the sender stops the server.
+async fn bridged_to_mcp(
+    base: String,
+) -> Result<(Client, tokio::sync::oneshot::Sender<()>), Box<dyn std::error::Error + Send + Sync>> {
+    let otc = OtcClient::builder(base).build()?;
+    let bridged = registry_from_otc(otc, OtcBridgeOptions::default()).await?;
+    assert!(bridged.skipped.is_empty(), "{:?}", bridged.skipped);
+    let server = Server::builder("bridge", "1.0.0")
+        .registry(bridged.registry)
+        .build()?;
+    let (url, stop) = serve_mcp(server).await?;
+    let mcp = Client::builder().connect_http(&url).await?;
+    Ok((mcp, stop))
+}
+
 #[tokio::test]
 async fn an_mcp_server_served_as_otc() -> TestResult {
     let mcp = Server::builder("peer server", "2.3.4")
@@ -78,14 +94,7 @@ async fn an_mcp_server_served_as_otc() -> TestResult {
 async fn an_otc_server_served_as_mcp() -> TestResult {
     let (registry, _) = tools::registry();
     let running = start(&registry, OtcOptions::default()).await?;
-    let otc = OtcClient::builder(running.base.clone()).build()?;
-    let bridged = registry_from_otc(otc, OtcBridgeOptions::default()).await?;
-    assert!(bridged.skipped.is_empty(), "{:?}", bridged.skipped);
-    let server = Server::builder("bridge", "1.0.0")
-        .registry(bridged.registry)
-        .build()?;
-    let (url, _stop) = serve_mcp(server).await?;
-    let mcp = Client::builder().connect_http(&url).await?;
+    let (mcp, _stop) = bridged_to_mcp(running.base.clone()).await?;
     let names: Vec<String> = mcp
         .list_tools()
         .await?
@@ -191,14 +200,7 @@ async fn a_foreign_otc_servers_loose_declarations_bridge() -> TestResult {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let otc = OtcClient::builder(base).build()?;
-    let bridged = registry_from_otc(otc, OtcBridgeOptions::default()).await?;
-    assert!(bridged.skipped.is_empty(), "{:?}", bridged.skipped);
-    let server = Server::builder("bridge", "1.0.0")
-        .registry(bridged.registry)
-        .build()?;
-    let (url, _stop) = serve_mcp(server).await?;
-    let mcp = Client::builder().connect_http(&url).await?;
+    let (mcp, _stop) = bridged_to_mcp(base).await?;
     let listed = mcp.list_tools().await?;
     assert_eq!(listed.len(), 3, "{listed:?}");
     let note = mcp
