@@ -46,28 +46,15 @@ pub(crate) struct Config {
     pub(crate) batches: bool,
 }
 
-/// Counts the starts in `path`; true from the third on (`toolshape check`
-/// starts a server twice before its first call: to list, and to list again
-/// for stability).
-fn started_twice_before(path: &str) -> Result<bool, String> {
+/// The starts counted in `path` before this one (`flag` names it in an
+/// error); this one is counted too.
+fn starts_before(flag: &str, path: &str) -> Result<u64, String> {
     let starts: u64 = std::fs::read_to_string(path)
         .ok()
         .and_then(|text| text.trim().parse().ok())
         .unwrap_or(0);
-    std::fs::write(path, (starts + 1).to_string())
-        .map_err(|e| format!("--slow-restarts {path}: {e}"))?;
-    Ok(starts >= 2)
-}
-
-/// Counts the starts in `path`; true on every other one.
-fn every_other_start(path: &str) -> Result<bool, String> {
-    let starts: u64 = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| text.trim().parse().ok())
-        .unwrap_or(0);
-    std::fs::write(path, (starts + 1).to_string())
-        .map_err(|e| format!("--unstable {path}: {e}"))?;
-    Ok(starts % 2 == 1)
+    std::fs::write(path, (starts + 1).to_string()).map_err(|e| format!("{flag} {path}: {e}"))?;
+    Ok(starts)
 }
 
 pub(crate) fn parse_args() -> Result<Config, String> {
@@ -123,11 +110,15 @@ pub(crate) fn parse_args() -> Result<Config, String> {
                 );
             }
             "--count-lists" => config.count_lists = Some(value("--count-lists")?),
-            "--unstable" => config.reversed = every_other_start(&value("--unstable")?)?,
-            // Started a third time or more (the starts counted in FILE):
-            // each page 1 s late.
+            // Every other start.
+            "--unstable" => {
+                config.reversed = starts_before("--unstable", &value("--unstable")?)? % 2 == 1;
+            }
+            // Started a third time or more (`toolshape check` starts a
+            // server twice before its first call: to list, and to list
+            // again for stability): each page 1 s late.
             "--slow-restarts" => {
-                if started_twice_before(&value("--slow-restarts")?)? {
+                if starts_before("--slow-restarts", &value("--slow-restarts")?)? >= 2 {
                     config.slow_pages = Some(1000);
                 }
             }
