@@ -75,7 +75,8 @@ async fn handshake_on_each_revision_and_discover() {
             .contains(&json!(MODERN))
     );
     let error = peer.error("tools/list", Value::Null).await;
-    assert_eq!(error["code"], -32600, "no version, no handshake: {error}");
+    // No version, no handshake: a 2026-07-28 request missing a required field.
+    assert_eq!(error["code"], -32602, "no version, no handshake: {error}");
     // 2026-07-28 has no ping, logging level or resource subscription: a
     // request naming it is refused them over stdio as over HTTP.
     for method in ["ping", "logging/setLevel", "resources/subscribe"] {

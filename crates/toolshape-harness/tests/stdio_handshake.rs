@@ -134,7 +134,8 @@ async fn an_unsupported_meta_version_gets_32022_with_the_supported_list() {
 async fn a_request_without_a_version_before_initialize_fails() {
     let mut peer = Peer::test_server::<_, &str>([]);
     let list = peer.error("tools/list", Value::Null).await;
-    assert_eq!(list["code"], -32600, "{list}");
+    // Malformed as a 2026-07-28 request (its version is missing), -32602.
+    assert_eq!(list["code"], -32602, "{list}");
     assert!(
         list["message"].as_str().unwrap().contains("initialize"),
         "the message says what to do: {list}"
@@ -145,7 +146,7 @@ async fn a_request_without_a_version_before_initialize_fails() {
             json!({"name": "numbers", "arguments": {"n": 2}}),
         )
         .await;
-    assert_eq!(call["code"], -32600, "{call}");
+    assert_eq!(call["code"], -32602, "{call}");
 
     // After the handshake the same requests work.
     peer.initialize("2025-11-25").await;

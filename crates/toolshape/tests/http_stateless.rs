@@ -14,9 +14,11 @@ use serde_json::{Value, json};
 use toolshape::HttpOptions;
 
 use http_support::{
-    EventStream, MODERN, Probe, Serving, TIMEOUT, http, modern, modern_headers, modern_params,
-    post_raw, request, result_of, server,
+    EventStream, LEGACY, MODERN, Probe, Serving, TIMEOUT, http, modern, modern_headers,
+    modern_params, post_raw, request, result_of, server,
 };
+use toolshape::tool::Elicitation;
+use toolshape::{Server, Tool, ToolContext, ToolError};
 
 /// Posts a `tools/call` of `echo` with these headers (the body is always right).
 async fn echo_with_headers(url: &str, headers: &[(&str, &str)]) -> http_support::Reply {
@@ -366,18 +368,138 @@ async fn closing_the_event_stream_cancels_the_call() {
         .wait_for("the call to be aborted", |p| p.aborted() == 1)
         .await;
 
-    // A silent call: nothing is written until its answer, yet the close is seen.
-    let stream = start_streamed_sleep(&serving, 0).await;
+    // A silent call: no stream opens before its first message or answer,
+    // yet a client that goes away before then is seen.
+    let body = request(
+        13,
+        "tools/call",
+        modern_params(json!({
+            "name": "sleep",
+            "arguments": {"ms": 10_000},
+            "_meta": {"progressToken": 13},
+        })),
+    );
+    let headers = modern_headers("tools/call", Some("sleep"));
+    let url = serving.url.clone();
+    let abandoned = tokio::spawn(async move {
+        let headers: Vec<(&str, &str)> = headers.clone();
+        post_raw(&url, &headers, body.to_string()).await
+    });
     serving
         .probe
         .wait_for("the second call to start", |p| p.started() == 2)
         .await;
-    drop(stream);
+    assert!(!abandoned.is_finished(), "no answer before the call's end");
+    abandoned.abort();
     serving
         .probe
         .wait_for("the silent call to be aborted", |p| p.aborted() == 2)
         .await;
     assert_eq!(serving.probe.finished(), 0);
+}
+
+/// A call that needs a capability the client did not declare is refused
+/// with `400` and `-32021`, also when it asked for progress (its event
+/// stream would open only with a first message).
+#[tokio::test]
+async fn a_missing_capability_is_a_400_also_for_a_call_asking_for_progress() {
+    let ask = Tool::typed_with_context("ask_name", |context: ToolContext, _: Empty| async move {
+        let name = match context.elicit::<Named>("Who are you?").await? {
+            Elicitation::Accepted(named) => named.name,
+            _ => String::new(),
+        };
+        Ok::<_, ToolError>(Named { name })
+    });
+    let server = Server::builder("asking", "1").tool(ask).build().unwrap();
+    let probe = Arc::new(Probe::default());
+    let serving = Serving::start_server(server, probe, HttpOptions::default()).await;
+    for meta in [json!({}), json!({"progressToken": "p"})] {
+        let reply = modern(
+            &serving.url,
+            21,
+            "tools/call",
+            json!({"name": "ask_name", "arguments": {}, "_meta": meta}),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{meta}: {reply:?}");
+        let body = reply.json();
+        assert_eq!(body["error"]["code"], -32021, "{meta}: {body}");
+        assert!(
+            body["error"]["data"]["requiredCapabilities"]["elicitation"].is_object(),
+            "{body}"
+        );
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Empty {}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Named {
+    name: String,
+}
+
+/// An endpoint serving 2026-07-28 only: a handshake client's `initialize` is
+/// told the revision served (`-32022`, as the spec asks of such a server),
+/// and a request without the version in `_meta` (nor in a header) is
+/// malformed, `-32602`; both `400`.
+#[tokio::test]
+async fn a_stateless_only_endpoint_names_its_revision_to_a_handshake_client() {
+    let mut options = HttpOptions::default();
+    options.sessions = false;
+    let serving = Serving::start(options).await;
+    let initialize = request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "old", "version": "1"},
+        }),
+    );
+    let reply = post_raw(&serving.url, &[], initialize.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let body = reply.json();
+    assert_eq!(body["id"], 1, "{body}");
+    assert_eq!(body["error"]["code"], -32022, "{body}");
+    assert_eq!(
+        body["error"]["data"]["supported"],
+        json!([MODERN]),
+        "{body}"
+    );
+    assert_eq!(body["error"]["data"]["requested"], LEGACY, "{body}");
+
+    let list = request(2, "tools/list", json!({}));
+    let reply = post_raw(&serving.url, &[], list.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let body = reply.json();
+    assert_eq!(
+        (body["id"].clone(), body["error"]["code"].clone()),
+        (json!(2), json!(-32602)),
+        "{body}"
+    );
+}
+
+/// A stray `Mcp-Session-Id` beside a header naming no known revision: the
+/// refusal is `-32022` listing the revisions served, as without it.
+#[tokio::test]
+async fn a_stray_session_id_with_an_unknown_version_gets_the_supported_ones() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    let mut meta = modern_params(json!({}));
+    meta["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let body = request(3, "tools/list", meta);
+    let headers = [
+        ("mcp-protocol-version", "2099-01-01"),
+        ("mcp-method", "tools/list"),
+        ("mcp-session-id", "0123456789abcdef0123456789abcdef"),
+    ];
+    let reply = post_raw(&serving.url, &headers, body.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let body = reply.json();
+    assert_eq!(body["error"]["code"], -32022, "{body}");
+    let supported = body["error"]["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!(MODERN)), "{body}");
+    assert_eq!(body["error"]["data"]["requested"], "2099-01-01", "{body}");
 }
 
 #[tokio::test]

@@ -202,9 +202,12 @@ impl Session {
                     &supported_strings(),
                 )),
             },
+            // Before a handshake, a request without the version is a
+            // 2026-07-28 request missing a required field: invalid params
+            // (the message names the handshake for an older client too).
             None => self.handshake().ok_or_else(|| {
-                ErrorObject::invalid_request(format!(
-                    "no protocol version: send `initialize` first, or put `{}` in `_meta`",
+                ErrorObject::invalid_params(format!(
+                    "no protocol version: put `{}` in `_meta`, or send `initialize` first",
                     keys::PROTOCOL_VERSION
                 ))
             }),

@@ -21,10 +21,22 @@ use super::app::{App, header};
 use super::sessions::{HttpSession, SessionError};
 use super::{response, run};
 
-fn stateless_only(id: &toolshape_protocol::RequestId) -> Response {
-    let error = ErrorObject::invalid_request(
-        "this endpoint is stateless 2026-07-28 only: put the protocol version in `_meta`",
-    );
+/// A request without a protocol version in `_meta`, on an endpoint serving
+/// 2026-07-28 only (`400`).
+///
+/// A handshake client's `initialize` (`requested`, the revision it asks
+/// for) has no way forward: the error names the revision served, as the
+/// spec asks of a modern-only server (-32022). Any other request without
+/// the version in `_meta` is a 2026-07-28 request missing a required field
+/// (-32602).
+fn stateless_only(id: &toolshape_protocol::RequestId, requested: Option<&str>) -> Response {
+    let error = match requested {
+        Some(requested) => ErrorObject::unsupported_protocol_version(
+            &excerpt(requested, 40),
+            &[ProtocolVersion::V2026_07_28.as_str()],
+        ),
+        None => toolshape_protocol::MetaError::MissingProtocolVersion.to_error_object(),
+    };
     response::error(StatusCode::BAD_REQUEST, Some(id), &error)
 }
 
@@ -36,7 +48,11 @@ pub(crate) async fn serve(
     caller: Option<Arc<str>>,
 ) -> Response {
     if !app.options.sessions {
-        return stateless_only(&request.id);
+        let requested = match &request.body {
+            KnownRequest::Initialize(params) => Some(params.protocol_version.as_str()),
+            _ => None,
+        };
+        return stateless_only(&request.id, requested);
     }
     if matches!(request.body, KnownRequest::Initialize(_)) {
         return initialize(app, request, caller);
@@ -138,7 +154,7 @@ pub(crate) fn refuse_unparsable(
     unparsable: &Unparsable,
 ) -> Response {
     if !app.options.sessions {
-        return stateless_only(&unparsable.id);
+        return stateless_only(&unparsable.id, None);
     }
     if unparsable.method != toolshape_protocol::methods::INITIALIZE
         && let Err(refused) = session_of(app, headers)

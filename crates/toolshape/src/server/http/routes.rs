@@ -17,6 +17,7 @@ use toolshape_protocol::{ErrorObject, Incoming, Notification, ProtocolVersion, m
 
 use super::super::asking::over_long_answer;
 use super::super::request::ParsedRequest;
+use super::super::session::supported_strings;
 use super::super::{dispatch, notices};
 use super::app::{App, header};
 use super::body::{ReadBody, read_limited};
@@ -35,17 +36,19 @@ fn header_says_stateless(headers: &HeaderMap) -> bool {
 /// `400` for an `MCP-Protocol-Version` header that names no revision at all,
 /// on a handshake session's requests (a revision of the wrong kind is
 /// refused where the request is read): the spec's MUST, for requests that
-/// do not parse, notifications, answers, GET and DELETE too.
+/// do not parse, notifications, answers, GET and DELETE too. The error is
+/// `UnsupportedProtocolVersion` (-32022) listing the revisions served,
+/// which a 2026-07-28 client carrying a stray session id reads as such.
 fn unknown_version(headers: &HeaderMap) -> Option<Response> {
     let version = header(headers, names::PROTOCOL_VERSION)
         .or_else(|| headers.get(names::PROTOCOL_VERSION).map(|_| ""))?;
     if ProtocolVersion::parse(version).is_some() {
         return None;
     }
-    let error = ErrorObject::invalid_request(format!(
-        "unsupported MCP-Protocol-Version {:?}",
-        toolshape_protocol::text::excerpt(version, 40)
-    ));
+    let error = ErrorObject::unsupported_protocol_version(
+        &toolshape_protocol::text::excerpt(version, 40),
+        &supported_strings(),
+    );
     Some(response::error(StatusCode::BAD_REQUEST, None, &error))
 }
 

@@ -70,12 +70,10 @@ pub(crate) async fn run(
                 let _ = answered.send(answer);
             }
         });
-        if cancel_on_disconnect {
-            // Closing the stream is this request's cancellation: the stream
-            // opens at once, so that the server sees it close even while
-            // the call is silent.
-            return response::answer_stream(None, receiver, answer, Some(cancel));
-        }
+        // Until then, a client that goes away drops this handler and with
+        // it `cancel`: a stateless call is cancelled. Nothing is sent
+        // before the first message, so that a refusal before any (a
+        // capability the client lacks, -32021) still gets its `400`.
         let first = tokio::select! {
             biased;
             frame = receiver.recv() => frame,
@@ -95,8 +93,9 @@ pub(crate) async fn run(
                 Err(_) => response::unanswered(),
             };
         };
-        drop(cancel);
-        return response::answer_stream(Some(first), receiver, answer, None);
+        // From here, closing the stream is a stateless call's cancellation.
+        let on_close = cancel_on_disconnect.then_some(cancel);
+        return response::answer_stream(Some(first), receiver, answer, on_close);
     }
     // Boxed: the call's future is large (the tool's whole state machine),
     // and this handler's future is moved and boxed by the router per request.
