@@ -468,6 +468,53 @@ async fn against_a_stateless_only_server_auto_works_and_a_pinned_handshake_fails
     );
 }
 
+/// In front of an older server, `server/discover` may meet a `4xx` with no
+/// JSON-RPC error: an empty `400`, a web server's `404` page, a `405`. The
+/// client falls back to `initialize` (the spec's rule) and works.
+#[tokio::test]
+async fn auto_falls_back_to_a_handshake_on_a_bare_4xx() {
+    let serving = Serving::start(HttpOptions::default()).await;
+    for (status, body) in [
+        (StatusCode::BAD_REQUEST, ""),
+        (StatusCode::NOT_FOUND, "<html><body>Not Found</body></html>"),
+        (StatusCode::METHOD_NOT_ALLOWED, ""),
+        (StatusCode::BAD_REQUEST, r#"{"detail": "bad request"}"#),
+    ] {
+        let gateway = Recorder::start_refusing(&serving.url, Some((status, body))).await;
+        let client = connect(&gateway.url, Negotiation::Auto).await;
+        assert_eq!(
+            client.protocol_version(),
+            ProtocolVersion::V2025_11_25,
+            "{status}"
+        );
+        let sum: i64 = client.call("add", json!({"a": 2, "b": 3})).await.unwrap();
+        assert_eq!(sum, 5);
+        let probes = gateway
+            .log()
+            .iter()
+            .filter(|r| r.rpc_method() == "server/discover")
+            .count();
+        assert_eq!(probes, 1, "{status}: probed once");
+        client.close(Duration::from_secs(1)).await;
+    }
+    // Credentials refused are not an older server: no fallback.
+    let gateway = Recorder::start_refusing(&serving.url, Some((StatusCode::FORBIDDEN, ""))).await;
+    let error = Client::builder()
+        .request_timeout(TIMEOUT)
+        .connect_http(&gateway.url)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind(), ClientErrorKind::Transport(_)),
+        "{error}"
+    );
+    assert!(
+        gateway.log().iter().all(|r| r.rpc_method() != "initialize"),
+        "{:#?}",
+        gateway.log()
+    );
+}
+
 #[tokio::test]
 async fn an_unreachable_or_wrong_endpoint_fails_cleanly() {
     // Nothing listens on this port once the listener is dropped.

@@ -45,6 +45,16 @@ pub struct Recorder {
 
 impl Recorder {
     pub async fn start(upstream: &str) -> Recorder {
+        Recorder::start_refusing(upstream, None).await
+    }
+
+    /// As [`Recorder::start`], but a POST naming 2026-07-28 in its
+    /// `MCP-Protocol-Version` gets `refusal` (a status and a body) instead:
+    /// a gateway in front of an older server, as some answer.
+    pub async fn start_refusing(
+        upstream: &str,
+        refusal: Option<(StatusCode, &'static str)>,
+    ) -> Recorder {
         use axum::body::Body;
         use axum::extract::{Request, State};
         use axum::response::Response;
@@ -54,11 +64,29 @@ impl Recorder {
             upstream: String,
             http: reqwest::Client,
             log: Arc<std::sync::Mutex<Vec<Recorded>>>,
+            refusal: Option<(StatusCode, &'static str)>,
         }
 
         async fn forward(State(proxy): State<Proxy>, request: Request) -> Response {
             let (parts, body) = request.into_parts();
             let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let modern = parts
+                .headers
+                .get("mcp-protocol-version")
+                .is_some_and(|v| v == "2026-07-28");
+            if let (Some((status, body)), true) = (proxy.refusal, modern) {
+                proxy.log.lock().unwrap().push(Recorded {
+                    method: parts.method.to_string(),
+                    headers: parts.headers.clone(),
+                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                    status,
+                    response_headers: HeaderMap::new(),
+                });
+                return Response::builder()
+                    .status(status.as_u16())
+                    .body(Body::from(body))
+                    .unwrap();
+            }
             let mut builder = proxy.http.request(parts.method.clone(), &proxy.upstream);
             for (name, value) in &parts.headers {
                 if name != "host" && name != "content-length" {
@@ -99,6 +127,7 @@ impl Recorder {
             upstream: upstream.to_owned(),
             http: http(),
             log: Arc::clone(&log),
+            refusal,
         };
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
