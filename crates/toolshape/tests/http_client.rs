@@ -515,6 +515,46 @@ async fn auto_falls_back_to_a_handshake_on_a_bare_4xx() {
     );
 }
 
+/// On 2026-07-28 `list_tools` keeps a listing for its `ttlMs` and no
+/// longer (`0`: listed each time); calls use the listing as cached. On a
+/// handshake revision the listing stays until the server says it changed.
+#[tokio::test]
+async fn list_tools_follows_the_listings_ttl_on_2026_07_28() {
+    for (ttl, negotiation, lists) in [
+        (Duration::ZERO, Negotiation::Auto, 3),
+        (Duration::from_secs(3600), Negotiation::Auto, 1),
+        (
+            Duration::ZERO,
+            Negotiation::Pinned(ProtocolVersion::V2025_11_25),
+            1,
+        ),
+    ] {
+        let probe = std::sync::Arc::new(http_support::Probe::default());
+        let mut options = toolshape::ServerOptions::default();
+        options.list_ttl = ttl;
+        let server = toolshape::Server::builder("ttl", "1")
+            .options(options)
+            .tools(http_support::tools(&probe))
+            .build()
+            .unwrap();
+        let serving = Serving::start_server(server, probe, HttpOptions::default()).await;
+        let recorder = Recorder::start(&serving.url).await;
+        let client = connect(&recorder.url, negotiation).await;
+        for _ in 0..3 {
+            assert_eq!(client.list_tools().await.unwrap().len(), 5);
+        }
+        let sum: i64 = client.call("add", json!({"a": 1, "b": 2})).await.unwrap();
+        assert_eq!(sum, 3);
+        let listed = recorder
+            .log()
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/list")
+            .count();
+        assert_eq!(listed, lists, "ttl {ttl:?}, {negotiation:?}");
+        client.close(Duration::from_secs(1)).await;
+    }
+}
+
 #[tokio::test]
 async fn an_unreachable_or_wrong_endpoint_fails_cleanly() {
     // Nothing listens on this port once the listener is dropped.

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -96,6 +97,16 @@ pub fn unwrapped_output_schema(definition: &ToolDefinition) -> Option<Value> {
 pub(crate) struct Listing {
     pub(crate) order: Vec<Arc<ToolEntry>>,
     pub(crate) by_name: HashMap<String, Arc<ToolEntry>>,
+    /// Until when its pages are all fresh by their `ttlMs` (2026-07-28:
+    /// each page's clock starts when it arrives); `None` on the handshake
+    /// revisions, whose listing stays until the server says it changed.
+    fresh_until: Option<Instant>,
+}
+
+impl Listing {
+    fn is_fresh(&self) -> bool {
+        self.fresh_until.is_none_or(|until| Instant::now() < until)
+    }
 }
 
 /// One listed tool's definition, or `None` (with a warning naming it, when
@@ -120,9 +131,12 @@ fn read_tool(listed: &RawValue) -> Option<ToolDefinition> {
 
 impl Client {
     /// Every tool the server offers, following pagination to the end. Cached
-    /// until the server sends `notifications/tools/list_changed`.
+    /// until the server sends `notifications/tools/list_changed`, and on
+    /// 2026-07-28 for as long as the pages' `ttlMs` says (absent or `0`:
+    /// listed again each time). Calls use the listing as cached, stale or
+    /// not, to validate their results.
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        let listing = self.listing().await?;
+        let listing = self.listing_fresh(true).await?;
         Ok(listing
             .order
             .iter()
@@ -131,9 +145,17 @@ impl Client {
     }
 
     pub(crate) async fn listing(&self) -> Result<Arc<Listing>, ClientError> {
+        self.listing_fresh(false).await
+    }
+
+    /// The cached listing, listed again when the server said it changed,
+    /// or, for `fresh`, when its `ttlMs` has run out.
+    async fn listing_fresh(&self, fresh: bool) -> Result<Arc<Listing>, ClientError> {
         let mut cache = self.inner.tools.lock().await;
         let changed = self.inner.peer.tools_changed.swap(false, Ordering::AcqRel);
-        if let (Some(listing), false) = (cache.as_ref(), changed) {
+        if let (Some(listing), false) = (cache.as_ref(), changed)
+            && (!fresh || listing.is_fresh())
+        {
             return Ok(Arc::clone(listing));
         }
         let listing = Arc::new(self.fetch_listing().await?);
@@ -145,6 +167,7 @@ impl Client {
         let mut order = Vec::new();
         let mut by_name = HashMap::new();
         let mut cursor: Option<String> = None;
+        let mut fresh_until: Option<Instant> = None;
         let mut pages = Pages::new(
             methods::TOOLS_LIST,
             MAX_TOOLS,
@@ -175,6 +198,12 @@ impl Client {
             // not the listing with it.
             let page: ListToolsResult<Box<RawValue>> = raw.parse(methods::TOOLS_LIST)?;
             pages.listed(page.tools.len())?;
+            // A `ttlMs` past what a clock can count is no limit at all.
+            if self.protocol_version().is_stateless()
+                && let Some(until) = Instant::now().checked_add(page.ttl())
+            {
+                fresh_until = Some(fresh_until.map_or(until, |earlier| earlier.min(until)));
+            }
             for listed in page.tools {
                 let Some(tool) = read_tool(&listed) else {
                     continue;
@@ -205,7 +234,11 @@ impl Client {
             }
             cursor = pages.next(page.next_cursor)?;
             if cursor.is_none() {
-                return Ok(Listing { order, by_name });
+                return Ok(Listing {
+                    order,
+                    by_name,
+                    fresh_until,
+                });
             }
         }
     }
