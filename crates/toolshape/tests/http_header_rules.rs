@@ -257,3 +257,71 @@ async fn a_405_says_what_is_allowed_and_an_unknown_version_header_is_400() {
     let reply = http_support::session_post(&serving.url, &session, &ping).await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
 }
+
+/// A tool that comes to mirror an argument in a header after the client
+/// listed it: the call is refused (`-32020`), and the client lists the tools
+/// again and sends it once more, with the header (the spec's SHOULD).
+#[tokio::test]
+async fn a_call_refused_for_its_headers_is_sent_again_after_listing_again() {
+    let zone_tool = |annotated: bool| {
+        let mut zone = json!({"type": "string"});
+        if annotated {
+            zone["x-mcp-header"] = json!("Zone");
+        }
+        let schema = json!({"type": "object", "properties": {"zone": zone}});
+        Tool::dynamic(
+            "zone",
+            schema,
+            None,
+            |_: ToolContext, arguments: Value| async move {
+                Ok(ToolOutput::text(format!("zone {}", arguments["zone"])))
+            },
+        )
+    };
+    let registry = toolshape::ToolRegistry::new();
+    registry.register(zone_tool(false)).unwrap();
+    let server = Server::builder("zone", "1")
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let serving =
+        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
+    let recorder = http_support::recorder::Recorder::start(&serving.url).await;
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
+        .connect_http(&recorder.url)
+        .await
+        .unwrap();
+    assert_eq!(client.list_tools().await.unwrap().len(), 1);
+    assert!(registry.replace_all([zone_tool(true)]).is_empty());
+
+    let arguments = json!({"zone": "z9"}).as_object().cloned();
+    let result = client.call_tool("zone", arguments).await.unwrap();
+    assert_eq!(result.text(), "zone \"z9\"");
+    let log = recorder.log();
+    let calls: Vec<_> = log
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 2, "{log:#?}");
+    assert_eq!(calls[0].status, StatusCode::BAD_REQUEST);
+    assert_eq!(calls[0].header("mcp-param-zone"), None);
+    assert_eq!(calls[1].header("mcp-param-zone"), Some("z9"));
+    let listings = log
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/list")
+        .count();
+    assert_eq!(listings, 2, "{log:#?}");
+
+    // A header the tool no longer reads is no mismatch: one call.
+    assert!(registry.replace_all([zone_tool(false)]).is_empty());
+    let arguments = json!({"zone": "z8"}).as_object().cloned();
+    let result = client.call_tool("zone", arguments).await.unwrap();
+    assert_eq!(result.text(), "zone \"z8\"");
+    let calls = recorder
+        .log()
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .count();
+    assert_eq!(calls, 3);
+}

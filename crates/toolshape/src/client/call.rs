@@ -245,12 +245,7 @@ impl Client {
             route.log = Some(log);
         }
         if let Some(entry) = &entry {
-            route.param_headers = entry
-                .param_headers
-                .headers_for(arguments.as_ref())
-                .into_iter()
-                .map(|(header, value)| (header.to_owned(), value))
-                .collect();
+            route.param_headers = entry.headers_for(arguments.as_ref());
         }
         let timeout = options
             .timeout

@@ -37,12 +37,22 @@ pub(crate) struct RoundInput {
 pub(crate) trait RoundParams: Serialize {
     /// Sets the answers and state the next round carries.
     fn set_round(&mut self, round: RoundInput);
+
+    /// A tool call's name and arguments, whose `Mcp-Param-*` headers are
+    /// worked out again when the server says they do not match.
+    fn tool_call(&self) -> Option<(&str, Option<&Map<String, Value>>)> {
+        None
+    }
 }
 
 impl RoundParams for CallToolParams {
     fn set_round(&mut self, round: RoundInput) {
         self.input_responses = round.input_responses;
         self.request_state = round.request_state;
+    }
+
+    fn tool_call(&self) -> Option<(&str, Option<&Map<String, Value>>)> {
+        Some((&self.name, self.arguments.as_ref()))
     }
 }
 
@@ -58,6 +68,12 @@ impl RoundParams for GetPromptParams {
         self.input_responses = round.input_responses;
         self.request_state = round.request_state;
     }
+}
+
+/// Whether `error` is the server's `HeaderMismatch` (-32020).
+fn is_header_mismatch(error: &ClientError) -> bool {
+    matches!(error.kind(), ClientErrorKind::Protocol(object)
+        if object.code == toolshape_protocol::error_code::HEADER_MISMATCH)
 }
 
 /// Whether a result's text may be an interim `input_required` one. Most
@@ -192,8 +208,10 @@ impl Client {
         // Only 2026-07-28 has interim results: on the handshake revisions a
         // result is final without looking.
         let rounds = self.protocol_version().is_stateless();
+        let mut route = route;
+        let mut relisted = false;
         for _ in 0..MAX_ROUNDS {
-            let answer = peer
+            let sent = peer
                 .request(
                     peer.next_id(),
                     method,
@@ -202,7 +220,21 @@ impl Client {
                     timeout,
                     true,
                 )
-                .await?;
+                .await;
+            let answer = match sent {
+                // The spec's SHOULD: a tool call refused for its headers
+                // (the tool may have changed since it was listed) is sent
+                // again, once, with the headers of the tools listed again.
+                Err(error) if rounds && !relisted && is_header_mismatch(&error) => {
+                    let Some((name, arguments)) = params.tool_call() else {
+                        return Err(error);
+                    };
+                    relisted = true;
+                    route.param_headers = self.relisted_headers(name, arguments).await?;
+                    continue;
+                }
+                sent => sent?,
+            };
             if !rounds {
                 return Ok(answer);
             }

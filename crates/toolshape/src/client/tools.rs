@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolshape_protocol::http::ParamHeaders;
 use toolshape_protocol::meta::keys;
 use toolshape_protocol::{ListToolsResult, ToolDefinition, methods};
@@ -39,6 +39,18 @@ impl ToolEntry {
             definition,
             output: OnceLock::new(),
         }
+    }
+
+    /// The `Mcp-Param-*` headers a call with `arguments` carries.
+    pub(crate) fn headers_for(
+        &self,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Vec<(String, String)> {
+        self.param_headers
+            .headers_for(arguments)
+            .into_iter()
+            .map(|(header, value)| (header.to_owned(), value))
+            .collect()
     }
 
     /// The compiled output schema, compiled on first use (off the async threads).
@@ -146,6 +158,23 @@ impl Client {
 
     pub(crate) async fn listing(&self) -> Result<Arc<Listing>, ClientError> {
         self.listing_fresh(false).await
+    }
+
+    /// The `Mcp-Param-*` headers of a call of `name` with `arguments`, from
+    /// the tools listed again (after a `-32020`: the tool may have changed
+    /// which arguments travel in headers since it was listed).
+    pub(crate) async fn relisted_headers(
+        &self,
+        name: &str,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Result<Vec<(String, String)>, ClientError> {
+        self.inner.peer.tools_changed.store(true, Ordering::Release);
+        let listing = self.listing().await?;
+        Ok(listing
+            .by_name
+            .get(name)
+            .map(|entry| entry.headers_for(arguments))
+            .unwrap_or_default())
     }
 
     /// The cached listing, listed again when the server said it changed,
