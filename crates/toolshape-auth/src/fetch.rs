@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::public_dns::{PrivateName, PublicOnly};
+
 /// Largest document or token response read, in bytes.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 
@@ -94,6 +96,9 @@ impl Fetched {
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
     http: reqwest::Client,
+    /// The same, whose names resolve to public addresses only (for a
+    /// server that is not on a private network).
+    public_http: reqwest::Client,
     allow_http: bool,
     /// Whether plain http may reach a loopback host.
     loopback_http: bool,
@@ -105,14 +110,18 @@ impl Fetcher {
     /// A client with `timeout` per request; `allow_http` lets plain http
     /// reach any host (tests, private networks).
     pub(crate) fn new(timeout: Duration, allow_http: bool) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let builder = || {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(timeout)
+                .connect_timeout(timeout.min(Duration::from_secs(10)))
+                .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
+        };
         Ok(Fetcher {
-            http,
+            http: builder().build()?,
+            public_http: builder()
+                .dns_resolver(std::sync::Arc::new(PublicOnly))
+                .build()?,
             allow_http,
             loopback_http: true,
             private_hosts: true,
@@ -126,9 +135,9 @@ impl Fetcher {
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// Likewise, a server that is not on a private or link-local address
     /// itself cannot make this machine reach one by naming its address
-    /// (`https://169.254.169.254/…`, `https://10.0.0.5/…`): only names are
-    /// followed there (a name resolving to such an address is not checked),
-    /// unless plain http was allowed for private networks.
+    /// (`https://169.254.169.254/…`, `https://10.0.0.5/…`) or a name that
+    /// resolves to one only (its private addresses are left out when it
+    /// resolves), unless plain http was allowed for private networks.
     pub(crate) fn for_server(mut self, server: &Url) -> Self {
         self.loopback_http = is_loopback(server);
         self.private_hosts = self.allow_http || is_private(server);
@@ -158,14 +167,18 @@ impl Fetcher {
     /// The underlying client, to build requests with.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn client(&self) -> &reqwest::Client {
-        &self.http
+        if self.private_hosts {
+            &self.http
+        } else {
+            &self.public_http
+        }
     }
 
     /// GET `url` with `Accept: application/json`.
     pub(crate) async fn get(&self, url: &Url) -> Result<Fetched, FetchError> {
         self.check(url)?;
         let request = self
-            .http
+            .client()
             .get(url.clone())
             .header(http::header::ACCEPT, "application/json");
         self.send(url, request).await
@@ -177,9 +190,16 @@ impl Fetcher {
         url: &Url,
         request: reqwest::RequestBuilder,
     ) -> Result<Fetched, FetchError> {
-        let http_error = |source| FetchError::Http {
-            url: url.to_string(),
-            source,
+        let http_error = |source: reqwest::Error| {
+            if names_a_private_host(&source) {
+                return FetchError::PrivateAddress {
+                    url: url.to_string(),
+                };
+            }
+            FetchError::Http {
+                url: url.to_string(),
+                source,
+            }
         };
         let mut response = request.send().await.map_err(http_error)?;
         let status = response.status().as_u16();
@@ -217,6 +237,27 @@ impl Fetcher {
                 detail: fetched.excerpt(),
             }),
         }
+    }
+}
+
+/// Whether a request failed because its host's name resolved to private
+/// addresses only ([`PublicOnly`]'s refusal, somewhere in its causes).
+fn names_a_private_host(error: &reqwest::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if error.is::<PrivateName>() {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}
+
+/// Whether `ip` is not a public address (see [`is_private`]).
+pub(crate) fn is_private_ip(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(ip) => is_private_v4(ip),
+        IpAddr::V6(ip) => is_private_v6(ip),
     }
 }
 
@@ -302,6 +343,57 @@ mod tests {
         Fetcher::new(Duration::from_secs(1), allow_http)
             .unwrap_or_else(|e| panic!("{e}"))
             .for_server(&url(server))
+    }
+
+    /// A name that resolves to this machine only, met for a remote server:
+    /// refused when it resolves, before any connection; for a local server,
+    /// followed.
+    #[tokio::test]
+    async fn a_name_resolving_to_private_addresses_only_is_refused_for_a_remote_server() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                // The request's head, read before answering (closing with
+                // it unread would reset the connection).
+                let mut head = Vec::new();
+                let mut buffer = [0u8; 1024];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match socket.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => head.extend_from_slice(&buffer[..read]),
+                    }
+                }
+                let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}";
+                let _ = socket.write_all(answer).await;
+            }
+        });
+        // `send` is `get` past its check of the URL's literal host.
+        let target = url(&format!("http://localhost:{port}/metadata"));
+        let remote = fetcher(true, "https://mcp.example.com/mcp");
+        let remote = Fetcher {
+            private_hosts: false,
+            ..remote
+        };
+        let sent = remote
+            .send(&target, remote.client().get(target.clone()))
+            .await;
+        assert!(
+            matches!(sent, Err(FetchError::PrivateAddress { .. })),
+            "{sent:?}"
+        );
+        let local = fetcher(false, "http://127.0.0.1:8080/mcp");
+        let sent = local
+            .send(&target, local.client().get(target.clone()))
+            .await;
+        assert_eq!(
+            sent.map(|fetched| fetched.status)
+                .map_err(|e| e.to_string()),
+            Ok(200)
+        );
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod fetch;
 #[cfg(feature = "client")]
 mod jose;
 pub mod metadata;
+mod public_dns;
 mod secret;
 
 #[cfg(any(feature = "client", feature = "server"))]
