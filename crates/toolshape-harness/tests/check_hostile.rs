@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
+use toolshape::protocol::ProtocolVersion;
 use toolshape::schema::SchemaEngine;
 use toolshape_check::{
     CallPolicy, Options, ProtocolChoice, REPORT_SCHEMA, Report, Rule, Severity, Target,
@@ -554,6 +555,50 @@ async fn read_only_calls_and_unsupported_revisions() {
         report.exit_code(false),
         3,
         "remote_ref and friends are still wrong"
+    );
+}
+
+/// A server that exits when asked for one revision, and serves the others:
+/// that revision's failed handshake is a finding (`server-exited`, naming
+/// the revision), not only its line among the revisions.
+#[tokio::test]
+async fn a_revision_the_server_dies_on_is_a_finding() {
+    let options = options(ProtocolChoice::All, CallPolicy::None);
+    let server = target(&["--legacy-only", "--die-on-initialize", "2025-06-18"]);
+    let report = toolshape_check::check(&server, &options).await;
+    let statuses: Vec<(String, String)> = report
+        .revisions
+        .iter()
+        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("2025-06-18", "Unreachable"),
+            ("2025-11-25", "Checked"),
+            ("2026-07-28", "Unsupported")
+        ]
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    let exited: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == Rule::ServerExited)
+        .collect();
+    assert_eq!(exited.len(), 1, "{:#?}", report.findings);
+    assert_eq!(exited[0].revision, Some(ProtocolVersion::V2025_06_18));
+    assert!(
+        exited[0].message.contains("handshake"),
+        "{}",
+        exited[0].message
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.rule != Rule::ServerUnreachable),
+        "{:#?}",
+        report.findings
     );
 }
 

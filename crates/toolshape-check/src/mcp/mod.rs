@@ -54,6 +54,10 @@ struct Run<'a> {
     findings: Vec<Finding>,
     counts: HashMap<String, CallCounts>,
     progress_done: usize,
+    /// A revision's handshake that failed as no server should (it exited,
+    /// hung): findings once another revision was checked (otherwise the
+    /// server counts as unreachable).
+    failed_handshakes: Vec<Finding>,
 }
 
 /// Checks the MCP server at `target` into `report`.
@@ -74,6 +78,7 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         findings: Vec::new(),
         counts: HashMap::new(),
         progress_done: 0,
+        failed_handshakes: Vec::new(),
     };
     let mut seen = Vec::new();
     for version in requested {
@@ -82,21 +87,28 @@ pub(crate) async fn check(target: &Target, options: &Options, report: &mut Repor
         seen.extend(checked);
     }
     // `all` on a server that speaks none of them, only an older revision:
-    // that one is checked, as `auto` would.
+    // that one is checked, as `auto` would (also when some of them failed
+    // otherwise, exiting or hanging).
     let spoke_another = report
         .revisions
         .iter()
-        .all(|r| r.status == RevisionStatus::Unsupported);
+        .all(|r| r.status != RevisionStatus::Checked)
+        && report
+            .revisions
+            .iter()
+            .any(|r| r.status == RevisionStatus::Unsupported);
     if options.protocol == ProtocolChoice::All && spoke_another {
         let (outcome, checked) = run.revision(None, report).await;
         report.revisions.push(outcome);
         seen.extend(checked);
     }
-    if !report
+    if report
         .revisions
         .iter()
         .any(|r| r.status == RevisionStatus::Checked)
     {
+        run.findings.append(&mut run.failed_handshakes);
+    } else {
         let detail = report
             .revisions
             .iter()
@@ -237,6 +249,14 @@ impl Run<'_> {
                         None,
                     )
                 } else {
+                    if requested.is_some() {
+                        let what = format!("the {label} handshake");
+                        let (rule, message, _) = listing::failure(&error.error, &what, "");
+                        self.failed_handshakes.push(
+                            Finding::new(rule, Location::new(Document::Server, ""), message)
+                                .revision(requested),
+                        );
+                    }
                     (
                         outcome(RevisionStatus::Unreachable, None, Some(detail)),
                         None,

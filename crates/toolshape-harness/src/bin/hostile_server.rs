@@ -40,7 +40,8 @@
 //!   on (counted in FILE; a check starts a server twice before calling);
 //!   `--surface` lists resources and prompts too, a prompt and a template
 //!   twice each (see `hostile/surface.rs`); `--batches` sends each answer
-//!   after a 2025-03-26 handshake in a JSON-RPC batch, behind a log message.
+//!   after a 2025-03-26 handshake in a JSON-RPC batch, behind a log message;
+//!   `--die-on-initialize REVISION` exits when `initialize` asks for it.
 //!
 //! The tools (see [`TOOLS`]): `ok`, `pair` (the first call is held until a
 //! second arrives; they are answered in reverse), `mismatch`, `no_structured`,
@@ -229,6 +230,9 @@ impl Server {
                     .get("protocolVersion")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
+                if self.config.die_on_initialize.as_deref() == Some(requested) {
+                    std::process::exit(3);
+                }
                 let version = match (self.config.offer.as_deref(), requested) {
                     (Some(offered), _) => offered,
                     (None, "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => requested,

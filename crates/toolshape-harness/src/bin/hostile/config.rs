@@ -44,6 +44,9 @@ pub(crate) struct Config {
     /// `--batches`: on 2025-03-26, each answer after the handshake goes in a
     /// JSON-RPC batch, behind a log message.
     pub(crate) batches: bool,
+    /// `--die-on-initialize REVISION`: exits at once when `initialize`
+    /// asks for REVISION.
+    pub(crate) die_on_initialize: Option<String>,
 }
 
 /// The starts counted in `path` before this one (`flag` names it in an
@@ -78,6 +81,7 @@ pub(crate) fn parse_args() -> Result<Config, String> {
         reversed: false,
         surface: false,
         batches: false,
+        die_on_initialize: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -94,6 +98,9 @@ pub(crate) fn parse_args() -> Result<Config, String> {
             "--cursor-loop" => config.cursor_loop = true,
             "--surface" => config.surface = true,
             "--batches" => config.batches = true,
+            "--die-on-initialize" => {
+                config.die_on_initialize = Some(value("--die-on-initialize")?);
+            }
             "--endless" => {
                 let bytes = value("--endless")?;
                 config.endless = Some(bytes.parse().map_err(|e| format!("--endless: {e}"))?);
