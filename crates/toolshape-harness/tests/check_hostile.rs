@@ -51,6 +51,19 @@ fn found(report: &Report) -> BTreeMap<String, BTreeSet<&'static str>> {
     found
 }
 
+/// Each revision's status in `report`, as `(requested, status)`.
+fn assert_statuses<const N: usize>(report: &Report, expected: [(&str, &str); N]) {
+    let statuses: Vec<(String, String)> = report
+        .revisions
+        .iter()
+        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
+        .collect();
+    assert_eq!(
+        statuses,
+        expected.map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+}
+
 fn expected(table: &[(&str, &[&'static str])]) -> BTreeMap<String, BTreeSet<&'static str>> {
     table
         .iter()
@@ -524,19 +537,13 @@ async fn read_only_calls_and_unsupported_revisions() {
     let mut options = options(ProtocolChoice::All, CallPolicy::ReadOnly);
     options.max_valid_calls = 1;
     let report = toolshape_check::check(&target(&["--legacy-only"]), &options).await;
-    let statuses: Vec<(String, String)> = report
-        .revisions
-        .iter()
-        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
-        .collect();
-    assert_eq!(
-        statuses,
+    assert_statuses(
+        &report,
         [
             ("2025-06-18", "Checked"),
             ("2025-11-25", "Checked"),
-            ("2026-07-28", "Unsupported")
-        ]
-        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            ("2026-07-28", "Unsupported"),
+        ],
     );
     // No base tool is read-only: none was called (pair would have hung).
     assert!(
@@ -566,19 +573,13 @@ async fn a_revision_the_server_dies_on_is_a_finding() {
     let options = options(ProtocolChoice::All, CallPolicy::None);
     let server = target(&["--legacy-only", "--die-on-initialize", "2025-06-18"]);
     let report = toolshape_check::check(&server, &options).await;
-    let statuses: Vec<(String, String)> = report
-        .revisions
-        .iter()
-        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
-        .collect();
-    assert_eq!(
-        statuses,
+    assert_statuses(
+        &report,
         [
             ("2025-06-18", "Unreachable"),
             ("2025-11-25", "Checked"),
-            ("2026-07-28", "Unsupported")
-        ]
-        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            ("2026-07-28", "Unsupported"),
+        ],
     );
     let exited: Vec<_> = report
         .findings
