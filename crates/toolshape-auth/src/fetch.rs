@@ -96,9 +96,10 @@ impl Fetched {
 #[derive(Debug, Clone)]
 pub(crate) struct Fetcher {
     http: reqwest::Client,
-    /// The same, whose names resolve to public addresses only (for a
-    /// server that is not on a private network).
-    public_http: reqwest::Client,
+    /// For a server that is not on a private network: the same client,
+    /// whose names resolve to public addresses only.
+    public_http: Option<reqwest::Client>,
+    timeout: Duration,
     allow_http: bool,
     /// Whether plain http may reach a loopback host.
     loopback_http: bool,
@@ -106,22 +107,33 @@ pub(crate) struct Fetcher {
     private_hosts: bool,
 }
 
+/// The environment variables reqwest takes an HTTP proxy from.
+const PROXY_VARIABLES: [&str; 6] = [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// A client builder with the bounds every fetch has.
+fn bounded(timeout: Duration) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
+}
+
 impl Fetcher {
     /// A client with `timeout` per request; `allow_http` lets plain http
     /// reach any host (tests, private networks).
     pub(crate) fn new(timeout: Duration, allow_http: bool) -> Result<Self, reqwest::Error> {
-        let builder = || {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .timeout(timeout)
-                .connect_timeout(timeout.min(Duration::from_secs(10)))
-                .user_agent(concat!("toolshape-auth/", env!("CARGO_PKG_VERSION")))
-        };
         Ok(Fetcher {
-            http: builder().build()?,
-            public_http: builder()
-                .dns_resolver(std::sync::Arc::new(PublicOnly))
-                .build()?,
+            http: bounded(timeout).build()?,
+            public_http: None,
+            timeout,
             allow_http,
             loopback_http: true,
             private_hosts: true,
@@ -132,16 +144,34 @@ impl Fetcher {
     /// server the requests are made for) is on one itself: a remote server
     /// naming `http://127.0.0.1:…` (metadata, token or registration
     /// endpoints) does not make this machine post to its own services.
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    ///
     /// Likewise, a server that is not on a private or link-local address
     /// itself cannot make this machine reach one by naming its address
     /// (`https://169.254.169.254/…`, `https://10.0.0.5/…`) or a name that
-    /// resolves to one only (its private addresses are left out when it
-    /// resolves), unless plain http was allowed for private networks.
-    pub(crate) fn for_server(mut self, server: &Url) -> Self {
+    /// resolves to such addresses only (they are left out when it resolves;
+    /// a server whose own name resolves to one counts as private), unless
+    /// plain http was allowed for private networks. Behind an HTTP proxy
+    /// (`HTTPS_PROXY` and the like) the proxy resolves names: only literal
+    /// addresses are checked.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn for_server(self, server: &Url) -> Result<Self, reqwest::Error> {
+        let proxied = PROXY_VARIABLES
+            .iter()
+            .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
+        self.for_server_proxied(server, proxied)
+    }
+
+    /// [`Fetcher::for_server`], told whether requests go through a proxy.
+    fn for_server_proxied(mut self, server: &Url, proxied: bool) -> Result<Self, reqwest::Error> {
         self.loopback_http = is_loopback(server);
         self.private_hosts = self.allow_http || is_private(server);
-        self
+        self.public_http = if self.private_hosts || proxied {
+            None
+        } else {
+            let resolver = std::sync::Arc::new(PublicOnly::for_server(server));
+            Some(bounded(self.timeout).dns_resolver(resolver).build()?)
+        };
+        Ok(self)
     }
 
     /// Refuses a URL that is not https (or http to a loopback host).
@@ -167,11 +197,7 @@ impl Fetcher {
     /// The underlying client, to build requests with.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn client(&self) -> &reqwest::Client {
-        if self.private_hosts {
-            &self.http
-        } else {
-            &self.public_http
-        }
+        self.public_http.as_ref().unwrap_or(&self.http)
     }
 
     /// GET `url` with `Accept: application/json`.
@@ -343,6 +369,7 @@ mod tests {
         Fetcher::new(Duration::from_secs(1), allow_http)
             .unwrap_or_else(|e| panic!("{e}"))
             .for_server(&url(server))
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A name that resolves to this machine only, met for a remote server:
@@ -373,11 +400,10 @@ mod tests {
         });
         // `send` is `get` past its check of the URL's literal host.
         let target = url(&format!("http://localhost:{port}/metadata"));
-        let remote = fetcher(true, "https://mcp.example.com/mcp");
-        let remote = Fetcher {
-            private_hosts: false,
-            ..remote
-        };
+        // Told no proxy is in the way (a proxy would resolve the names).
+        let remote = Fetcher::new(Duration::from_secs(1), false)
+            .and_then(|fetch| fetch.for_server_proxied(&url("https://mcp.example.com/mcp"), false))
+            .unwrap_or_else(|e| panic!("{e}"));
         let sent = remote
             .send(&target, remote.client().get(target.clone()))
             .await;
@@ -402,7 +428,10 @@ mod tests {
         assert!(local.check(&url("http://localhost:9000/token")).is_ok());
         assert!(local.check(&url("http://as.example/token")).is_err());
         // A remote server naming this machine's own services.
-        let remote = fetcher(false, "https://mcp.example.com/mcp");
+        // Told no proxy is in the way (a proxy would resolve the names).
+        let remote = Fetcher::new(Duration::from_secs(1), false)
+            .and_then(|fetch| fetch.for_server_proxied(&url("https://mcp.example.com/mcp"), false))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(
             remote
                 .check(&url("http://127.0.0.1:8500/metadata"))

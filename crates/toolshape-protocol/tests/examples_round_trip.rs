@@ -9,7 +9,17 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use toolshape_protocol::asks::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, Root,
+    SamplingMessage,
+};
+use toolshape_protocol::completion::{CompleteParams, CompleteResult};
 use toolshape_protocol::content::{BlobResourceContents, TextResourceContents};
+use toolshape_protocol::lists::{
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+};
+use toolshape_protocol::prompts::{GetPromptParams, GetPromptResult};
+use toolshape_protocol::resources::{ReadResourceResult, Resource, ResourceUpdatedParams};
 use toolshape_protocol::tools::PaginatedRequestParams;
 use toolshape_protocol::{
     CallToolOutcome, CallToolParams, CallToolResult, CancelledNotificationParams,
@@ -28,9 +38,33 @@ const COVERED: &[(&str, Check)] = &[
     ("ListToolsRequest", request),
     ("DiscoverRequest", request),
     ("SubscriptionsListenRequest", request),
+    ("ListResourcesRequest", request),
+    ("ListResourceTemplatesRequest", request),
+    ("ReadResourceRequest", request),
+    ("ListPromptsRequest", request),
+    ("GetPromptRequest", request),
+    ("CompleteRequest", request),
     ("CallToolResultResponse", call_tool_response),
     ("ListToolsResultResponse", list_tools_response),
     ("DiscoverResultResponse", discover_response),
+    (
+        "ListResourcesResultResponse",
+        response_of::<ListResourcesResult>,
+    ),
+    (
+        "ListResourceTemplatesResultResponse",
+        response_of::<ListResourceTemplatesResult>,
+    ),
+    (
+        "ReadResourceResultResponse",
+        response_of::<ReadResourceResult>,
+    ),
+    (
+        "ListPromptsResultResponse",
+        response_of::<ListPromptsResult>,
+    ),
+    ("GetPromptResultResponse", response_of::<GetPromptResult>),
+    ("CompleteResultResponse", response_of::<CompleteResult>),
     ("CancelledNotification", notification),
     ("ProgressNotification", notification),
     ("LoggingMessageNotification", notification),
@@ -73,6 +107,30 @@ const COVERED: &[(&str, Check)] = &[
         typed::<LoggingMessageNotificationParams>,
     ),
     ("ServerCapabilities", typed::<ServerCapabilities>),
+    ("Resource", typed::<Resource>),
+    ("ListResourcesResult", typed::<ListResourcesResult>),
+    (
+        "ListResourceTemplatesResult",
+        typed::<ListResourceTemplatesResult>,
+    ),
+    ("ReadResourceResult", typed::<ReadResourceResult>),
+    (
+        "ResourceUpdatedNotificationParams",
+        typed::<ResourceUpdatedParams>,
+    ),
+    ("ListPromptsResult", typed::<ListPromptsResult>),
+    ("GetPromptRequestParams", typed::<GetPromptParams>),
+    ("GetPromptResult", typed::<GetPromptResult>),
+    ("CompleteRequestParams", typed::<CompleteParams>),
+    ("CompleteResult", typed::<CompleteResult>),
+    ("ElicitRequestFormParams", typed::<ElicitParams>),
+    ("ElicitRequestURLParams", typed::<ElicitParams>),
+    ("ElicitResult", typed::<ElicitResult>),
+    ("CreateMessageRequestParams", typed::<CreateMessageParams>),
+    ("CreateMessageResult", typed::<CreateMessageResult>),
+    ("SamplingMessage", typed::<SamplingMessage>),
+    ("Root", typed::<Root>),
+    ("ListRootsResult", typed::<ListRootsResult>),
     ("ClientCapabilities", typed::<ClientCapabilities>),
     ("ParseError", error_object::<{ error_code::PARSE_ERROR }>),
     (
@@ -177,6 +235,12 @@ fn request(bytes: &[u8], original: &Value) -> Result<(), String> {
         KnownRequest::ListTools(params) => serde_json::to_value(params),
         KnownRequest::Discover(params) => serde_json::to_value(params),
         KnownRequest::Listen(params) => serde_json::to_value(params),
+        KnownRequest::ListResources(params)
+        | KnownRequest::ListResourceTemplates(params)
+        | KnownRequest::ListPrompts(params) => serde_json::to_value(params),
+        KnownRequest::ReadResource(params) => serde_json::to_value(params),
+        KnownRequest::GetPrompt(params) => serde_json::to_value(params),
+        KnownRequest::Complete(params) => serde_json::to_value(params),
         other => return Err(format!("unexpected request kind {}", other.method())),
     };
     same(
@@ -235,6 +299,13 @@ fn input_required(_: &[u8], original: &Value) -> Result<(), String> {
         CallToolOutcome::InputRequired(_) => Ok(()),
         CallToolOutcome::Complete(_) => Err("read as complete".into()),
     }
+}
+
+fn response_of<T: DeserializeOwned + Serialize>(
+    bytes: &[u8],
+    original: &Value,
+) -> Result<(), String> {
+    success_result::<T>(bytes, original).map(drop)
 }
 
 fn list_tools_response(bytes: &[u8], original: &Value) -> Result<(), String> {

@@ -345,8 +345,8 @@ impl OAuthClientBuilder {
     /// The client.
     pub fn build(self) -> Result<OAuthClient, AuthError> {
         let fetch = Fetcher::new(self.timeout, self.allow_http)
-            .map_err(AuthError::Http)?
-            .for_server(&self.server);
+            .and_then(|fetch| fetch.for_server(&self.server))
+            .map_err(AuthError::Http)?;
         fetch.check(&self.server)?;
         Ok(OAuthClient {
             inner: Arc::new(Inner {
