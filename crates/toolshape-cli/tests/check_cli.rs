@@ -183,9 +183,15 @@ async fn human_output_has_a_line_per_tool_and_no_colour_off_a_terminal() {
 
 /// `toolshape serve --http 127.0.0.1:0`, its address read from stderr.
 fn serve_http(root: &Path) -> (Child, String) {
+    serve_http_with(root, &[])
+}
+
+/// The same with `extra` arguments.
+fn serve_http_with(root: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(TOOLSHAPE)
         .args(["serve", "--http", "127.0.0.1:0", "--root"])
         .arg(root)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -218,6 +224,36 @@ async fn serve_over_http_is_clean() {
         stdout.contains("2025-06-18 checked, 2025-11-25 checked, 2026-07-28 checked"),
         "{stdout}"
     );
+}
+
+/// A 2026-07-28-only endpoint behind a gateway that answers `initialize`
+/// with a bare `400` (no JSON-RPC body), as the spec's compatibility matrix
+/// has a modern server do: the handshake revisions are unsupported, not a
+/// server that died.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bare_400_to_initialize_is_an_unsupported_revision() {
+    let root = fixture();
+    let (mut server, url) = serve_http_with(root.path(), &["--stateless"]);
+    let gateway = legacy_http::refusing_initialize(url).await;
+    let output = toolshape(strings(&[
+        "check",
+        "--protocol",
+        "all",
+        "--call",
+        "none",
+        "--url",
+        &gateway,
+    ]))
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("2025-06-18 unsupported, 2025-11-25 unsupported, 2026-07-28 checked"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("server-exited"), "{stdout}");
 }
 
 /// A legacy Streamable HTTP server with one read-only tool whose output

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolshape::client::{ClientErrorKind, Negotiation};
+use toolshape::client::{ClientErrorKind, Negotiation, TransportError};
 use toolshape_protocol::ProtocolVersion;
 use toolshape_schema::mcp::{check_input_schema, is_object_rooted};
 
@@ -210,10 +210,18 @@ impl Run<'_> {
                     self.findings
                         .push(session::flood("the handshake", error.dropped).revision(requested));
                 }
+                // A refusal, including a bare `4xx` over HTTP (what a server
+                // of the other era answers, by the spec's compatibility
+                // matrix), is a revision not supported.
                 let unsupported = requested.is_some()
                     && matches!(
                         error.error.kind(),
-                        ClientErrorKind::Protocol(_) | ClientErrorKind::InvalidResponse(_)
+                        ClientErrorKind::Protocol(_)
+                            | ClientErrorKind::InvalidResponse(_)
+                            | ClientErrorKind::Transport(TransportError::Status {
+                                status: 400..=499,
+                                ..
+                            })
                     );
                 match requested {
                     Some(version) => self.handshake_messages(version, error.messages),
@@ -249,7 +257,17 @@ impl Run<'_> {
                         None,
                     )
                 } else {
-                    if requested.is_some() {
+                    // Only what no server should do: exit, hang, break the
+                    // connection (a `5xx` or a server not reached is no
+                    // finding of its own).
+                    let misbehaved = matches!(
+                        error.error.kind(),
+                        ClientErrorKind::Timeout(_)
+                            | ClientErrorKind::Transport(
+                                TransportError::Closed | TransportError::Http(_)
+                            )
+                    );
+                    if requested.is_some() && misbehaved {
                         let what = format!("the {label} handshake");
                         let (rule, message, _) = listing::failure(&error.error, &what, "");
                         self.failed_handshakes.push(

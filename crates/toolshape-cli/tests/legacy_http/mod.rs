@@ -71,3 +71,42 @@ pub async fn costly_listing(tools: usize) -> String {
     });
     serve("costly", answers).await
 }
+
+/// A gateway in front of the endpoint at `upstream`: `initialize` gets a
+/// bare `400`, anything else is forwarded as is. Its URL.
+pub async fn refusing_initialize(upstream: String) -> String {
+    async fn forward(
+        State(upstream): State<Arc<String>>,
+        headers: axum::http::HeaderMap,
+        body: axum::body::Bytes,
+    ) -> Response {
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        if message["method"] == "initialize" {
+            return StatusCode::BAD_REQUEST.into_response();
+        }
+        let mut request = reqwest::Client::new().post(upstream.as_str()).body(body);
+        for (name, value) in &headers {
+            if name != "host" && name != "content-length" {
+                request = request.header(name, value);
+            }
+        }
+        let Ok(answer) = request.send().await else {
+            return StatusCode::BAD_GATEWAY.into_response();
+        };
+        let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
+        let content_type = answer.headers().get("content-type").cloned();
+        let bytes = answer.bytes().await.unwrap_or_default();
+        let mut response = (status, bytes).into_response();
+        if let Some(content_type) = content_type {
+            response.headers_mut().insert("content-type", content_type);
+        }
+        response
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = axum::Router::new()
+        .route("/mcp", axum::routing::post(forward))
+        .with_state(Arc::new(upstream));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
