@@ -468,6 +468,8 @@ async fn a_stateless_only_endpoint_names_its_revision_to_a_handshake_client() {
         "{body}"
     );
     assert_eq!(body["error"]["data"]["requested"], LEGACY, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains(MODERN), "{message}");
 
     let list = request(2, "tools/list", json!({}));
     let reply = post_raw(&serving.url, &[], list.to_string()).await;

@@ -31,10 +31,18 @@ use super::{response, run};
 /// (-32602).
 fn stateless_only(id: &toolshape_protocol::RequestId, requested: Option<&str>) -> Response {
     let error = match requested {
-        Some(requested) => ErrorObject::unsupported_protocol_version(
-            &excerpt(requested, 40),
-            &[ProtocolVersion::V2026_07_28.as_str()],
-        ),
+        Some(requested) => {
+            let mut error = ErrorObject::unsupported_protocol_version(
+                &excerpt(requested, 40),
+                &[ProtocolVersion::V2026_07_28.as_str()],
+            );
+            // Handshake clients tend to show the message alone.
+            error.message = format!(
+                "Unsupported protocol version: this endpoint serves {} only",
+                ProtocolVersion::V2026_07_28.as_str()
+            );
+            error
+        }
         None => toolshape_protocol::MetaError::MissingProtocolVersion.to_error_object(),
     };
     response::error(StatusCode::BAD_REQUEST, Some(id), &error)

@@ -71,16 +71,28 @@ pub(crate) async fn run(
             }
         });
         // Until then, a client that goes away drops this handler and with
-        // it `cancel`: a stateless call is cancelled. Nothing is sent
-        // before the first message, so that a refusal before any (a
-        // capability the client lacks, -32021) still gets its `400`.
+        // it `cancel`: a stateless call is cancelled (hyper drops a pending
+        // handler when it reads the connection's end; a client that only
+        // half-closes it, or sends more bytes on it, is not seen before
+        // the call's first message). Nothing is sent before the first message,
+        // so that a refusal before any (a capability the client lacks,
+        // -32021) still gets its `400`.
         let first = tokio::select! {
             biased;
             frame = receiver.recv() => frame,
             done = &mut answer => {
                 drop(cancel);
                 return match done {
-                    Ok(answer) => json_answer(answer),
+                    // A message sent just before the answer, after the
+                    // channel was looked at: it still goes first.
+                    Ok(answer) => match receiver.try_recv() {
+                        Ok(first) => {
+                            let (resend, answer_again) = oneshot::channel();
+                            let _ = resend.send(answer);
+                            response::answer_stream(Some(first), receiver, answer_again, None)
+                        }
+                        Err(_) => json_answer(answer),
+                    },
                     Err(_) => response::unanswered(),
                 };
             }
