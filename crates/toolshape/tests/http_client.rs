@@ -551,7 +551,28 @@ async fn list_tools_follows_the_listings_ttl_on_2026_07_28() {
             .filter(|r| r.rpc_method() == "tools/list")
             .count();
         assert_eq!(listed, lists, "ttl {ttl:?}, {negotiation:?}");
-        client.close(Duration::from_secs(1)).await;
+        // Callers at once share the listing one of them makes, even at
+        // `ttlMs` 0 (each waited for it, rather than listing in turn).
+        let client = std::sync::Arc::new(client);
+        let callers: Vec<_> = (0..8)
+            .map(|_| {
+                let client = std::sync::Arc::clone(&client);
+                tokio::spawn(async move { client.list_tools().await.map(|tools| tools.len()) })
+            })
+            .collect();
+        for caller in callers {
+            assert_eq!(caller.await.unwrap().unwrap(), 5);
+        }
+        let more = recorder
+            .log()
+            .iter()
+            .filter(|r| r.rpc_method() == "tools/list")
+            .count()
+            - listed;
+        assert!(more <= 2, "{more} listings for 8 callers at once, {ttl:?}");
+        if let Ok(client) = std::sync::Arc::try_unwrap(client) {
+            client.close(Duration::from_secs(1)).await;
+        }
     }
 }
 

@@ -325,3 +325,38 @@ async fn a_call_refused_for_its_headers_is_sent_again_after_listing_again() {
         .count();
     assert_eq!(calls, 3);
 }
+
+/// A server (here a gateway in front of one) that refuses every call for
+/// its headers: each call fails with `-32020`, sent once (the headers of the
+/// tools listed again are the same), and the tools are listed again at most
+/// once a second, not once a call.
+#[tokio::test]
+async fn a_server_refusing_every_call_for_its_headers_costs_no_listing_per_call() {
+    let serving = serve(false).await;
+    let refusal = (
+        StatusCode::BAD_REQUEST,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"Header mismatch"}}"#,
+    );
+    let gateway =
+        http_support::recorder::Recorder::start_refusing_calls(&serving.url, refusal).await;
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
+        .connect_http(&gateway.url)
+        .await
+        .unwrap();
+    let arguments = json!({"nested": {"zone": "z1"}}).as_object().cloned();
+    for _ in 0..5 {
+        let refused = client
+            .call_tool("zoned", arguments.clone())
+            .await
+            .unwrap_err();
+        let toolshape::client::ClientErrorKind::Protocol(error) = refused.kind() else {
+            panic!("{refused}");
+        };
+        assert_eq!(error.code, -32020, "{error:?}");
+    }
+    let log = gateway.log();
+    let count = |method: &str| log.iter().filter(|r| r.rpc_method() == method).count();
+    assert_eq!(count("tools/call"), 5, "{log:#?}");
+    assert!(count("tools/list") <= 2, "{log:#?}");
+}

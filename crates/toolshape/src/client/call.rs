@@ -15,6 +15,7 @@ use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::error::{ClientError, ClientErrorKind};
 use super::received::{self, ReceivedResult};
+use super::rounds::is_header_mismatch;
 use super::{Client, mirror};
 use crate::tool::{CallOptions, ToolError, meta_keys};
 
@@ -252,7 +253,30 @@ impl Client {
             .unwrap_or(self.inner.options.request_timeout);
         let mut params = CallToolParams::new(name, arguments);
         params.meta = meta;
-        let request = self.request_in_rounds(methods::TOOLS_CALL, route, timeout, params);
+        let mut relisted = None;
+        let request = async {
+            let sent = self
+                .request_in_rounds(methods::TOOLS_CALL, &route, timeout, &mut params)
+                .await;
+            // The spec's SHOULD: a call refused for its headers (the tool
+            // may have changed since it was listed) is sent again, once,
+            // with the headers of the tools listed again, when they differ.
+            let Err(error) = sent else { return sent };
+            if !self.protocol_version().is_stateless() || !is_header_mismatch(&error) {
+                return Err(error);
+            }
+            let Some(entry) = self.relisted(name, &listing).await else {
+                return Err(error);
+            };
+            let headers = entry.headers_for(params.arguments.as_ref());
+            if headers == route.param_headers {
+                return Err(error);
+            }
+            route.param_headers = headers;
+            relisted = Some(entry);
+            self.request_in_rounds(methods::TOOLS_CALL, &route, timeout, &mut params)
+                .await
+        };
         // A cancellation drops the request, which tells the server.
         let answer = match options.cancel {
             Some(cancel) => tokio::select! {
@@ -266,6 +290,8 @@ impl Client {
             return Err(ClientErrorKind::Cancelled.into());
         };
         let answer = answer?;
+        // Sent again after listing again: judged by the tool as listed now.
+        let entry = relisted.or(entry);
         let bad =
             |e: serde_json::Error| ClientError::invalid(format!("bad tools/call result: {e}"));
         // `structuredContent` is kept as sent beside its value: a text block

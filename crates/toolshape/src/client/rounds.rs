@@ -37,22 +37,12 @@ pub(crate) struct RoundInput {
 pub(crate) trait RoundParams: Serialize {
     /// Sets the answers and state the next round carries.
     fn set_round(&mut self, round: RoundInput);
-
-    /// A tool call's name and arguments, whose `Mcp-Param-*` headers are
-    /// worked out again when the server says they do not match.
-    fn tool_call(&self) -> Option<(&str, Option<&Map<String, Value>>)> {
-        None
-    }
 }
 
 impl RoundParams for CallToolParams {
     fn set_round(&mut self, round: RoundInput) {
         self.input_responses = round.input_responses;
         self.request_state = round.request_state;
-    }
-
-    fn tool_call(&self) -> Option<(&str, Option<&Map<String, Value>>)> {
-        Some((&self.name, self.arguments.as_ref()))
     }
 }
 
@@ -71,7 +61,7 @@ impl RoundParams for GetPromptParams {
 }
 
 /// Whether `error` is the server's `HeaderMismatch` (-32020).
-fn is_header_mismatch(error: &ClientError) -> bool {
+pub(crate) fn is_header_mismatch(error: &ClientError) -> bool {
     matches!(error.kind(), ClientErrorKind::Protocol(object)
         if object.code == toolshape_protocol::error_code::HEADER_MISMATCH)
 }
@@ -200,41 +190,25 @@ impl Client {
     pub(crate) async fn request_in_rounds<P: RoundParams>(
         &self,
         method: &'static str,
-        route: Route,
+        route: &Route,
         timeout: Duration,
-        mut params: P,
+        params: &mut P,
     ) -> Result<ResultJson, ClientError> {
         let peer = &self.inner.peer;
         // Only 2026-07-28 has interim results: on the handshake revisions a
         // result is final without looking.
         let rounds = self.protocol_version().is_stateless();
-        let mut route = route;
-        let mut relisted = false;
         for _ in 0..MAX_ROUNDS {
-            let sent = peer
+            let answer = peer
                 .request(
                     peer.next_id(),
                     method,
-                    &params,
+                    &*params,
                     route.clone(),
                     timeout,
                     true,
                 )
-                .await;
-            let answer = match sent {
-                // The spec's SHOULD: a tool call refused for its headers
-                // (the tool may have changed since it was listed) is sent
-                // again, once, with the headers of the tools listed again.
-                Err(error) if rounds && !relisted && is_header_mismatch(&error) => {
-                    let Some((name, arguments)) = params.tool_call() else {
-                        return Err(error);
-                    };
-                    relisted = true;
-                    route.param_headers = self.relisted_headers(name, arguments).await?;
-                    continue;
-                }
-                sent => sent?,
-            };
+                .await?;
             if !rounds {
                 return Ok(answer);
             }

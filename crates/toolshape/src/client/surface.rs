@@ -184,9 +184,9 @@ impl Client {
         let raw = self
             .request_in_rounds(
                 methods::RESOURCES_READ,
-                route,
+                &route,
                 self.inner.options.request_timeout,
-                params,
+                &mut params,
             )
             .await?;
         let result: ReadResourceResult = raw.parse(methods::RESOURCES_READ)?;
@@ -261,9 +261,9 @@ impl Client {
         let raw = self
             .request_in_rounds(
                 methods::PROMPTS_GET,
-                route,
+                &route,
                 self.inner.options.request_timeout,
-                params,
+                &mut params,
             )
             .await?;
         raw.parse(methods::PROMPTS_GET)

@@ -113,7 +113,16 @@ pub(crate) struct Listing {
     /// each page's clock starts when it arrives); `None` on the handshake
     /// revisions, whose listing stays until the server says it changed.
     fresh_until: Option<Instant>,
+    /// When it was listed (its last page).
+    fetched: Instant,
+    /// Whether it was listed again for a call refused for its headers.
+    relisted: bool,
 }
+
+/// The least time between two listings calls refused for their headers
+/// (`-32020`) make: a server that refuses every call so costs at most one
+/// listing a second, not one a call.
+const RELIST_GAP: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Listing {
     fn is_fresh(&self) -> bool {
@@ -160,30 +169,41 @@ impl Client {
         self.listing_fresh(false).await
     }
 
-    /// The `Mcp-Param-*` headers of a call of `name` with `arguments`, from
-    /// the tools listed again (after a `-32020`: the tool may have changed
-    /// which arguments travel in headers since it was listed).
-    pub(crate) async fn relisted_headers(
-        &self,
-        name: &str,
-        arguments: Option<&Map<String, Value>>,
-    ) -> Result<Vec<(String, String)>, ClientError> {
-        self.inner.peer.tools_changed.store(true, Ordering::Release);
-        let listing = self.listing().await?;
-        Ok(listing
-            .by_name
-            .get(name)
-            .map(|entry| entry.headers_for(arguments))
-            .unwrap_or_default())
+    /// The tool `name` as listed again after a call made with `used` was
+    /// refused for its headers (`-32020`: the tool may have changed which
+    /// arguments travel in headers since it was listed). A listing made
+    /// since `used`, or made so within [`RELIST_GAP`], is taken as it is;
+    /// `None` when the listing fails or no longer has the tool.
+    pub(crate) async fn relisted(&self, name: &str, used: &Arc<Listing>) -> Option<Arc<ToolEntry>> {
+        let mut cache = self.inner.tools.lock().await;
+        let listing = match cache.as_ref() {
+            Some(current)
+                if !Arc::ptr_eq(current, used)
+                    || (current.relisted && current.fetched.elapsed() < RELIST_GAP) =>
+            {
+                Arc::clone(current)
+            }
+            _ => {
+                let mut listing = self.fetch_listing().await.ok()?;
+                listing.relisted = true;
+                let listing = Arc::new(listing);
+                *cache = Some(Arc::clone(&listing));
+                listing
+            }
+        };
+        listing.by_name.get(name).cloned()
     }
 
     /// The cached listing, listed again when the server said it changed,
     /// or, for `fresh`, when its `ttlMs` has run out.
     async fn listing_fresh(&self, fresh: bool) -> Result<Arc<Listing>, ClientError> {
+        let asked = Instant::now();
         let mut cache = self.inner.tools.lock().await;
         let changed = self.inner.peer.tools_changed.swap(false, Ordering::AcqRel);
+        // A listing made while this caller waited for the lock is fresh to
+        // it, whatever its `ttlMs` (callers at once share one listing).
         if let (Some(listing), false) = (cache.as_ref(), changed)
-            && (!fresh || listing.is_fresh())
+            && (!fresh || listing.is_fresh() || listing.fetched >= asked)
         {
             return Ok(Arc::clone(listing));
         }
@@ -267,6 +287,8 @@ impl Client {
                     order,
                     by_name,
                     fresh_until,
+                    fetched: Instant::now(),
+                    relisted: false,
                 });
             }
         }

@@ -48,12 +48,28 @@ impl Recorder {
         Recorder::start_refusing(upstream, None).await
     }
 
+    /// As [`Recorder::start_refusing`], but only `tools/call` is refused.
+    pub async fn start_refusing_calls(
+        upstream: &str,
+        refusal: (StatusCode, &'static str),
+    ) -> Recorder {
+        Recorder::start_with(upstream, Some(refusal), Some("tools/call")).await
+    }
+
     /// As [`Recorder::start`], but a POST naming 2026-07-28 in its
     /// `MCP-Protocol-Version` gets `refusal` (a status and a body) instead:
     /// a gateway in front of an older server, as some answer.
     pub async fn start_refusing(
         upstream: &str,
         refusal: Option<(StatusCode, &'static str)>,
+    ) -> Recorder {
+        Recorder::start_with(upstream, refusal, None).await
+    }
+
+    async fn start_with(
+        upstream: &str,
+        refusal: Option<(StatusCode, &'static str)>,
+        refused_method: Option<&'static str>,
     ) -> Recorder {
         use axum::body::Body;
         use axum::extract::{Request, State};
@@ -65,15 +81,20 @@ impl Recorder {
             http: reqwest::Client,
             log: Arc<std::sync::Mutex<Vec<Recorded>>>,
             refusal: Option<(StatusCode, &'static str)>,
+            refused_method: Option<&'static str>,
         }
 
         async fn forward(State(proxy): State<Proxy>, request: Request) -> Response {
             let (parts, body) = request.into_parts();
             let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let parsed: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             let modern = parts
                 .headers
                 .get("mcp-protocol-version")
-                .is_some_and(|v| v == "2026-07-28");
+                .is_some_and(|v| v == "2026-07-28")
+                && proxy
+                    .refused_method
+                    .is_none_or(|method| parsed["method"] == method);
             if let (Some((status, body)), true) = (proxy.refusal, modern) {
                 proxy.log.lock().unwrap().push(Recorded {
                     method: parts.method.to_string(),
@@ -128,6 +149,7 @@ impl Recorder {
             http: http(),
             log: Arc::clone(&log),
             refusal,
+            refused_method,
         };
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
