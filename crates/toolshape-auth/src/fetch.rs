@@ -117,6 +117,23 @@ const PROXY_VARIABLES: [&str; 6] = [
     "all_proxy",
 ];
 
+/// The HTTP proxies the environment names (reqwest follows them), as URLs
+/// (a value without a scheme read as `http://`).
+fn configured_proxies() -> Vec<Url> {
+    PROXY_VARIABLES
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .filter(|value| !value.trim().is_empty())
+        .filter_map(|value| {
+            let value = value.trim();
+            Url::parse(value)
+                .ok()
+                .filter(|url| url.has_host())
+                .or_else(|| Url::parse(&format!("http://{value}")).ok())
+        })
+        .collect()
+}
+
 /// A client builder with the bounds every fetch has.
 fn bounded(timeout: Duration) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
@@ -149,27 +166,23 @@ impl Fetcher {
     /// itself cannot make this machine reach one by naming its address
     /// (`https://169.254.169.254/…`, `https://10.0.0.5/…`) or a name that
     /// resolves to such addresses only (they are left out when it resolves;
-    /// a server whose own name resolves to one counts as private), unless
-    /// plain http was allowed for private networks. Behind an HTTP proxy
-    /// (`HTTPS_PROXY` and the like) the proxy resolves names: only literal
-    /// addresses are checked.
+    /// when the server's own name resolves to private addresses only, names
+    /// are followed), unless plain http was allowed for private networks.
+    /// The HTTP proxies configured (`HTTPS_PROXY` and the like) are reached
+    /// wherever they are; the names they resolve for us are not checked.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    pub(crate) fn for_server(self, server: &Url) -> Result<Self, reqwest::Error> {
-        let proxied = PROXY_VARIABLES
-            .iter()
-            .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
-        self.for_server_proxied(server, proxied)
-    }
-
-    /// [`Fetcher::for_server`], told whether requests go through a proxy.
-    fn for_server_proxied(mut self, server: &Url, proxied: bool) -> Result<Self, reqwest::Error> {
+    pub(crate) fn for_server(mut self, server: &Url) -> Result<Self, reqwest::Error> {
         self.loopback_http = is_loopback(server);
         self.private_hosts = self.allow_http || is_private(server);
-        self.public_http = if self.private_hosts || proxied {
+        self.public_http = if self.private_hosts {
             None
         } else {
-            let resolver = std::sync::Arc::new(PublicOnly::for_server(server));
-            Some(bounded(self.timeout).dns_resolver(resolver).build()?)
+            let resolver = PublicOnly::for_server(server, &configured_proxies());
+            Some(
+                bounded(self.timeout)
+                    .dns_resolver(std::sync::Arc::new(resolver))
+                    .build()?,
+            )
         };
         Ok(self)
     }
@@ -400,10 +413,7 @@ mod tests {
         });
         // `send` is `get` past its check of the URL's literal host.
         let target = url(&format!("http://localhost:{port}/metadata"));
-        // Told no proxy is in the way (a proxy would resolve the names).
-        let remote = Fetcher::new(Duration::from_secs(1), false)
-            .and_then(|fetch| fetch.for_server_proxied(&url("https://mcp.example.com/mcp"), false))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let remote = fetcher(false, "https://mcp.example.com/mcp");
         let sent = remote
             .send(&target, remote.client().get(target.clone()))
             .await;
@@ -428,10 +438,7 @@ mod tests {
         assert!(local.check(&url("http://localhost:9000/token")).is_ok());
         assert!(local.check(&url("http://as.example/token")).is_err());
         // A remote server naming this machine's own services.
-        // Told no proxy is in the way (a proxy would resolve the names).
-        let remote = Fetcher::new(Duration::from_secs(1), false)
-            .and_then(|fetch| fetch.for_server_proxied(&url("https://mcp.example.com/mcp"), false))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let remote = fetcher(false, "https://mcp.example.com/mcp");
         assert!(
             remote
                 .check(&url("http://127.0.0.1:8500/metadata"))
