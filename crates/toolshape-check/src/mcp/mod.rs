@@ -214,15 +214,11 @@ impl Run<'_> {
                 // of the other era answers, by the spec's compatibility
                 // matrix), is a revision not supported.
                 let unsupported = requested.is_some()
-                    && matches!(
-                        error.error.kind(),
-                        ClientErrorKind::Protocol(_)
-                            | ClientErrorKind::InvalidResponse(_)
-                            | ClientErrorKind::Transport(TransportError::Status {
-                                status: 400..=499,
-                                ..
-                            })
-                    );
+                    && match error.error.kind() {
+                        ClientErrorKind::Protocol(_) | ClientErrorKind::InvalidResponse(_) => true,
+                        ClientErrorKind::Transport(refusal) => refusal.is_era_refusal(),
+                        _ => false,
+                    };
                 match requested {
                     Some(version) => self.handshake_messages(version, error.messages),
                     // No revision agreed: what is not JSON at all (logs
@@ -258,8 +254,9 @@ impl Run<'_> {
                     )
                 } else {
                     // Only what no server should do: exit, hang, break the
-                    // connection (a `5xx` or a server not reached is no
-                    // finding of its own).
+                    // connection (counted for a server that answered another
+                    // revision, so a connection refused means it went away;
+                    // a status such as a `5xx` is no finding of its own).
                     let misbehaved = matches!(
                         error.error.kind(),
                         ClientErrorKind::Timeout(_)

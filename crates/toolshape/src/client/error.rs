@@ -163,6 +163,21 @@ pub enum TransportError {
     },
 }
 
+impl TransportError {
+    /// Whether this is an HTTP status with no JSON-RPC error that tells of
+    /// a server of another era (the spec's HTTP backward compatibility): a
+    /// client error, but not one about credentials, the request's size,
+    /// time or rate, which a request of the other era would meet again.
+    pub fn is_era_refusal(&self) -> bool {
+        match self {
+            TransportError::Status { status, .. } => {
+                (400..500).contains(status) && !matches!(status, 401 | 403 | 407 | 408 | 413 | 429)
+            }
+            _ => false,
+        }
+    }
+}
+
 impl ClientError {
     /// What kind of failure this is.
     pub fn kind(&self) -> &ClientErrorKind {
@@ -323,5 +338,20 @@ mod tests {
         let transport = error.source().expect("the transport error");
         let cause = transport.source().expect("the I/O error");
         assert_eq!(cause.to_string(), "no such program");
+    }
+
+    #[test]
+    fn a_bare_client_error_status_tells_of_another_era_but_credentials_and_limits_do_not() {
+        let status = |status| TransportError::Status {
+            status,
+            detail: String::new(),
+        };
+        for era in [400, 404, 405, 406, 415] {
+            assert!(status(era).is_era_refusal(), "{era}");
+        }
+        for other in [401, 403, 407, 408, 413, 429, 500, 502, 200] {
+            assert!(!status(other).is_era_refusal(), "{other}");
+        }
+        assert!(!TransportError::Closed.is_era_refusal());
     }
 }

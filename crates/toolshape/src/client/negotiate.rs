@@ -12,7 +12,7 @@ use toolshape_protocol::{
     ServerCapabilities, methods,
 };
 
-use super::error::{ClientError, ClientErrorKind, TransportError};
+use super::error::{ClientError, ClientErrorKind};
 use super::outgoing::Route;
 use super::peer::Peer;
 
@@ -101,9 +101,7 @@ pub(crate) async fn negotiate(
                     // A `4xx` with no modern error in its body (empty, a web
                     // server's page, another JSON): an older server, the
                     // spec's fallback over HTTP.
-                    ClientErrorKind::Transport(TransportError::Status { status, .. })
-                        if refuses_as_older_server(*status) =>
-                    {
+                    ClientErrorKind::Transport(refusal) if refusal.is_era_refusal() => {
                         ProtocolVersion::V2025_11_25
                     }
                     ClientErrorKind::Transport(_) => return Err(error),
@@ -114,14 +112,6 @@ pub(crate) async fn negotiate(
             }
         },
     }
-}
-
-/// Whether an HTTP status answering `server/discover` (with no JSON-RPC
-/// error in the body) tells of a server of an older era: a client error,
-/// but not one about credentials, the request's size or the rate, which an
-/// `initialize` would meet again.
-fn refuses_as_older_server(status: u16) -> bool {
-    (400..500).contains(&status) && !matches!(status, 401 | 403 | 407 | 408 | 413 | 429)
 }
 
 /// Whether `error` is an `UnsupportedProtocolVersionError` whose supported

@@ -172,14 +172,19 @@ impl Client {
     /// The tool `name` as listed again after a call made with `used` was
     /// refused for its headers (`-32020`: the tool may have changed which
     /// arguments travel in headers since it was listed). A listing made
-    /// since `used`, or made so within [`RELIST_GAP`], is taken as it is;
-    /// `None` when the listing fails or no longer has the tool.
+    /// since `used`, or made so within [`RELIST_GAP`], is taken as it is
+    /// (unless the server said its tools changed since); `None` when the
+    /// listing fails or no longer has the tool.
     pub(crate) async fn relisted(&self, name: &str, used: &Arc<Listing>) -> Option<Arc<ToolEntry>> {
         let mut cache = self.inner.tools.lock().await;
+        // A change the server announced is listed whatever the gap (it is
+        // the likeliest reason for the refusal).
+        let changed = self.inner.peer.tools_changed.swap(false, Ordering::AcqRel);
         let listing = match cache.as_ref() {
             Some(current)
-                if !Arc::ptr_eq(current, used)
-                    || (current.relisted && current.fetched.elapsed() < RELIST_GAP) =>
+                if !changed
+                    && (!Arc::ptr_eq(current, used)
+                        || (current.relisted && current.fetched.elapsed() < RELIST_GAP)) =>
             {
                 Arc::clone(current)
             }
