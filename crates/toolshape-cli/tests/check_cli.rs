@@ -229,31 +229,40 @@ async fn serve_over_http_is_clean() {
 /// A 2026-07-28-only endpoint behind a gateway that answers `initialize`
 /// with a bare `400` (no JSON-RPC body), as the spec's compatibility matrix
 /// has a modern server do: the handshake revisions are unsupported, not a
-/// server that died.
+/// server that died. A bare `401` is no such refusal (credentials would be
+/// refused on any revision): those revisions are unreachable, no finding.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bare_400_to_initialize_is_an_unsupported_revision() {
+async fn a_bare_4xx_to_initialize_is_judged_by_its_status() {
     let root = fixture();
     let (mut server, url) = serve_http_with(root.path(), &["--stateless"]);
-    let gateway = legacy_http::refusing_initialize(url).await;
-    let output = toolshape(strings(&[
-        "check",
-        "--protocol",
-        "all",
-        "--call",
-        "none",
-        "--url",
-        &gateway,
-    ]))
-    .await;
+    for (refusal, statuses) in [
+        (
+            axum::http::StatusCode::BAD_REQUEST,
+            "2025-06-18 unsupported, 2025-11-25 unsupported, 2026-07-28 checked",
+        ),
+        (
+            axum::http::StatusCode::UNAUTHORIZED,
+            "2025-06-18 unreachable, 2025-11-25 unreachable, 2026-07-28 checked",
+        ),
+    ] {
+        let gateway = legacy_http::refusing_initialize(url.clone(), refusal).await;
+        let output = toolshape(strings(&[
+            "check",
+            "--protocol",
+            "all",
+            "--call",
+            "none",
+            "--url",
+            &gateway,
+        ]))
+        .await;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{refusal}: {stdout}");
+        assert!(stdout.contains(statuses), "{refusal}: {stdout}");
+        assert!(!stdout.contains("server-exited"), "{refusal}: {stdout}");
+    }
     let _ = server.kill();
     let _ = server.wait();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("2025-06-18 unsupported, 2025-11-25 unsupported, 2026-07-28 checked"),
-        "{stdout}"
-    );
-    assert!(!stdout.contains("server-exited"), "{stdout}");
 }
 
 /// A legacy Streamable HTTP server with one read-only tool whose output

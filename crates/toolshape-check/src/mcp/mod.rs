@@ -3,6 +3,7 @@
 
 mod calls;
 mod consistency;
+mod failed_handshake;
 mod listing;
 mod messages;
 mod results;
@@ -12,7 +13,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolshape::client::{ClientErrorKind, Negotiation, TransportError};
+use toolshape::client::Negotiation;
 use toolshape_protocol::ProtocolVersion;
 use toolshape_schema::mcp::{check_input_schema, is_object_rooted};
 
@@ -205,79 +206,7 @@ impl Run<'_> {
         };
         let session = match opened {
             Ok(session) => session,
-            Err(error) => {
-                if error.dropped > 0 {
-                    self.findings
-                        .push(session::flood("the handshake", error.dropped).revision(requested));
-                }
-                // A refusal, including a bare `4xx` over HTTP (what a server
-                // of the other era answers, by the spec's compatibility
-                // matrix), is a revision not supported.
-                let unsupported = requested.is_some()
-                    && match error.error.kind() {
-                        ClientErrorKind::Protocol(_) | ClientErrorKind::InvalidResponse(_) => true,
-                        ClientErrorKind::Transport(refusal) => refusal.is_era_refusal(),
-                        _ => false,
-                    };
-                match requested {
-                    Some(version) => self.handshake_messages(version, error.messages),
-                    // No revision agreed: what is not JSON at all (logs
-                    // written to stdout, the likeliest reason a server never
-                    // seems to answer) is still a finding.
-                    None => {
-                        for bytes in &error.messages {
-                            let parsed = messages::parse(bytes);
-                            if !matches!(parsed, messages::Parsed::Json(_)) {
-                                self.findings.extend(messages::unparsable(
-                                    None,
-                                    &parsed,
-                                    "the handshake",
-                                    None,
-                                ));
-                            }
-                        }
-                    }
-                }
-                let detail = format!("{label}: {}", error.error);
-                return if unsupported {
-                    self.findings.push(
-                        Finding::new(
-                            Rule::RevisionUnsupported,
-                            Location::new(Document::Server, ""),
-                            detail.clone(),
-                        )
-                        .revision(requested),
-                    );
-                    (
-                        outcome(RevisionStatus::Unsupported, None, Some(detail)),
-                        None,
-                    )
-                } else {
-                    // Only what no server should do: exit, hang, break the
-                    // connection (counted for a server that answered another
-                    // revision, so a connection refused means it went away;
-                    // a status such as a `5xx` is no finding of its own).
-                    let misbehaved = matches!(
-                        error.error.kind(),
-                        ClientErrorKind::Timeout(_)
-                            | ClientErrorKind::Transport(
-                                TransportError::Closed | TransportError::Http(_)
-                            )
-                    );
-                    if requested.is_some() && misbehaved {
-                        let what = format!("the {label} handshake");
-                        let (rule, message, _) = listing::failure(&error.error, &what, "");
-                        self.failed_handshakes.push(
-                            Finding::new(rule, Location::new(Document::Server, ""), message)
-                                .revision(requested),
-                        );
-                    }
-                    (
-                        outcome(RevisionStatus::Unreachable, None, Some(detail)),
-                        None,
-                    )
-                };
-            }
+            Err(error) => return (self.failed_handshake(requested, &label, error), None),
         };
         let version = session.version();
         if let Some(wanted) = requested.filter(|wanted| *wanted != version) {

@@ -73,16 +73,17 @@ pub async fn costly_listing(tools: usize) -> String {
 }
 
 /// A gateway in front of the endpoint at `upstream`: `initialize` gets a
-/// bare `400`, anything else is forwarded as is. Its URL.
-pub async fn refusing_initialize(upstream: String) -> String {
+/// bare `refusal` (a status, no body), anything else is forwarded as is.
+/// Its URL.
+pub async fn refusing_initialize(upstream: String, refusal: StatusCode) -> String {
     async fn forward(
-        State(upstream): State<Arc<String>>,
+        State((upstream, refusal)): State<(Arc<String>, StatusCode)>,
         headers: axum::http::HeaderMap,
         body: axum::body::Bytes,
     ) -> Response {
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if message["method"] == "initialize" {
-            return StatusCode::BAD_REQUEST.into_response();
+            return refusal.into_response();
         }
         let mut request = reqwest::Client::new().post(upstream.as_str()).body(body);
         for (name, value) in &headers {
@@ -106,7 +107,7 @@ pub async fn refusing_initialize(upstream: String) -> String {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let app = axum::Router::new()
         .route("/mcp", axum::routing::post(forward))
-        .with_state(Arc::new(upstream));
+        .with_state((Arc::new(upstream), refusal));
     tokio::spawn(async move { axum::serve(listener, app).await });
     url
 }
