@@ -107,6 +107,22 @@ async fn a_2025_03_26_session_takes_batches() {
         assert_eq!(reply.json()["error"]["code"], code, "{reply:?}");
     }
 
+    // A batch naming a revision without a handshake: that revision is not
+    // served in a session (-32022, listing the handshake revisions).
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+    ];
+    let ping = json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]);
+    let reply = post_raw(&serving.url, &headers, ping.to_string()).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], -32022, "{reply:?}");
+    assert_eq!(error["data"]["requested"], "2026-07-28", "{reply:?}");
+    let listed = error["data"]["supported"].as_array().unwrap();
+    assert!(listed.contains(&json!("2025-03-26")), "{reply:?}");
+    assert!(!listed.contains(&json!("2026-07-28")), "{reply:?}");
+
     // A 2025-11-25 session: no batches.
     let later = open_session(&serving.url).await;
     let ping = json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]);

@@ -90,12 +90,25 @@ fn is_input_required(raw: &RawValue) -> bool {
 
 /// A final 2026-07-28 result whose `resultType` the revision does not
 /// define is invalid ("A `resultType` of any value unrecognized by the
-/// client MUST be considered invalid"). Read only when the result names
-/// one other than as servers write `complete`; a result that does not
-/// parse is left to its reader, which says why.
+/// client MUST be considered invalid"). Read only when the text may hold
+/// another: a text without `\u` escapes (which could spell the key) whose
+/// one mention of the word is `"resultType":"complete"` has that member at
+/// its top or none (which means complete), whatever its nesting. A result
+/// that does not parse is left to its reader, which says why.
 fn unknown_result_type(text: &str) -> Result<(), ClientError> {
-    if text.contains(r#""resultType":"complete""#) || !text.contains("resultType") {
-        return Ok(());
+    if !text.contains("\\u") {
+        let mut mentions = text.match_indices("resultType");
+        match (mentions.next(), mentions.next()) {
+            (None, _) => return Ok(()),
+            (Some((at, _)), None)
+                if text
+                    .get(at.saturating_sub(1)..)
+                    .is_some_and(|rest| rest.starts_with(r#""resultType":"complete""#)) =>
+            {
+                return Ok(());
+            }
+            _ => {}
+        }
     }
     match serde_json::from_str::<Probe>(text) {
         Ok(Probe {
@@ -256,6 +269,14 @@ mod tests {
         assert!(unknown_result_type(r#"{"resultType":"completed","tools":[]}"#).is_err());
         assert!(unknown_result_type(r#"{"resultType" : "c\u006fmplete"}"#).is_ok());
         assert!(unknown_result_type(r#"{"resultType":"complete","tools":[]}"#).is_ok());
+        // The word nested, or the key escaped, does not vouch for the top.
+        let nested = r#"{"resultType":"finished","structuredContent":{"resultType":"complete"}}"#;
+        assert!(unknown_result_type(nested).is_err());
+        let nested_first = r#"{"structuredContent":{"resultType":"complete"},"resultType":"x"}"#;
+        assert!(unknown_result_type(nested_first).is_err());
+        assert!(unknown_result_type(r#"{"result\u0054ype":"finished"}"#).is_err());
+        let only_nested = r#"{"structuredContent":{"resultType":"complete"},"content":[]}"#;
+        assert!(unknown_result_type(only_nested).is_ok());
         assert!(unknown_result_type(r#"{"tools":[]}"#).is_ok());
         // The word in a value is not the result's type.
         assert!(

@@ -17,6 +17,7 @@ use toolshape_protocol::{
 use super::super::dispatch::{self, Step};
 use super::super::outbox::{batch_answer, encode_error};
 use super::super::request::{ParsedRequest, Unparsable};
+use super::super::session::SUPPORTED;
 use super::app::{App, header};
 use super::sessions::{HttpSession, SessionError};
 use super::{response, run};
@@ -175,7 +176,9 @@ pub(crate) fn refuse_unparsable(
 /// The header must name a revision this server speaks over a handshake (any
 /// of them: a client SHOULD send the negotiated one, but the server MUST
 /// refuse only invalid or unsupported ones); the request is served under the
-/// session's negotiated revision.
+/// session's negotiated revision. A revision without a handshake (a
+/// 2026-07-28 batch in a 2025-03-26 session) is unsupported there:
+/// `-32022` listing the handshake revisions, as for an unknown one.
 fn check_version_header(
     headers: &HeaderMap,
     id: Option<&toolshape_protocol::RequestId>,
@@ -185,10 +188,14 @@ fn check_version_header(
             if !ProtocolVersion::parse(version)
                 .is_some_and(ProtocolVersion::uses_initialize_handshake) =>
         {
-            let error = ErrorObject::invalid_request(format!(
-                "unsupported MCP-Protocol-Version {:?} for a session",
-                excerpt(version, 40)
-            ));
+            let handshake: Vec<&str> = SUPPORTED
+                .iter()
+                .rev()
+                .filter(|supported| supported.uses_initialize_handshake())
+                .map(|supported| supported.as_str())
+                .collect();
+            let error =
+                ErrorObject::unsupported_protocol_version(&excerpt(version, 40), &handshake);
             Err(response::error(StatusCode::BAD_REQUEST, id, &error))
         }
         _ => Ok(()),
