@@ -7,6 +7,7 @@
 //! The JSON report is validated against its published JSON Schema, and the
 //! JUnit rendering is read back with an XML parser.
 
+mod check_common;
 mod client_common;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,28 +16,10 @@ use std::time::Duration;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use toolshape::protocol::ProtocolVersion;
 use toolshape::schema::SchemaEngine;
-use toolshape_check::{
-    CallPolicy, Options, ProtocolChoice, REPORT_SCHEMA, Report, Rule, Severity, Target,
-};
+use toolshape_check::{CallPolicy, ProtocolChoice, REPORT_SCHEMA, Report, Rule, Severity, Target};
 
-use client_common::hostile_server_bin;
-
-fn target(args: &[&str]) -> Target {
-    let mut argv = vec![hostile_server_bin().display().to_string()];
-    argv.extend(args.iter().map(|a| (*a).to_owned()));
-    Target::stdio(&argv).unwrap()
-}
-
-fn options(protocol: ProtocolChoice, calls: CallPolicy) -> Options {
-    let mut options = Options::default();
-    options.protocol = protocol;
-    options.calls = calls;
-    options.call_timeout = Duration::from_secs(1);
-    options.max_call_time = Duration::from_secs(5);
-    options
-}
+use check_common::{options, target};
 
 /// The (error or warning) rules found, by tool (`(server)` for none).
 fn found(report: &Report) -> BTreeMap<String, BTreeSet<&'static str>> {
@@ -49,19 +32,6 @@ fn found(report: &Report) -> BTreeMap<String, BTreeSet<&'static str>> {
         found.entry(tool).or_default().insert(finding.rule.id());
     }
     found
-}
-
-/// Each revision's status in `report`, as `(requested, status)`.
-fn assert_statuses<const N: usize>(report: &Report, expected: [(&str, &str); N]) {
-    let statuses: Vec<(String, String)> = report
-        .revisions
-        .iter()
-        .map(|r| (r.requested.clone(), format!("{:?}", r.status)))
-        .collect();
-    assert_eq!(
-        statuses,
-        expected.map(|(a, b)| (a.to_owned(), b.to_owned()))
-    );
 }
 
 fn expected(table: &[(&str, &[&'static str])]) -> BTreeMap<String, BTreeSet<&'static str>> {
@@ -527,79 +497,6 @@ async fn listing_defects_are_found() {
         with_base(&[("(server)", &["list-unstable"])]),
         "{}",
         report.to_json()
-    );
-}
-
-/// A read-only check calls only read-only tools; a legacy-only server is
-/// checked on the revisions it has, and the one it lacks is a note.
-#[tokio::test]
-async fn read_only_calls_and_unsupported_revisions() {
-    let mut options = options(ProtocolChoice::All, CallPolicy::ReadOnly);
-    options.max_valid_calls = 1;
-    let report = toolshape_check::check(&target(&["--legacy-only"]), &options).await;
-    assert_statuses(
-        &report,
-        [
-            ("2025-06-18", "Checked"),
-            ("2025-11-25", "Checked"),
-            ("2026-07-28", "Unsupported"),
-        ],
-    );
-    // No base tool is read-only: none was called (pair would have hung).
-    assert!(
-        report
-            .tools
-            .iter()
-            .all(|t| t.calls.valid == 0 && t.calls.skipped.is_some())
-    );
-    assert!(
-        report
-            .findings
-            .iter()
-            .all(|f| f.rule != Rule::RequestTimeout)
-    );
-    assert_eq!(
-        report.exit_code(false),
-        3,
-        "remote_ref and friends are still wrong"
-    );
-}
-
-/// A server that exits when asked for one revision, and serves the others:
-/// that revision's failed handshake is a finding (`server-exited`, naming
-/// the revision), not only its line among the revisions.
-#[tokio::test]
-async fn a_revision_the_server_dies_on_is_a_finding() {
-    let options = options(ProtocolChoice::All, CallPolicy::None);
-    let server = target(&["--legacy-only", "--die-on-initialize", "2025-06-18"]);
-    let report = toolshape_check::check(&server, &options).await;
-    assert_statuses(
-        &report,
-        [
-            ("2025-06-18", "Unreachable"),
-            ("2025-11-25", "Checked"),
-            ("2026-07-28", "Unsupported"),
-        ],
-    );
-    let exited: Vec<_> = report
-        .findings
-        .iter()
-        .filter(|f| f.rule == Rule::ServerExited)
-        .collect();
-    assert_eq!(exited.len(), 1, "{:#?}", report.findings);
-    assert_eq!(exited[0].revision, Some(ProtocolVersion::V2025_06_18));
-    assert!(
-        exited[0].message.contains("handshake"),
-        "{}",
-        exited[0].message
-    );
-    assert!(
-        report
-            .findings
-            .iter()
-            .all(|f| f.rule != Rule::ServerUnreachable),
-        "{:#?}",
-        report.findings
     );
 }
 

@@ -3,8 +3,8 @@
 //! loopback port: automatic negotiation (2026-07-28) and a pinned handshake
 //! revision (a session, ended on close), the request-metadata headers it
 //! sends (seen through a recording proxy), typed calls, validation errors,
-//! progress over SSE, many concurrent calls, cancellation, and a
-//! stateless-only server.
+//! progress over SSE, many concurrent calls, cancellation, the listing's
+//! `ttlMs` (connecting and its fallbacks: `http_client_connecting.rs`).
 
 mod http_support;
 
@@ -18,22 +18,11 @@ use toolshape::protocol::content::ContentBlock;
 use toolshape::{CallOptions, HttpOptions, Tool, ToolError};
 
 use http_support::recorder::{Recorded, Recorder};
-use http_support::{EchoOut, LEGACY, MODERN, Serving, SleepOut, TIMEOUT, request, session_post};
+use http_support::{
+    EchoOut, LEGACY, MODERN, Serving, SleepOut, TIMEOUT, connect, request, session_post,
+};
 
 const PINNED: Negotiation = Negotiation::Pinned(ProtocolVersion::V2025_11_25);
-
-async fn connect(url: &str, negotiation: Negotiation) -> Client {
-    tokio::time::timeout(
-        TIMEOUT,
-        Client::builder()
-            .negotiation(negotiation)
-            .request_timeout(TIMEOUT)
-            .connect_http(url),
-    )
-    .await
-    .expect("connecting timed out")
-    .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
-}
 
 fn arguments(value: Value) -> Option<serde_json::Map<String, Value>> {
     value.as_object().cloned()
@@ -439,82 +428,6 @@ async fn a_request_timeout_cancels_the_call_at_the_server() {
     }
 }
 
-#[tokio::test]
-async fn against_a_stateless_only_server_auto_works_and_a_pinned_handshake_fails_cleanly() {
-    let mut options = HttpOptions::default();
-    options.sessions = false;
-    let serving = Serving::start(options).await;
-
-    let client = connect(&serving.url, Negotiation::Auto).await;
-    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
-    let sum: i64 = client.call("add", json!({"a": 1, "b": 1})).await.unwrap();
-    assert_eq!(sum, 2);
-    client.close(Duration::from_secs(1)).await;
-
-    let started = Instant::now();
-    let error = Client::builder()
-        .negotiation(PINNED)
-        .request_timeout(TIMEOUT)
-        .connect_http(&serving.url)
-        .await
-        .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "it failed at once, not by timing out: {error}"
-    );
-    assert!(
-        matches!(error.kind(), ClientErrorKind::Protocol(_)),
-        "{error}"
-    );
-}
-
-/// In front of an older server, `server/discover` may meet a `4xx` with no
-/// JSON-RPC error: an empty `400`, a web server's `404` page, a `405`. The
-/// client falls back to `initialize` (the spec's rule) and works.
-#[tokio::test]
-async fn auto_falls_back_to_a_handshake_on_a_bare_4xx() {
-    let serving = Serving::start(HttpOptions::default()).await;
-    for (status, body) in [
-        (StatusCode::BAD_REQUEST, ""),
-        (StatusCode::NOT_FOUND, "<html><body>Not Found</body></html>"),
-        (StatusCode::METHOD_NOT_ALLOWED, ""),
-        (StatusCode::BAD_REQUEST, r#"{"detail": "bad request"}"#),
-    ] {
-        let gateway = Recorder::start_refusing(&serving.url, Some((status, body))).await;
-        let client = connect(&gateway.url, Negotiation::Auto).await;
-        assert_eq!(
-            client.protocol_version(),
-            ProtocolVersion::V2025_11_25,
-            "{status}"
-        );
-        let sum: i64 = client.call("add", json!({"a": 2, "b": 3})).await.unwrap();
-        assert_eq!(sum, 5);
-        let probes = gateway
-            .log()
-            .iter()
-            .filter(|r| r.rpc_method() == "server/discover")
-            .count();
-        assert_eq!(probes, 1, "{status}: probed once");
-        client.close(Duration::from_secs(1)).await;
-    }
-    // Credentials refused are not an older server: no fallback.
-    let gateway = Recorder::start_refusing(&serving.url, Some((StatusCode::FORBIDDEN, ""))).await;
-    let error = Client::builder()
-        .request_timeout(TIMEOUT)
-        .connect_http(&gateway.url)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error.kind(), ClientErrorKind::Transport(_)),
-        "{error}"
-    );
-    assert!(
-        gateway.log().iter().all(|r| r.rpc_method() != "initialize"),
-        "{:#?}",
-        gateway.log()
-    );
-}
-
 /// On 2026-07-28 `list_tools` keeps a listing for its `ttlMs` and no
 /// longer (`0`: listed each time); calls use the listing as cached. On a
 /// handshake revision the listing stays until the server says it changed.
@@ -574,48 +487,6 @@ async fn list_tools_follows_the_listings_ttl_on_2026_07_28() {
             client.close(Duration::from_secs(1)).await;
         }
     }
-}
-
-#[tokio::test]
-async fn an_unreachable_or_wrong_endpoint_fails_cleanly() {
-    // Nothing listens on this port once the listener is dropped.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    drop(listener);
-    let error = Client::builder()
-        .request_timeout(TIMEOUT)
-        .connect_http(&format!("http://{address}/mcp"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error.kind(), ClientErrorKind::Transport(_)),
-        "{error}"
-    );
-
-    let error = Client::builder()
-        .request_timeout(TIMEOUT)
-        .connect_http("not a url")
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error.kind(), ClientErrorKind::Transport(_)),
-        "{error}"
-    );
-
-    // A server, but not an MCP endpoint at this path: 404 with no JSON-RPC body.
-    let serving = Serving::start(HttpOptions::default()).await;
-    let wrong = format!("http://{}/elsewhere", serving.address);
-    let started = Instant::now();
-    let error = Client::builder()
-        .request_timeout(TIMEOUT)
-        .connect_http(&wrong)
-        .await
-        .unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(2), "{error}");
-    assert!(
-        !matches!(error.kind(), ClientErrorKind::Timeout(_)),
-        "{error}"
-    );
 }
 
 // A toolshape client listens on its session's GET stream from its start,

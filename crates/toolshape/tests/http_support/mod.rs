@@ -490,3 +490,20 @@ impl EventStream {
         }
     }
 }
+
+/// A client of `url` negotiating so, within [`TIMEOUT`].
+pub async fn connect(
+    url: &str,
+    negotiation: toolshape::client::Negotiation,
+) -> toolshape::client::Client {
+    tokio::time::timeout(
+        TIMEOUT,
+        toolshape::client::Client::builder()
+            .negotiation(negotiation)
+            .request_timeout(TIMEOUT)
+            .connect_http(url),
+    )
+    .await
+    .expect("connecting timed out")
+    .unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+}
