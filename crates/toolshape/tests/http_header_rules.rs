@@ -3,7 +3,8 @@
 //! in-process server: `Mcp-Name` on reads and prompts, a header given twice,
 //! `Mcp-Param-*` for nested arguments (sent by the client, checked by the
 //! server); and what an endpoint without sessions says it serves, 405's
-//! `Allow`, and a version header that names no revision at all.
+//! `Allow`, a version header that names no revision at all; a call refused
+//! for its headers sent again (its rounds counted across both sendings).
 
 mod http_support;
 
@@ -359,4 +360,72 @@ async fn a_server_refusing_every_call_for_its_headers_costs_no_listing_per_call(
     let count = |method: &str| log.iter().filter(|r| r.rpc_method() == method).count();
     assert_eq!(count("tools/call"), 5, "{log:#?}");
     assert!(count("tools/list") <= 2, "{log:#?}");
+}
+
+/// A call sent again after `-32020` goes on from the rounds its first
+/// sending used: a tool asking a new question each round is given up on
+/// after eight requests in all, the refused one among them (not eight more).
+#[tokio::test]
+async fn a_call_sent_again_after_32020_keeps_its_rounds() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use toolshape::protocol::asks::{Ask, ElicitParams, ElicitResult};
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    let endless = |annotated: bool| {
+        let mut zone = json!({"type": "string"});
+        if annotated {
+            zone["x-mcp-header"] = json!("Zone");
+        }
+        let schema = json!({"type": "object", "properties": {"zone": zone}});
+        let asked = Arc::clone(&asked);
+        Tool::dynamic(
+            "endless",
+            schema,
+            None,
+            move |context: ToolContext, _: Value| {
+                let key = format!("q{}", asked.fetch_add(1, Ordering::SeqCst));
+                async move {
+                    let form = json!({"type": "object", "properties": {}});
+                    let ask = Ask::Elicit(ElicitParams::form("Once more?", form));
+                    context.ask_as(Some(&key), ask).await?;
+                    Ok(ToolOutput::text("never"))
+                }
+            },
+        )
+    };
+    let registry = toolshape::ToolRegistry::new();
+    registry.register(endless(false)).unwrap();
+    let server = Server::builder("endless", "1")
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let serving =
+        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
+    let recorder = http_support::recorder::Recorder::start(&serving.url).await;
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
+        .on_elicit(false, |_| async {
+            Ok(ElicitResult::accept(serde_json::Map::new()))
+        })
+        .connect_http(&recorder.url)
+        .await
+        .unwrap();
+    assert_eq!(client.list_tools().await.unwrap().len(), 1);
+    assert!(registry.replace_all([endless(true)]).is_empty());
+
+    let arguments = json!({"zone": "z1"}).as_object().cloned();
+    let error = client.call_tool("endless", arguments).await.unwrap_err();
+    assert!(error.to_string().contains("rounds"), "{error}");
+    let log = recorder.log();
+    let calls: Vec<_> = log
+        .iter()
+        .filter(|r| r.rpc_method() == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 8, "{log:#?}");
+    assert_eq!(calls[0].status, StatusCode::BAD_REQUEST);
+    assert!(
+        calls[1..]
+            .iter()
+            .all(|c| c.header("mcp-param-zone") == Some("z1"))
+    );
 }

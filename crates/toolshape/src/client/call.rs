@@ -254,9 +254,16 @@ impl Client {
         let mut params = CallToolParams::new(name, arguments);
         params.meta = meta;
         let mut relisted = None;
+        let mut spent = 0;
         let request = async {
             let sent = self
-                .request_in_rounds(methods::TOOLS_CALL, &route, timeout, &mut params)
+                .request_in_counted_rounds(
+                    methods::TOOLS_CALL,
+                    &route,
+                    timeout,
+                    &mut params,
+                    &mut spent,
+                )
                 .await;
             // The spec's SHOULD: a call refused for its headers (the tool
             // may have changed since it was listed) is sent again, once,
@@ -274,8 +281,14 @@ impl Client {
             }
             route.param_headers = headers;
             relisted = Some(entry);
-            self.request_in_rounds(methods::TOOLS_CALL, &route, timeout, &mut params)
-                .await
+            self.request_in_counted_rounds(
+                methods::TOOLS_CALL,
+                &route,
+                timeout,
+                &mut params,
+                &mut spent,
+            )
+            .await
         };
         // A cancellation drops the request, which tells the server.
         let answer = match options.cancel {

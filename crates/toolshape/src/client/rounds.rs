@@ -207,11 +207,27 @@ impl Client {
         timeout: Duration,
         params: &mut P,
     ) -> Result<ResultJson, ClientError> {
+        self.request_in_counted_rounds(method, route, timeout, params, &mut 0)
+            .await
+    }
+
+    /// [`Self::request_in_rounds`], counting the rounds in `spent`: a
+    /// request sent again (after `-32020`) goes on from the rounds its
+    /// first sending used, [`MAX_ROUNDS`] in all.
+    pub(crate) async fn request_in_counted_rounds<P: RoundParams>(
+        &self,
+        method: &'static str,
+        route: &Route,
+        timeout: Duration,
+        params: &mut P,
+        spent: &mut usize,
+    ) -> Result<ResultJson, ClientError> {
         let peer = &self.inner.peer;
         // Only 2026-07-28 has interim results: on the handshake revisions a
         // result is final without looking.
         let rounds = self.protocol_version().is_stateless();
-        for _ in 0..MAX_ROUNDS {
+        while *spent < MAX_ROUNDS {
+            *spent += 1;
             let answer = peer
                 .request(
                     peer.next_id(),
