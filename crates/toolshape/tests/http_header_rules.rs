@@ -259,6 +259,20 @@ async fn a_405_says_what_is_allowed_and_an_unknown_version_header_is_400() {
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
 }
 
+/// `registry` served over HTTP behind a recording proxy.
+async fn serve_recorded(
+    registry: &toolshape::ToolRegistry,
+) -> (Serving, http_support::recorder::Recorder) {
+    let server = Server::builder("changing", "1")
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let serving =
+        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
+    let recorder = http_support::recorder::Recorder::start(&serving.url).await;
+    (serving, recorder)
+}
+
 /// A tool that comes to mirror an argument in a header after the client
 /// listed it: the call is refused (`-32020`), and the client lists the tools
 /// again and sends it once more, with the header (the spec's SHOULD).
@@ -281,13 +295,7 @@ async fn a_call_refused_for_its_headers_is_sent_again_after_listing_again() {
     };
     let registry = toolshape::ToolRegistry::new();
     registry.register(zone_tool(false)).unwrap();
-    let server = Server::builder("zone", "1")
-        .registry(registry.clone())
-        .build()
-        .unwrap();
-    let serving =
-        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
-    let recorder = http_support::recorder::Recorder::start(&serving.url).await;
+    let (_serving, recorder) = serve_recorded(&registry).await;
     let client = Client::builder()
         .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
         .connect_http(&recorder.url)
@@ -395,13 +403,7 @@ async fn a_call_sent_again_after_32020_keeps_its_rounds() {
     };
     let registry = toolshape::ToolRegistry::new();
     registry.register(endless(false)).unwrap();
-    let server = Server::builder("endless", "1")
-        .registry(registry.clone())
-        .build()
-        .unwrap();
-    let serving =
-        Serving::start_server(server, Arc::new(Probe::default()), HttpOptions::default()).await;
-    let recorder = http_support::recorder::Recorder::start(&serving.url).await;
+    let (_serving, recorder) = serve_recorded(&registry).await;
     let client = Client::builder()
         .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
         .on_elicit(false, |_| async {
