@@ -154,42 +154,6 @@ async fn an_unreadable_tool_is_left_out_of_the_listing_alone() {
     }
 }
 
-/// A server that exits during the handshake: the error says what it wrote
-/// to its (captured) stderr, the likeliest reason.
-#[tokio::test]
-async fn a_server_exiting_at_the_handshake_is_quoted_from_its_stderr() {
-    let command = ServerCommand::new("sh")
-        .args(["-c", "echo 'fatal: missing API_KEY' >&2; exit 7"])
-        .stderr(StderrMode::Capture);
-    let error = Client::builder()
-        .options(test_options())
-        .connect_stdio(command)
-        .await
-        .unwrap_err();
-    assert_eq!(error.stderr_tail(), ["fatal: missing API_KEY"], "{error}");
-    assert_eq!(error.server_exit_status().and_then(|s| s.code()), Some(7));
-    let said = error.to_string();
-    assert!(
-        said.contains("the server exited (exit status: 7)"),
-        "{said}"
-    );
-    assert!(
-        said.ends_with("stderr ends: fatal: missing API_KEY"),
-        "{said}"
-    );
-
-    // Its stderr not captured, the exit status still says something.
-    let quiet = ServerCommand::new("sh")
-        .args(["-c", "exit 3"])
-        .stderr(StderrMode::Discard);
-    let error = Client::builder()
-        .options(test_options())
-        .connect_stdio(quiet)
-        .await
-        .unwrap_err();
-    assert!(error.to_string().contains("exit status: 3"), "{error}");
-}
-
 #[tokio::test]
 async fn output_that_breaks_its_schema_is_a_validation_error() {
     for args in [&[][..], &["--legacy-only"][..]] {

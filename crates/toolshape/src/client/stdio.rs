@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{
-    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter,
-};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::Command;
 use tokio::sync::mpsc;
 
@@ -130,6 +128,10 @@ pub(crate) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 
 const STDERR_TAIL_LINES: usize = 200;
 
+/// The longest stderr line kept whole; a longer one is kept as its first
+/// bytes (a server writing without newlines holds no more than this).
+const STDERR_LINE_BYTES: usize = 4096;
+
 /// A running child with its reader and writer tasks.
 pub(crate) struct ChildTransport {
     pub(crate) peer: Arc<Peer>,
@@ -175,9 +177,18 @@ pub(crate) fn spawn(
     let mut stderr_reading = None;
     if let Some(pipe) = child.child_mut().stderr.take() {
         let tail = Arc::clone(&stderr);
+        // Read to its end whatever it holds (bytes that are no UTF-8, lines
+        // without end), so that the server never blocks on a full pipe.
         stderr_reading = Some(tokio::spawn(async move {
-            let mut lines = BufReader::new(pipe).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
+            let mut lines = LineReader::new(BufReader::new(pipe), STDERR_LINE_BYTES);
+            loop {
+                let line = match lines.next().await {
+                    Ok(Line::Message(line)) => String::from_utf8_lossy(line).into_owned(),
+                    Ok(Line::TooLong(start)) => {
+                        format!("{} [line cut]", String::from_utf8_lossy(start))
+                    }
+                    Ok(Line::Eof) | Err(_) => break,
+                };
                 let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
                 if tail.len() == STDERR_TAIL_LINES {
                     tail.pop_front();
