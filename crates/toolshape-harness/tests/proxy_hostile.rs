@@ -195,6 +195,8 @@ async fn a_text_block_of_other_json_is_replaced_by_the_values_own() {
     }
 }
 
+/// `strip` sends the content without the value or its text; `pass` sends
+/// the result as it came.
 #[tokio::test]
 async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     let mut options = ProxyOptions::default();
@@ -212,7 +214,20 @@ async fn strip_sends_the_content_alone_and_pass_sends_it_as_is() {
     );
     let rejected = error.rejected_result().expect("the result is kept");
     assert!(rejected.structured.is_none());
-    assert!(rejected.text().contains("three"), "{}", rejected.text());
+    // Nor its text (the mirror of a value no schema passed), for a client
+    // reading only text; other text stays.
+    assert!(rejected.content.is_empty(), "{:?}", rejected.content);
+    let note = "Looked up just now.";
+    let arguments = json!({"note": note, "verbatim": r#"{"value":3}"#});
+    for version in [ProtocolVersion::V2025_03_26, ProtocolVersion::V2026_07_28] {
+        let client = client(&stripped.url, Negotiation::Pinned(version)).await;
+        let result = match call(&client, "ok", arguments.clone()).await {
+            Ok(result) => result,
+            Err(error) => error.rejected_result().expect("kept").clone(),
+        };
+        assert!(!result.is_error, "{version:?}");
+        assert_eq!(result.text(), note, "{version:?}");
+    }
 
     let mut options = ProxyOptions::default();
     options.on_invalid = OnInvalid::Pass;

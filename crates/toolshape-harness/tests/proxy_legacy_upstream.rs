@@ -106,3 +106,40 @@ async fn a_value_without_its_text_gets_one_on_every_revision() {
         assert_eq!(result.text(), r#"{"value":"ok"}"#, "{version:?}");
     }
 }
+
+/// An upstream on 2025-11-25 whose tool lists an array schema and answers
+/// an array as `structuredContent` (which that revision forbids): a client
+/// on the upstream's own revision, whose result would otherwise go as
+/// written, gets it wrapped as the listing says (`{"result": [...]}`,
+/// marked), never the array; a 2026-07-28 client gets the array.
+#[tokio::test]
+async fn a_value_its_revision_forbids_is_wrapped_even_for_the_upstreams_revision() {
+    let command = ServerCommand::new(client_common::hostile_server_bin())
+        .args(["--legacy-only", "--check-defects"])
+        .stderr(StderrMode::Capture);
+    let proxy = Proxy::start(
+        UpstreamSpec::Command(command),
+        Client::builder(),
+        ProxyOptions::default(),
+    )
+    .await
+    .expect("the proxy starts");
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    for version in [
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let client = client_common::connect_http(&url, Negotiation::Pinned(version)).await;
+        let result = client.call_tool("output_not_object", None).await;
+        let result = result.unwrap_or_else(|e| panic!("{version:?}: {e}"));
+        assert!(!result.is_error, "{version:?}: {}", result.text());
+        assert_eq!(result.structured, Some(json!([1, 2])), "{version:?}");
+        let sent = if version.allows_any_structured_content() {
+            "[1,2]"
+        } else {
+            r#"{"result":[1,2]}"#
+        };
+        assert_eq!(result.structured_json(), Some(sent), "{version:?}");
+    }
+}

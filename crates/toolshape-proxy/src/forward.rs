@@ -337,11 +337,7 @@ impl Forwarder {
                  so the proxy withheld it: {}",
                 toolshape::protocol::text::excerpt(&violations.quoting, MAX_VIOLATION_TEXT)
             ))),
-            OnInvalid::Strip => {
-                let mut stripped = rejected;
-                stripped.structured = None;
-                Ok(output(stripped))
-            }
+            OnInvalid::Strip => Ok(output(stripped(rejected))),
             OnInvalid::Pass => Ok(output(rejected)),
         };
         (
@@ -468,6 +464,19 @@ fn mirrors(text: &str, structured: Option<&Value>, sent: Option<&str>) -> bool {
                 || same_json::is_wrapped_json_of(text, structured, WRAPPED_RESULT_KEY)
         })
 }
+/// A result whose value failed its schema, for `--on-invalid strip`:
+/// without its value, and without the text blocks that stand for it (its
+/// mirror, any other JSON object or array), which a client reading only
+/// text would take for a checked value; prose and other blocks stay.
+fn stripped(mut rejected: ToolResult) -> ToolResult {
+    let value = rejected.structured.take();
+    let sent = rejected.structured_json().map(str::to_owned);
+    rejected
+        .content
+        .retain(|block| !stands_for_value(block, value.as_ref(), sent.as_deref()));
+    rejected
+}
+
 /// When the upstream needs the user elsewhere first (`-32042`, naming the
 /// URL-mode elicitations to complete): the error that passes it on, as each
 /// client's revision can take it.

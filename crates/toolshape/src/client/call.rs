@@ -393,6 +393,7 @@ impl Client {
             Structured::Text(_) if relayable => None,
             read => read.into_value(),
         };
+        let structured_kind = received::ReceivedValue::of(structured_json);
         let structured_json = structured_json.map(Box::from);
         // Without the server's name, which the relaying server puts its own
         // in place of.
@@ -413,6 +414,7 @@ impl Client {
                 version,
                 json,
                 start,
+                structured: structured_kind,
             }
         });
         let checked = ToolResult {

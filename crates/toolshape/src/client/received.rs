@@ -31,12 +31,54 @@ pub struct ReceivedResult {
     /// read as exactly one value.
     pub(crate) json: Box<str>,
     pub(crate) start: usize,
+    /// What its `structuredContent` is.
+    pub(crate) structured: ReceivedValue,
+}
+
+/// What a received result's `structuredContent` is, as far as a revision's
+/// shape rules ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReceivedValue {
+    /// It has none.
+    None,
+    /// A JSON object.
+    Object,
+    /// Any other JSON value (`null` included).
+    Other,
+}
+
+impl ReceivedValue {
+    /// Of `structuredContent`'s JSON text, if the result has one.
+    pub(crate) fn of(json: Option<&str>) -> Self {
+        match json {
+            None => Self::None,
+            Some(json) if json.trim_start().starts_with('{') => Self::Object,
+            Some(_) => Self::Other,
+        }
+    }
 }
 
 impl ReceivedResult {
     /// The revision the result was written for.
     pub fn version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Whether it can go as written to a peer on `version`, for a tool whose
+    /// output schema is `object_rooted` (or absent): written for that
+    /// revision, and a `structuredContent` the revision has, of a kind it
+    /// allows, as this server would send it unwrapped. A result of an older
+    /// revision's server may hold what that revision forbids (an array
+    /// before 2026-07-28, any value before 2025-06-18), and a tool whose
+    /// schema is not object-rooted is listed wrapped before 2026-07-28.
+    pub(crate) fn fits(&self, version: ProtocolVersion, object_rooted: bool) -> bool {
+        self.version == version
+            && match self.structured {
+                ReceivedValue::None => true,
+                _ if version.allows_any_structured_content() => true,
+                ReceivedValue::Object => version.supports_structured_output() && object_rooted,
+                ReceivedValue::Other => false,
+            }
     }
 
     /// The result's JSON text.
@@ -201,11 +243,36 @@ mod tests {
     }
 
     #[test]
+    fn a_result_goes_as_written_only_in_the_shape_its_revision_allows() {
+        use ProtocolVersion::{V2025_03_26, V2025_11_25, V2026_07_28};
+        let of = |version, structured| ReceivedResult {
+            version,
+            json: "{}".into(),
+            start: 0,
+            structured,
+        };
+        let object = of(V2025_11_25, ReceivedValue::Object);
+        assert!(object.fits(V2025_11_25, true));
+        // Listed wrapped (its schema is not object-rooted), or another revision.
+        assert!(!object.fits(V2025_11_25, false));
+        assert!(!object.fits(V2026_07_28, true));
+        assert!(!of(V2025_11_25, ReceivedValue::Other).fits(V2025_11_25, true));
+        assert!(of(V2026_07_28, ReceivedValue::Other).fits(V2026_07_28, false));
+        // 2025-03-26 has no structuredContent at all.
+        assert!(!of(V2025_03_26, ReceivedValue::Object).fits(V2025_03_26, true));
+        assert!(of(V2025_03_26, ReceivedValue::None).fits(V2025_03_26, true));
+        assert_eq!(ReceivedValue::of(Some(" {}")), ReceivedValue::Object);
+        assert_eq!(ReceivedValue::of(Some("null")), ReceivedValue::Other);
+        assert_eq!(ReceivedValue::of(None), ReceivedValue::None);
+    }
+
+    #[test]
     fn a_relayed_results_structured_content_is_read_again_null_included() {
         let received = |json: &str| ReceivedResult {
             version: ProtocolVersion::V2026_07_28,
             json: json.into(),
             start: 0,
+            structured: ReceivedValue::Other,
         };
         let null = received(r#"{"content":[],"structuredContent":null}"#);
         assert_eq!(null.structured_value(), Some(Value::Null));

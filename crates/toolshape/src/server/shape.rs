@@ -64,7 +64,7 @@ pub(crate) fn success(
     version: ProtocolVersion,
     text_block_for_modern: bool,
 ) -> Shaped {
-    if let Some(received) = output.take_received_for(version) {
+    if let Some(received) = output.take_received_for(version, tool.output_object_rooted) {
         return Shaped::AsReceived(received);
     }
     Shaped::Built(build(output, tool, version, text_block_for_modern))

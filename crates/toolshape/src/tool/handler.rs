@@ -78,12 +78,18 @@ impl ToolOutput {
         self
     }
 
-    /// The relayed result, when it was written for `version`. Otherwise the
-    /// output is shaped: a relayed result's value is read again from its
-    /// text when the relaying caller kept none ([`CallOptions::relay`](crate::CallOptions::relay)).
-    pub(crate) fn take_received_for(&mut self, version: ProtocolVersion) -> Option<ReceivedResult> {
+    /// The relayed result, when it was written for `version` and fits it
+    /// as is ([`ReceivedResult::fits`], for a tool whose output schema is
+    /// `object_rooted`). Otherwise the output is shaped: a relayed result's
+    /// value is read again from its text when the relaying caller kept none
+    /// ([`CallOptions::relay`](crate::CallOptions::relay)).
+    pub(crate) fn take_received_for(
+        &mut self,
+        version: ProtocolVersion,
+        object_rooted: bool,
+    ) -> Option<ReceivedResult> {
         let received = self.received.take()?;
-        if received.version == version {
+        if received.fits(version, object_rooted) {
             return Some(received);
         }
         if self.structured.is_none() {
