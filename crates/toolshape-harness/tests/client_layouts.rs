@@ -62,7 +62,8 @@ async fn a_result_beside_an_error_or_a_repeated_id_fails_its_call_at_once() {
 /// A caller that relays results (`CallOptions::relaying`, as the proxy
 /// does) has them validated from their text: one it can relay comes without
 /// a value, one it cannot (a repeated member name) with it, and output that
-/// breaks its schema is refused with the same violations as for any caller.
+/// breaks its schema is refused with the same violations as for any caller;
+/// a tool the listing lacks is not called.
 #[tokio::test]
 async fn a_relaying_caller_gets_results_checked_from_their_text() {
     let client = hostile(&[]).await;
@@ -107,6 +108,19 @@ async fn a_relaying_caller_gets_results_checked_from_their_text() {
             .unwrap_err(),
     );
     assert!(relaying.contains("/value"), "{relaying}");
+    // A tool the listing lacks has no schema to check by: a relaying caller
+    // does not call it (the server would answer, as its SDK does, with an
+    // unchecked result); any other caller does.
+    let unlisted = call("gone", json!({}), true).await.unwrap_err();
+    assert!(
+        matches!(unlisted.kind(), ClientErrorKind::Unlisted(tool) if tool == "gone"),
+        "{unlisted}"
+    );
+    let plain = call("gone", json!({}), false).await;
+    assert!(
+        plain.as_ref().is_ok_and(|result| result.is_error),
+        "{plain:?}"
+    );
     // The connection goes on.
     assert_eq!(
         call("ok", json!({}), false).await.unwrap().structured,

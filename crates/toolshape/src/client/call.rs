@@ -224,6 +224,11 @@ impl Client {
         let listing = self.listing().await?;
         let entry = listing.by_name.get(name).cloned();
         let relay = options.relay;
+        // A gateway relays only what it checked: a tool dropped from the
+        // listing has no schema left to check its result by.
+        if relay && entry.is_none() {
+            return Err(ClientErrorKind::Unlisted(name.to_owned()).into());
+        }
         let peer = &self.inner.peer;
         let id = peer.next_id();
         let mut route = self.route();

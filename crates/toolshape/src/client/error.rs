@@ -103,6 +103,12 @@ pub enum ClientErrorKind {
     /// The host application declined the call (human-in-the-loop confirmation).
     #[error("the call to {0} was declined")]
     Declined(String),
+    /// A relayed call ([`CallOptions::relay`](crate::CallOptions::relay)) of
+    /// a tool the server's current listing lacks (it was dropped since the
+    /// gateway listed it): its result could not be checked, so it is not
+    /// sent.
+    #[error("tool {0} is not in the server's current listing, so its result could not be checked")]
+    Unlisted(String),
 }
 
 /// How the connection to a server failed.

@@ -54,6 +54,8 @@ pub struct CallOptions {
     /// `ToolResult::take_received`): a result that can be relayed so is
     /// validated from its text, and its `structured` value is not built
     /// (`None`; the JSON is in `structured_json` and in the received result).
+    /// A tool the server's current listing lacks is not called
+    /// (`ClientErrorKind::Unlisted`): nothing is left to check its result by.
     pub relay: bool,
     /// For a gateway serving a call of its own client: the server's
     /// questions about this call (elicitation, sampling, roots) are asked of
