@@ -501,7 +501,12 @@ fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolEr
             "The upstream server did not answer the call of {tool} within {} ms",
             limit.as_millis()
         ),
-        _ => format!("The upstream server could not run {tool}: {error}"),
+        // The upstream's own words, cut (its error message may be as long
+        // as a message can be).
+        _ => format!(
+            "The upstream server could not run {tool}: {}",
+            excerpt(&error.to_string(), crate::MAX_ERROR_TEXT)
+        ),
     };
     (
         Err(ToolError::with_source(message, error).retryable(retryable)),
@@ -515,6 +520,22 @@ fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_upstream_error_is_cut_before_it_reaches_the_client() {
+        let long = toolshape::protocol::ErrorObject::new(-32603, "x".repeat(100_000));
+        let error = ClientError::from(ClientErrorKind::Protocol(long));
+        let (Err(refused), ended) = upstream_failed("t", error) else {
+            panic!("an upstream error is an error");
+        };
+        assert_eq!(ended.outcome, Outcome::UpstreamError);
+        let said = refused.to_string();
+        assert!(
+            said.starts_with("The upstream server could not run t: "),
+            "{said}"
+        );
+        assert!(said.len() < 1_000, "{} bytes", said.len());
+    }
 
     #[test]
     fn the_text_the_upstream_sent_as_structured_content_is_its_mirror() {
