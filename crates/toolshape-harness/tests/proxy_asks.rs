@@ -277,3 +277,28 @@ async fn a_proxy_for_many_clients_declares_no_roots_changes() {
     assert_eq!(declared, json!({"roots": true, "list_changed": null}));
     client.close(Duration::from_secs(2)).await;
 }
+
+/// A 2026-07-28 client's call whose questions end its requests with
+/// `input_required` is one call to the audit log and the metrics: only the
+/// run that ends is recorded (`ok`), not each round as `cancelled`.
+#[tokio::test]
+async fn a_call_that_asks_in_rounds_is_audited_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let mut options = ProxyOptions::default();
+    options.audit = Some(toolshape_proxy::AuditTarget::File(audit.clone()));
+    let proxy = client_common::start_proxy(upstream(), ERAS[1], options).await;
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = answering(&url, ERAS[1], Arc::clone(&asked)).await;
+    let both = learnt(&client, "ask_twice", "rounds").await;
+    assert!(both["user"].is_object(), "{both}");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    proxy.shutdown(Duration::from_secs(2)).await;
+    let records = std::fs::read_to_string(&audit).unwrap();
+    let outcomes: Vec<Value> = records
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["outcome"].clone())
+        .collect();
+    assert_eq!(outcomes, [json!("ok")], "{records}");
+}

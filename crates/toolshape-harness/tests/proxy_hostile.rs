@@ -452,7 +452,7 @@ async fn progress_comes_back_and_a_flood_of_notifications_loses_nothing() {
 async fn two_pairs(client: &Client) -> (ToolResult, ToolResult) {
     let first = call(client, "pair", json!({"n": 1}));
     let second = async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         call(client, "pair", json!({"n": 2})).await
     };
     let (first, second) = tokio::join!(first, second);
@@ -479,7 +479,8 @@ async fn the_concurrency_limit_holds_calls_back_from_the_upstream() {
 
     // One call at a time: the second waits for the first, which its partner
     // never reaches, so the first times out; then the second reaches the
-    // child (which still holds the first) and is answered.
+    // child (which still holds the first) and is answered, within its own
+    // limit (counted from its arrival, 300 ms after the first's).
     options.max_concurrent = Some(1);
     let limited = serve(options.clone()).await;
     let client_b = client(&limited.url, ERAS[1]).await;

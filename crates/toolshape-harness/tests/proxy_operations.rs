@@ -2,7 +2,8 @@
 //! The proxy's accounts of calls that never got their answer (the library,
 //! served over real HTTP on loopback, in front of the hostile server, a real
 //! child process): a call its client abandons (its time limit passed, the
-//! request closed) is audited and counted as `cancelled`.
+//! request closed) is audited and counted as `cancelled`; one past its time
+//! limit while it waited for a place toward the upstream, as `timeout`.
 
 mod client_common;
 
@@ -55,4 +56,56 @@ async fn a_call_its_client_abandons_is_audited_and_counted_as_cancelled() {
             "{era:?}: {record}"
         );
     }
+}
+
+/// A call's time limit counts from its arrival at the proxy: one waiting
+/// for a place toward the upstream (`max_concurrent`) past its limit is
+/// answered as timed out, audited and counted as `timeout`, though the
+/// call holding the place has longer to go.
+#[tokio::test]
+async fn a_call_waiting_for_a_place_past_its_limit_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let mut options = ProxyOptions::default();
+    options.audit = Some(AuditTarget::File(audit.clone()));
+    options.max_concurrent = Some(1);
+    options.call_timeout = Duration::from_millis(500);
+    options
+        .tool_timeouts
+        .insert("hang".into(), Duration::from_secs(20));
+    let upstream =
+        ServerCommand::new(client_common::hostile_server_bin()).stderr(StderrMode::Capture);
+    let proxy = client_common::start_proxy(upstream, Negotiation::Auto, options).await;
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let era = Negotiation::Pinned(ProtocolVersion::V2026_07_28);
+    let client = client_common::connect_http(&url, era).await;
+    let holding = client.call_tool("hang", None);
+    let waiting = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        (client.call_tool("ok", None).await, started.elapsed())
+    };
+    let waited = tokio::select! {
+        _ = holding => panic!("the hanging call ended"),
+        waited = waiting => waited,
+    };
+    let (result, took) = waited;
+    let result = result.unwrap();
+    assert!(result.is_error, "{}", result.text());
+    assert!(result.text().contains("within 500 ms"), "{}", result.text());
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let counted = "toolshape_proxy_calls_total{tool=\"ok\",outcome=\"timeout\"} 1";
+    assert!(
+        proxy.metrics_text().contains(counted),
+        "{}",
+        proxy.metrics_text()
+    );
+    proxy.shutdown(Duration::from_secs(2)).await;
+    let records = std::fs::read_to_string(&audit).unwrap();
+    assert!(
+        records
+            .lines()
+            .any(|line| line.contains(r#""tool":"ok""#) && line.contains(r#""outcome":"timeout""#)),
+        "{records}"
+    );
 }

@@ -14,7 +14,7 @@ use crate::options::AuditTarget;
 
 /// Records waiting to be written; past it, records are dropped and counted.
 const QUEUE: usize = 4096;
-/// The longest violation summary kept in a record, in bytes.
+/// The longest violation summary kept in a record, in characters.
 const MAX_SUMMARY: usize = 1000;
 
 /// One forwarded call, as the audit log tells it.

@@ -194,8 +194,18 @@ impl Forwarder {
         let (result, ended) = match self.over_rate(&context) {
             Some(refused) => refused,
             None => {
-                let _permit = self.permit().await;
-                self.forward(tool, &context, &arguments).await
+                // The call's time limit counts from its arrival: a wait for
+                // a place toward the upstream, or for the upstream to be
+                // started again, is part of it.
+                let limit = self.options.timeout_for(tool);
+                let forwarded = async {
+                    let _permit = self.permit().await;
+                    self.forward(tool, &context, &arguments).await
+                };
+                match tokio::time::timeout(limit, forwarded).await {
+                    Ok(forwarded) => forwarded,
+                    Err(_) => timed_out(tool, limit, None),
+                }
             }
         };
         abandoned.forwarder = None;
@@ -362,7 +372,9 @@ struct Abandoned<'a> {
 
 impl Drop for Abandoned<'_> {
     fn drop(&mut self) {
-        if let Some(forwarder) = self.forwarder {
+        // A run ended to ask the client (2026-07-28) is one round of a call
+        // that goes on: accounted when the call ends.
+        if let Some(forwarder) = self.forwarder.filter(|_| !self.context.ended_for_input()) {
             let ended = Ended {
                 outcome: Outcome::Cancelled,
                 violations: None,
@@ -491,27 +503,44 @@ pub(crate) fn url_visits_first(error: &ClientError) -> Option<ToolError> {
 
 /// The upstream could not be asked, or did not answer well.
 fn upstream_failed(tool: &str, error: ClientError) -> (Result<ToolOutput, ToolError>, Ended) {
-    let (outcome, retryable) = match error.kind() {
-        ClientErrorKind::Timeout(_) => (Outcome::Timeout, true),
-        ClientErrorKind::Transport(_) => (Outcome::UpstreamError, true),
-        _ => (Outcome::UpstreamError, false),
-    };
-    let message = match error.kind() {
-        ClientErrorKind::Timeout(limit) => format!(
-            "The upstream server did not answer the call of {tool} within {} ms",
-            limit.as_millis()
-        ),
-        // The upstream's own words, cut (its error message may be as long
-        // as a message can be).
-        _ => format!(
-            "The upstream server could not run {tool}: {}",
-            excerpt(&error.to_string(), crate::MAX_ERROR_TEXT)
-        ),
-    };
+    if let ClientErrorKind::Timeout(limit) = error.kind() {
+        return timed_out(tool, *limit, Some(error));
+    }
+    let retryable = matches!(error.kind(), ClientErrorKind::Transport(_));
+    // The upstream's own words, cut (its error message may be as long as a
+    // message can be).
+    let message = format!(
+        "The upstream server could not run {tool}: {}",
+        excerpt(&error.to_string(), crate::MAX_ERROR_TEXT)
+    );
     (
         Err(ToolError::with_source(message, error).retryable(retryable)),
         Ended {
-            outcome,
+            outcome: Outcome::UpstreamError,
+            violations: None,
+        },
+    )
+}
+
+/// A call past its time limit (`error`, when the upstream call itself
+/// timed out).
+fn timed_out(
+    tool: &str,
+    limit: std::time::Duration,
+    error: Option<ClientError>,
+) -> (Result<ToolOutput, ToolError>, Ended) {
+    let message = format!(
+        "The upstream server did not answer the call of {tool} within {} ms",
+        limit.as_millis()
+    );
+    let error = match error {
+        Some(error) => ToolError::with_source(message, error),
+        None => ToolError::new(message),
+    };
+    (
+        Err(error.retryable(true)),
+        Ended {
+            outcome: Outcome::Timeout,
             violations: None,
         },
     )

@@ -1,18 +1,20 @@
 //! Per-client rate limits: each caller (as the front names it: its IP
-//! address over HTTP and OTC, `stdio` on the stdio front) has its own
-//! allowance of calls (GCRA, from `governor`), refilled at the set rate.
+//! address over HTTP and OTC, an IPv6 one by its /64 network, `stdio` on the
+//! stdio front) has its own allowance of calls (GCRA, from `governor`),
+//! refilled at the set rate.
 
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
-/// Most callers tracked at once. Past it, callers share one allowance
-/// until the tracked ones are idle again (their state is then dropped).
+/// Most callers tracked at once. Past it, new callers share one allowance
+/// until tracked ones are idle again (their state is then dropped); the
+/// tracked ones keep theirs.
 const MAX_CALLERS: usize = 10_000;
 /// How often a full table is swept for idle callers, at most.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
@@ -30,19 +32,31 @@ pub struct RateLimit {
 /// The allowance of every caller.
 pub(crate) struct CallerLimits {
     limit: RateLimit,
-    limiter: RateLimiter<Arc<str>, DefaultKeyedStateStore<Arc<str>>, DefaultClock>,
+    quota: Quota,
+    /// How long a caller's allowance takes to fill up again: idle that long,
+    /// its state is that of a new caller, and can go.
+    refill: Duration,
     clock: DefaultClock,
-    /// One key for callers without a name, and for any past `MAX_CALLERS`.
-    shared: Arc<str>,
-    started: Instant,
-    /// When the table was last swept, in ms since `started`.
-    swept_at_ms: AtomicU64,
+    table: Mutex<Table>,
+    /// Callers without a name, and new ones while the table is full.
+    shared: DefaultDirectRateLimiter,
+}
+
+/// The callers tracked, and when the table was last swept.
+struct Table {
+    callers: HashMap<Arc<str>, Tracked>,
+    swept: Option<Instant>,
+}
+
+struct Tracked {
+    allowance: DefaultDirectRateLimiter,
+    last: Instant,
 }
 
 impl std::fmt::Debug for CallerLimits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallerLimits")
-            .field("callers", &self.limiter.len())
+            .field("limit", &self.limit)
             .finish_non_exhaustive()
     }
 }
@@ -50,13 +64,19 @@ impl std::fmt::Debug for CallerLimits {
 impl CallerLimits {
     pub(crate) fn new(limit: RateLimit) -> Self {
         let quota = Quota::per_second(limit.per_second).allow_burst(limit.burst);
+        let refill = Duration::from_secs_f64(
+            f64::from(limit.burst.get()) / f64::from(limit.per_second.get()),
+        );
         CallerLimits {
             limit,
-            limiter: RateLimiter::keyed(quota),
+            quota,
+            refill,
             clock: DefaultClock::default(),
-            shared: Arc::from(""),
-            started: Instant::now(),
-            swept_at_ms: AtomicU64::new(0),
+            table: Mutex::new(Table {
+                callers: HashMap::new(),
+                swept: None,
+            }),
+            shared: RateLimiter::direct(quota),
         }
     }
 
@@ -68,31 +88,64 @@ impl CallerLimits {
     /// Takes one call from `caller`'s allowance, or says how long it must
     /// wait for the next.
     pub(crate) fn take(&self, caller: Option<&str>) -> Result<(), Duration> {
-        let mut key = caller.map_or_else(|| Arc::clone(&self.shared), Arc::from);
-        if self.limiter.len() >= MAX_CALLERS {
-            self.sweep();
-            if self.limiter.len() >= MAX_CALLERS {
-                key = Arc::clone(&self.shared);
+        let checked = match caller {
+            None => self.shared.check(),
+            Some(caller) => {
+                let key = network_of(caller);
+                let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+                let now = Instant::now();
+                let full = table.callers.len() >= MAX_CALLERS;
+                if full && !table.callers.contains_key(key.as_ref()) {
+                    self.sweep(&mut table, now);
+                }
+                let room = table.callers.len() < MAX_CALLERS;
+                match table.callers.get_mut(key.as_ref()) {
+                    Some(tracked) => {
+                        tracked.last = now;
+                        tracked.allowance.check()
+                    }
+                    None if room => {
+                        let tracked = Tracked {
+                            allowance: RateLimiter::direct(self.quota),
+                            last: now,
+                        };
+                        let checked = tracked.allowance.check();
+                        table.callers.insert(Arc::from(key.as_ref()), tracked);
+                        checked
+                    }
+                    None => self.shared.check(),
+                }
             }
-        }
-        self.limiter
-            .check_key(&key)
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+        };
+        checked.map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
-    /// Drops the state of idle callers, at most once per `SWEEP_EVERY`.
-    fn sweep(&self) {
-        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let last = self.swept_at_ms.load(Ordering::Relaxed);
-        let due = now.saturating_sub(last) >= SWEEP_EVERY.as_millis() as u64;
-        if due
-            && self
-                .swept_at_ms
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
+    /// Drops the callers idle long enough to have their whole allowance
+    /// again, at most once per `SWEEP_EVERY`.
+    fn sweep(&self, table: &mut Table, now: Instant) {
+        if table
+            .swept
+            .is_some_and(|swept| now.duration_since(swept) < SWEEP_EVERY)
         {
-            self.limiter.retain_recent();
+            return;
         }
+        table.swept = Some(now);
+        let refill = self.refill;
+        table
+            .callers
+            .retain(|_, tracked| now.duration_since(tracked.last) < refill);
+    }
+}
+
+/// The key of `caller`'s allowance: an IPv6 address by its /64 network (one
+/// host commonly holds a whole one), anything else as it is.
+fn network_of(caller: &str) -> std::borrow::Cow<'_, str> {
+    match caller.parse::<IpAddr>() {
+        Ok(IpAddr::V6(address)) if address.to_ipv4_mapped().is_none() => {
+            let network = u128::from(address) & !((1u128 << 64) - 1);
+            std::borrow::Cow::Owned(format!("{}/64", Ipv6Addr::from(network)))
+        }
+        _ => std::borrow::Cow::Borrowed(caller),
     }
 }
 
@@ -125,8 +178,8 @@ mod tests {
     }
 
     #[test]
-    fn past_the_table_bound_new_callers_share_one_allowance() {
-        let limits = limits(1, 1);
+    fn past_the_table_bound_new_callers_share_one_allowance_and_known_ones_keep_theirs() {
+        let limits = limits(1, 2);
         for n in 0..MAX_CALLERS {
             assert!(limits.take(Some(&format!("caller-{n}"))).is_ok());
         }
@@ -134,10 +187,32 @@ mod tests {
             limits.take(Some("one-more")).is_ok(),
             "the shared allowance"
         );
+        assert!(limits.take(Some("and-another")).is_ok());
         assert!(
-            limits.take(Some("and-another")).is_err(),
-            "shares the allowance the last one used"
+            limits.take(Some("a-third")).is_err(),
+            "shares the allowance the last ones used"
         );
-        assert!(limits.limiter.len() <= MAX_CALLERS + 1);
+        // A tracked caller still has its own: one call of its two left.
+        assert!(limits.take(Some("caller-7")).is_ok());
+        assert!(limits.take(Some("caller-7")).is_err());
+        let table = limits.table.lock().unwrap_or_else(PoisonError::into_inner);
+        assert_eq!(table.callers.len(), MAX_CALLERS);
+    }
+
+    #[test]
+    fn an_ipv6_caller_is_its_64_network() {
+        assert_eq!(network_of("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+        assert_eq!(
+            network_of("2001:db8:1:2:bbbb::9"),
+            network_of("2001:db8:1:2:aaaa::1")
+        );
+        assert_ne!(network_of("2001:db8:1:3::1"), network_of("2001:db8:1:2::1"));
+        assert_eq!(network_of("10.0.0.1"), "10.0.0.1");
+        assert_eq!(network_of("::ffff:10.0.0.1"), "::ffff:10.0.0.1");
+        assert_eq!(network_of("stdio"), "stdio");
+        let limits = limits(1, 1);
+        assert!(limits.take(Some("2001:db8::1")).is_ok());
+        assert!(limits.take(Some("2001:db8::2")).is_err(), "the same /64");
+        assert!(limits.take(Some("2001:db8:0:1::1")).is_ok());
     }
 }

@@ -28,6 +28,12 @@ pub(crate) trait Asker: Send + Sync + std::fmt::Debug {
     /// Asks (under `key` on 2026-07-28, when given); resolves with the
     /// client's result, as JSON.
     fn ask(&self, key: Option<String>, ask: Ask) -> BoxFuture<Result<Value, AskError>>;
+
+    /// Whether this run ended to ask the client (2026-07-28
+    /// `input_required`): the request runs again with the answers.
+    fn ended_for_input(&self) -> bool {
+        false
+    }
 }
 
 /// Who a request's handler may ask, and what the client said it supports.

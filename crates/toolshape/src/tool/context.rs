@@ -123,6 +123,16 @@ impl ToolContext {
         self.credentials.as_ref()?.user_id.as_deref()
     }
 
+    /// Whether this run ended to ask the client its questions (a 2026-07-28
+    /// `input_required` result): the handler's future is dropped, as for a
+    /// cancelled call, but the call goes on when the client retries with
+    /// its answers. Read where the handler is dropped (a guard's `Drop`).
+    pub fn ended_for_input(&self) -> bool {
+        self.asking
+            .as_ref()
+            .is_some_and(|asking| asking.asker.ended_for_input())
+    }
+
     /// Whether the caller asked for progress reports (a gateway then asks
     /// its upstream for them).
     pub fn wants_progress(&self) -> bool {

@@ -4,7 +4,7 @@
 //! recorded and never resolves, and the call then ends with an
 //! `input_required` result listing every question recorded.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
@@ -24,6 +24,8 @@ pub(crate) struct Round {
     asked: AtomicUsize,
     pending: Mutex<Vec<(String, Ask)>>,
     wake: Notify,
+    /// Its questions were taken: the run ends with them.
+    ended: AtomicBool,
 }
 
 /// The key of the `n`th question (from 1) a request asks.
@@ -64,7 +66,11 @@ impl Round {
 
     /// The questions of this round, by key.
     pub(crate) fn take_questions(&self) -> Vec<(String, Ask)> {
-        std::mem::take(&mut *self.pending())
+        let questions = std::mem::take(&mut *self.pending());
+        if !questions.is_empty() {
+            self.ended.store(true, Ordering::Release);
+        }
+        questions
     }
 
     /// The answers handed out or known so far.
@@ -93,5 +99,9 @@ impl Asker for Round {
         self.wake.notify_waiters();
         // The call ends with this round; the answer comes with the retry.
         Box::pin(std::future::pending())
+    }
+
+    fn ended_for_input(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
     }
 }
