@@ -3,17 +3,18 @@
 //! served over real HTTP on loopback, in front of the hostile server, a real
 //! child process): a call its client abandons (its time limit passed, the
 //! request closed) is audited and counted as `cancelled`; one past its time
-//! limit while it waited for a place toward the upstream, as `timeout`.
+//! limit while it waited for a place toward the upstream, as `timeout`. An
+//! HTTP upstream that goes away is seen down, and back.
 
 mod client_common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use toolshape::client::{ClientErrorKind, Negotiation, ServerCommand, StderrMode};
+use toolshape::client::{Client, ClientErrorKind, Negotiation, ServerCommand, StderrMode};
 use toolshape::protocol::ProtocolVersion;
 use toolshape::tool::CallOptions;
-use toolshape_proxy::{AuditTarget, ProxyOptions};
+use toolshape_proxy::{AuditTarget, Proxy, ProxyOptions, UpstreamSpec};
 
 #[tokio::test]
 async fn a_call_its_client_abandons_is_audited_and_counted_as_cancelled() {
@@ -108,4 +109,88 @@ async fn a_call_waiting_for_a_place_past_its_limit_times_out() {
             .any(|line| line.contains(r#""tool":"ok""#) && line.contains(r#""outcome":"timeout""#)),
         "{records}"
     );
+}
+
+/// A toolshape server with one tool, `echo`, over HTTP on `listener`,
+/// until `stop` resolves.
+fn echo_upstream(
+    listener: tokio::net::TcpListener,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> tokio::task::JoinHandle<std::io::Result<()>> {
+    let echo = toolshape::Tool::dynamic(
+        "echo",
+        serde_json::json!({"type": "object"}),
+        None,
+        |_: toolshape::ToolContext, arguments: Value| async move {
+            Ok(toolshape::ToolOutput::text(arguments.to_string()))
+        },
+    );
+    let server = toolshape::Server::builder("upstream", "1")
+        .tool(echo)
+        .build()
+        .unwrap();
+    tokio::spawn(async move {
+        server
+            .serve_http(listener, toolshape::HttpOptions::default(), stop)
+            .await
+    })
+}
+
+/// An HTTP upstream (`--url`) that goes away: the call that cannot reach
+/// it fails (retryably) and marks the upstream down (what `/health` says),
+/// and a probe sees it come back on its own, counted as a restart.
+#[tokio::test]
+async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = echo_upstream(listener, async {
+        let _ = stopped.await;
+    });
+    let upstream = UpstreamSpec::Url(format!("http://{address}/mcp"));
+    let builder = Client::builder().options(client_common::options());
+    let proxy = Proxy::start(upstream, builder, ProxyOptions::default())
+        .await
+        .expect("the proxy starts");
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let client = client_common::connect_http(&url, Negotiation::Auto).await;
+    let echoed = client.call_tool("echo", None).await.unwrap();
+    assert!(!echoed.is_error, "{}", echoed.text());
+    assert!(proxy.is_upstream_connected());
+
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+    let failed = client.call_tool("echo", None).await.unwrap();
+    assert!(failed.is_error, "{}", failed.text());
+    assert!(
+        failed.text().contains("could not run echo"),
+        "{}",
+        failed.text()
+    );
+    assert!(!proxy.is_upstream_connected(), "seen down");
+
+    // Back on the same address: the probe finds it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listener = loop {
+        match tokio::net::TcpListener::bind(address).await {
+            Ok(listener) => break listener,
+            Err(error) => {
+                assert!(Instant::now() < deadline, "{error}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let _serving = echo_upstream(listener, std::future::pending());
+    while !proxy.is_upstream_connected() {
+        assert!(Instant::now() < deadline, "never seen back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let restarts = "toolshape_proxy_upstream_restarts_total 1";
+    assert!(
+        proxy.metrics_text().contains(restarts),
+        "{}",
+        proxy.metrics_text()
+    );
+    let echoed = client.call_tool("echo", None).await.unwrap();
+    assert!(!echoed.is_error, "{}", echoed.text());
 }

@@ -284,6 +284,7 @@ impl Forwarder {
         } else {
             tokio::join!(call, relay(context, reports, logs)).0
         };
+        self.upstream.observe(&client, answer.as_ref().err());
         match answer {
             Ok(result) if result.is_error => (
                 Err(result.tool_error(tool)),

@@ -43,6 +43,7 @@ mod mirror;
 mod notices;
 mod options;
 mod rate;
+mod reach;
 mod same_json;
 mod surface;
 mod upstream;
@@ -285,9 +286,10 @@ impl Proxy {
 
     /// Whether the upstream is connected: its first connection (a child
     /// process, or an HTTP client), the one whose tools the proxy mirrors,
-    /// is open. While it is not, the proxy connects again with backoff and
-    /// the calls that reach it meanwhile fail (retryably): what a front's
-    /// health check should say.
+    /// is open, and an HTTP upstream was reached by the last call (or the
+    /// probe that follows one that could not reach it). While it is not,
+    /// the proxy connects again with backoff and the calls that reach it
+    /// meanwhile fail (retryably): what a front's health check should say.
     pub fn is_upstream_connected(&self) -> bool {
         self.forwarder.upstream.is_connected()
     }

@@ -3,13 +3,15 @@
 //! backoff when it closes.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{broadcast, watch};
 use toolshape::client::{Client, ClientBuilder, ClientError, ServerCommand};
 use toolshape::protocol::LoggingLevel;
 use toolshape::tool::UrlElicitations;
+
+use crate::reach::Reach;
 
 /// The first pause before reconnecting after a quick failure.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -43,6 +45,8 @@ pub(crate) struct Upstream {
     roots_changes: Option<watch::Receiver<u64>>,
     next: AtomicUsize,
     restarts: AtomicU64,
+    /// An HTTP upstream's reachability (`None` for a command's).
+    reach: Option<Arc<Reach>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -134,7 +138,9 @@ impl Upstream {
                 roots_relay: Mutex::new(None),
             })
             .collect();
+        let reach = matches!(spec, UpstreamSpec::Url(_)).then(Arc::default);
         let upstream = Upstream {
+            reach,
             spec,
             builder,
             slots,
@@ -153,11 +159,22 @@ impl Upstream {
     /// (with backoff, `mirror::follow`).
     pub(crate) fn is_connected(&self) -> bool {
         self.slots.first().is_some_and(|slot| live(slot).is_some())
+            && !self.reach.as_ref().is_some_and(|reach| reach.is_down())
     }
 
-    /// How many times a connection was made again after closing.
+    /// How many times a connection was made again after closing, or an
+    /// HTTP upstream reached again after it could not be.
     pub(crate) fn restarts(&self) -> u64 {
         self.restarts.load(Ordering::Relaxed)
+            + self.reach.as_ref().map_or(0, |reach| reach.recoveries())
+    }
+
+    /// After a request through `client` ended with `error` (or none): for
+    /// an HTTP upstream, whether it could be reached (see [`Reach`]).
+    pub(crate) fn observe(&self, client: &Client, error: Option<&ClientError>) {
+        if let Some(reach) = &self.reach {
+            reach.observe(client, error);
+        }
     }
 
     /// The first connection: the one whose tool list the proxy mirrors.

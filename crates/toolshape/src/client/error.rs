@@ -182,6 +182,21 @@ impl TransportError {
             _ => false,
         }
     }
+
+    /// Whether the server could not be reached: the connection closed, a
+    /// connection that could not be made or broke (or timed out) before an
+    /// answer, or a gateway in front of it answering `502`, `503` or `504`.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            TransportError::Closed => true,
+            #[cfg(feature = "client-http")]
+            TransportError::Http(error) => {
+                error.is_connect() || error.is_timeout() || error.is_request()
+            }
+            TransportError::Status { status, .. } => matches!(status, 502..=504),
+            _ => false,
+        }
+    }
 }
 
 impl ClientError {
