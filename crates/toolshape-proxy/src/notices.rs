@@ -313,7 +313,7 @@ async fn follow_connection(
                 if changed.is_err() {
                     return;
                 }
-                *listing.lock().await = None;
+                listing.changed();
                 relisting.templates = true;
                 relisting.ask();
             }

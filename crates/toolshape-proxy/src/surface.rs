@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -53,8 +54,29 @@ pub(crate) struct Surface {
     pub(crate) prompts: Option<PromptRegistry>,
 }
 
-/// The last upstream listing of resources, and when it was made.
-pub(crate) type LastListing = Mutex<Option<(Instant, Arc<Vec<ResourceDefinition>>)>>;
+/// The last upstream listing of resources: when it was made, and the
+/// number of changes the upstream had announced when it began. A change
+/// is noted without waiting for a listing under way (which may wait for a
+/// place toward the upstream), and keeps that listing from being reused.
+#[derive(Debug, Default)]
+pub(crate) struct LastListing {
+    listed: Mutex<Option<Listed>>,
+    changes: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Listed {
+    at: Instant,
+    changes: u64,
+    resources: Arc<Vec<ResourceDefinition>>,
+}
+
+impl LastListing {
+    /// The upstream said its resources changed: the next listing asks it.
+    pub(crate) fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+}
 
 /// The resources and prompts of the upstream `client` is connected to,
 /// forwarded through `forwarder`'s connections. A listing that fails is
@@ -243,13 +265,15 @@ fn take_templates(
 /// the proxy's longest call and in length by [`MAX_RESOURCES`].
 async fn list_resources(
     forwarder: Arc<Forwarder>,
-    last: Arc<LastListing>,
+    last_listing: Arc<LastListing>,
 ) -> Result<Arc<Vec<ResourceDefinition>>, ToolError> {
-    let mut last = last.lock().await;
-    if let Some((when, listed)) = last.as_ref()
-        && when.elapsed() < LISTING_REUSE
+    let mut last = last_listing.listed.lock().await;
+    let changes = last_listing.changes.load(Ordering::Acquire);
+    if let Some(listed) = last.as_ref()
+        && listed.at.elapsed() < LISTING_REUSE
+        && listed.changes == changes
     {
-        return Ok(Arc::clone(listed));
+        return Ok(Arc::clone(&listed.resources));
     }
     let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
@@ -267,7 +291,11 @@ async fn list_resources(
     };
     listed.truncate(MAX_RESOURCES);
     let listed = Arc::new(listed);
-    *last = Some((Instant::now(), Arc::clone(&listed)));
+    *last = Some(Listed {
+        at: Instant::now(),
+        changes,
+        resources: Arc::clone(&listed),
+    });
     Ok(listed)
 }
 
