@@ -279,10 +279,10 @@ async fn a_proxy_for_many_clients_declares_no_roots_changes() {
 }
 
 /// A 2026-07-28 client's call whose questions end its requests with
-/// `input_required` is one call to the audit log and the metrics: only the
-/// run that ends is recorded (`ok`), not each round as `cancelled`.
+/// `input_required`: each round is recorded as such (the upstream ran the
+/// tool up to its question), not as `cancelled`, and the last as `ok`.
 #[tokio::test]
-async fn a_call_that_asks_in_rounds_is_audited_once() {
+async fn a_call_that_asks_in_rounds_is_audited_round_by_round() {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
     let mut options = ProxyOptions::default();
@@ -300,5 +300,18 @@ async fn a_call_that_asks_in_rounds_is_audited_once() {
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap()["outcome"].clone())
         .collect();
-    assert_eq!(outcomes, [json!("ok")], "{records}");
+    assert_eq!(
+        outcomes,
+        [
+            json!("input_required"),
+            json!("input_required"),
+            json!("ok")
+        ],
+        "{records}"
+    );
+    assert!(
+        proxy
+            .metrics_text()
+            .contains(r#"outcome="input_required"} 2"#)
+    );
 }

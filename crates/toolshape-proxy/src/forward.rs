@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, mpsc};
-use toolshape::client::{ClientError, ClientErrorKind, ToolResult};
+use toolshape::client::{Client, ClientError, ClientErrorKind, ToolResult};
 use toolshape::protocol::meta::keys;
 use toolshape::protocol::text::excerpt;
 use toolshape::protocol::{ContentBlock, ToolDefinition};
@@ -193,20 +193,7 @@ impl Forwarder {
         };
         let (result, ended) = match self.over_rate(&context) {
             Some(refused) => refused,
-            None => {
-                // The call's time limit counts from its arrival: a wait for
-                // a place toward the upstream, or for the upstream to be
-                // started again, is part of it.
-                let limit = self.options.timeout_for(tool);
-                let forwarded = async {
-                    let _permit = self.permit().await;
-                    self.forward(tool, &context, &arguments).await
-                };
-                match tokio::time::timeout(limit, forwarded).await {
-                    Ok(forwarded) => forwarded,
-                    Err(_) => timed_out(tool, limit, None),
-                }
-            }
+            None => self.within_limit(tool, &context, &arguments, started).await,
         };
         abandoned.forwarder = None;
         self.account(tool, &context, &arguments, started.elapsed(), &ended);
@@ -217,6 +204,40 @@ impl Forwarder {
             tracing::warn!(tool, %violations, on_invalid = ?self.options.on_invalid, "upstream output does not match its outputSchema");
         }
         result
+    }
+
+    /// Forwards a call that arrived at `started`, within its time limit,
+    /// which counts from its arrival: a wait for a place toward the
+    /// upstream is part of it (timed apart from the call, which has its own
+    /// limit: a wait that ends at once sets no timer). A reconnection runs
+    /// to its end whatever the limit (cut short, a slow-starting upstream
+    /// would never come back); the call then has what is left.
+    async fn within_limit(
+        &self,
+        tool: &str,
+        context: &ToolContext,
+        arguments: &Value,
+        started: Instant,
+    ) -> (Result<ToolOutput, ToolError>, Ended) {
+        let limit = self.options.timeout_for(tool);
+        let Ok(_permit) = tokio::time::timeout(limit, self.permit()).await else {
+            return timed_out(tool, limit, None);
+        };
+        let client = match self.upstream.client().await {
+            Ok(client) => client,
+            Err(error) => return upstream_failed(tool, error),
+        };
+        let Some(left) = limit
+            .checked_sub(started.elapsed())
+            .filter(|left| !left.is_zero())
+        else {
+            return timed_out(tool, limit, None);
+        };
+        match self.forward(tool, context, arguments, &client, left).await {
+            // Past the time left: said with the call's whole limit.
+            (Err(_), ended) if ended.outcome == Outcome::Timeout => timed_out(tool, limit, None),
+            forwarded => forwarded,
+        }
     }
 
     /// Counts and audits a call that ended as `ended` says.
@@ -245,24 +266,21 @@ impl Forwarder {
         }
     }
 
+    /// Calls `tool` through `client`, within `left` of its time limit.
     async fn forward(
         &self,
         tool: &str,
         context: &ToolContext,
         arguments: &Value,
+        client: &Client,
+        left: std::time::Duration,
     ) -> (Result<ToolOutput, ToolError>, Ended) {
-        let client = match self.upstream.client().await {
-            Ok(client) => client,
-            Err(error) => return upstream_failed(tool, error),
-        };
         let arguments = match arguments {
             Value::Object(map) => Some(map.clone()),
             _ => None,
         };
         // Results are relayed as received where they can be: no `Value` of them is built then.
-        let mut options = CallOptions::new()
-            .timeout(self.options.timeout_for(tool))
-            .relaying();
+        let mut options = CallOptions::new().timeout(left).relaying();
         if self.options.relay_asks {
             options = options.relay_asks(context.clone());
         }
@@ -284,7 +302,7 @@ impl Forwarder {
         } else {
             tokio::join!(call, relay(context, reports, logs)).0
         };
-        self.upstream.observe(&client, answer.as_ref().err());
+        self.upstream.observe(client, answer.as_ref().err());
         match answer {
             Ok(result) if result.is_error => (
                 Err(result.tool_error(tool)),
@@ -373,11 +391,16 @@ struct Abandoned<'a> {
 
 impl Drop for Abandoned<'_> {
     fn drop(&mut self) {
-        // A run ended to ask the client (2026-07-28) is one round of a call
-        // that goes on: accounted when the call ends.
-        if let Some(forwarder) = self.forwarder.filter(|_| !self.context.ended_for_input()) {
+        if let Some(forwarder) = self.forwarder {
+            // A run ended to ask the client (2026-07-28) is one round of a
+            // call that may go on: the upstream ran it up to its question.
+            let outcome = if self.context.ended_for_input() {
+                Outcome::InputRequired
+            } else {
+                Outcome::Cancelled
+            };
             let ended = Ended {
-                outcome: Outcome::Cancelled,
+                outcome,
                 violations: None,
             };
             let took = self.started.elapsed();

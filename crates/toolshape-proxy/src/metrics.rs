@@ -24,10 +24,13 @@ pub enum Outcome {
     /// The caller went away or cancelled before the answer (the upstream
     /// told, if the call had reached it).
     Cancelled,
+    /// One round of a 2026-07-28 call, ended to ask the client a question
+    /// the upstream asked (the call runs again with the answer).
+    InputRequired,
 }
 
 impl Outcome {
-    const ALL: [Outcome; 7] = [
+    const ALL: [Outcome; 8] = [
         Outcome::Ok,
         Outcome::ToolError,
         Outcome::InvalidOutput,
@@ -35,6 +38,7 @@ impl Outcome {
         Outcome::UpstreamError,
         Outcome::RateLimited,
         Outcome::Cancelled,
+        Outcome::InputRequired,
     ];
 
     /// The label in metrics and audit records.
@@ -47,6 +51,7 @@ impl Outcome {
             Outcome::UpstreamError => "upstream_error",
             Outcome::RateLimited => "rate_limited",
             Outcome::Cancelled => "cancelled",
+            Outcome::InputRequired => "input_required",
         }
     }
 }

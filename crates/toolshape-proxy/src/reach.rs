@@ -4,8 +4,8 @@
 //! load balancer that took the proxy out of service on its `/health` sees
 //! it come back without a call.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use toolshape::client::{Client, ClientError, ClientErrorKind};
@@ -21,6 +21,8 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Default)]
 pub(crate) struct Reach {
     down: AtomicBool,
+    /// A probe runs (one at a time).
+    probing: AtomicBool,
     /// Times it was reached again after being down.
     recoveries: AtomicU64,
 }
@@ -28,6 +30,12 @@ pub(crate) struct Reach {
 /// Whether `error` says the server could not be reached.
 fn unreachable(error: &ClientError) -> bool {
     matches!(error.kind(), ClientErrorKind::Transport(transport) if transport.is_unreachable())
+}
+
+/// Whether `error` is a request's time running out: no answer, which
+/// says nothing of whether the server can be reached (a call may be slow).
+fn timed_out(error: &ClientError) -> bool {
+    matches!(error.kind(), ClientErrorKind::Timeout(_))
 }
 
 impl Reach {
@@ -49,9 +57,12 @@ impl Reach {
             Some(error) if unreachable(error) => {
                 if !self.down.swap(true, Ordering::AcqRel) {
                     tracing::warn!(%error, "the upstream server cannot be reached; probing it until it answers");
-                    tokio::spawn(probe(Arc::clone(self), client.clone()));
+                }
+                if !self.probing.swap(true, Ordering::AcqRel) {
+                    tokio::spawn(probe(Arc::downgrade(self), client.clone()));
                 }
             }
+            Some(error) if timed_out(error) => {}
             _ => self.up(),
         }
     }
@@ -65,16 +76,29 @@ impl Reach {
 }
 
 /// Pings the server with backoff until it answers (any answer: an error of
-/// its own is an answer), it is marked up by a call, or the client closes.
-async fn probe(reach: Arc<Reach>, client: Client) {
+/// its own is an answer; none within [`PROBE_TIMEOUT`] is none), it is
+/// marked up by a call, the client closes, or the upstream is gone (the
+/// probe holds no more than a weak reference to it).
+async fn probe(reach: Weak<Reach>, client: Client) {
     let mut pause = FIRST_PROBE;
-    while reach.is_down() && !client.is_closed() {
+    loop {
         tokio::time::sleep(pause).await;
-        match client.ping(PROBE_TIMEOUT).await {
-            Err(error) if unreachable(&error) => {
-                pause = pause.saturating_mul(2).min(MAX_PROBE_PAUSE);
+        let Some(reach) = reach.upgrade() else { return };
+        if reach.is_down() && !client.is_closed() {
+            match client.ping(PROBE_TIMEOUT).await {
+                Err(error) if unreachable(&error) || timed_out(&error) => {
+                    pause = pause.saturating_mul(2).min(MAX_PROBE_PAUSE);
+                }
+                _ => reach.up(),
             }
-            _ => reach.up(),
+            continue;
         }
+        reach.probing.store(false, Ordering::Release);
+        // Down again in the instant before: go on probing, unless another
+        // probe took over.
+        if !reach.is_down() || client.is_closed() || reach.probing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        pause = FIRST_PROBE;
     }
 }

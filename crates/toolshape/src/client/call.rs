@@ -15,7 +15,7 @@ use toolshape_schema::mcp::WRAPPED_RESULT_KEY;
 
 use super::error::{ClientError, ClientErrorKind};
 use super::received::{self, ReceivedResult};
-use super::rounds::is_header_mismatch;
+use super::rounds::{MAX_ROUNDS, is_header_mismatch};
 use super::{Client, mirror};
 use crate::tool::{CallOptions, ToolError, meta_keys};
 
@@ -274,7 +274,11 @@ impl Client {
             // may have changed since it was listed) is sent again, once,
             // with the headers of the tools listed again, when they differ.
             let Err(error) = sent else { return sent };
-            if !self.protocol_version().is_stateless() || !is_header_mismatch(&error) {
+            // (Refused on the last round allowed: the refusal is the answer.)
+            if !self.protocol_version().is_stateless()
+                || !is_header_mismatch(&error)
+                || spent >= MAX_ROUNDS
+            {
                 return Err(error);
             }
             let Some(entry) = self.relisted(name, &listing).await else {
