@@ -220,8 +220,12 @@ impl Forwarder {
         started: Instant,
     ) -> (Result<ToolOutput, ToolError>, Ended) {
         let limit = self.options.timeout_for(tool);
-        let Ok(_permit) = tokio::time::timeout(limit, self.permit()).await else {
-            return timed_out(tool, limit, None);
+        let _permit = match &self.limit {
+            None => None,
+            Some(_) => match tokio::time::timeout(limit, self.permit()).await {
+                Ok(permit) => permit,
+                Err(_) => return timed_out(tool, limit, None),
+            },
         };
         let client = match self.upstream.client().await {
             Ok(client) => client,

@@ -3,10 +3,11 @@
 //! questions and the request goes again, with the answers and the server's
 //! `requestState`, under a new id, a bounded number of times.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::task::Poll;
 use std::time::Duration;
 
+use memchr::memmem::Finder;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -66,12 +67,22 @@ pub(crate) fn is_header_mismatch(error: &ClientError) -> bool {
         if object.code == toolshape_protocol::error_code::HEADER_MISMATCH)
 }
 
+/// Vector searches for the words the fast paths below look for, built once.
+static INPUT_REQUIRED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("input_required"));
+static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\\u"));
+static RESULT_TYPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("resultType"));
+
+/// Whether `text` holds a `\uXXXX` escape (which could spell any letter).
+fn has_escape(text: &str) -> bool {
+    ESCAPE.find(text.as_bytes()).is_some()
+}
+
 /// Whether a result's text may be an interim `input_required` one. Most
 /// results are final and say so by not holding the word at all: letters can
 /// only be escaped as `\uXXXX`, so a result with neither the word nor such
 /// an escape is final without a read.
 fn may_be_input_required(text: &str) -> bool {
-    text.contains("input_required") || text.contains("\\u")
+    INPUT_REQUIRED.find(text.as_bytes()).is_some() || has_escape(text)
 }
 
 /// A result's `resultType`, read without parsing the rest.
@@ -96,11 +107,11 @@ fn is_input_required(raw: &RawValue) -> bool {
 /// its top or none (which means complete), whatever its nesting. A result
 /// that does not parse is left to its reader, which says why.
 fn unknown_result_type(text: &str) -> Result<(), ClientError> {
-    if !text.contains("\\u") {
-        let mut mentions = text.match_indices("resultType");
+    if !has_escape(text) {
+        let mut mentions = RESULT_TYPE.find_iter(text.as_bytes());
         match (mentions.next(), mentions.next()) {
             (None, _) => return Ok(()),
-            (Some((at, _)), None)
+            (Some(at), None)
                 if text
                     .get(at.saturating_sub(1)..)
                     .is_some_and(|rest| rest.starts_with(r#""resultType":"complete""#)) =>
