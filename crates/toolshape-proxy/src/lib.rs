@@ -42,6 +42,7 @@ mod metrics;
 mod mirror;
 mod notices;
 mod options;
+mod output;
 mod rate;
 mod reach;
 mod same_json;
