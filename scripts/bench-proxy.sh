@@ -60,17 +60,12 @@ hz=$(getconf CLK_TCK)
 # A process's CPU ticks so far (user + system), empty once it is gone.
 ticks_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || true; }
 
-# Ticks as CPU µs per call (empty when unknown).
-per_call() { # ticks
-  [ -n "$1" ] && python3 -c 'import sys; print(int(sys.argv[1]) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]))' "$1" "$hz" "$calls"
-}
-
 results=$work/proxy-results.jsonl
 : > "$results"
 status=0
-record() { # name transport concurrency line [upstream CPU µs/call]
+record() { # name transport concurrency line [upstream CPU ticks]
   if [ -n "$4" ]; then
-    echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":$4,\"upstream_cpu\":${5:-null}}" >> "$results"
+    echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":$4,\"upstream_ticks\":${5:-null}}" >> "$results"
   else
     echo "{\"name\":\"$1\",\"transport\":\"$2\",\"concurrency\":$3,\"report\":null}" >> "$results"
     status=1
@@ -167,7 +162,7 @@ http_run() { # name kind concurrency
   fi
   stop_server
   stop_upstream
-  record "$name" http "$conc" "$line" "$(per_call "$used")"
+  record "$name" http "$conc" "$line" "$used"
 }
 
 for round in $(seq 1 "$rounds"); do
@@ -183,11 +178,30 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-python3 - "$results" "$calls" "$rounds" <<'PY' || status=1
+python3 - "$results" "$calls" "$rounds" "$hz" <<'PY' || status=1
 import json, statistics, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-calls, rounds = sys.argv[2], sys.argv[3]
-failed = [r for r in rows if not r["report"] or r["report"].get("failures")]
+calls, rounds, hz = sys.argv[2], sys.argv[3], int(sys.argv[4])
+def trouble(report):
+    """Why a row's run does not count (None when it does): a call failed,
+    went unanswered, or gave another value; the run stopped early."""
+    if not report:
+        return "did not run"
+    for what in ("failures", "unanswered", "mismatches"):
+        if report.get(what):
+            return f"{report[what]} {what}"
+    if report.get("stopped"):
+        return f"stopped: {report['stopped']}"
+    if not report.get("calls") or not report.get("p50_ms"):
+        return "no call answered"
+    return None
+failed = [r for r in rows if trouble(r["report"])]
+for r in rows:
+    # An HTTP upstream's ticks (its handshakes and the warm-up calls with
+    # them: a few calls in 20,000) per answered call.
+    ticks = r.get("upstream_ticks")
+    if ticks is not None and r["report"] and r["report"].get("calls"):
+        r["upstream_cpu"] = ticks * 1e6 / hz / r["report"]["calls"]
 # Each (path, transport, concurrency) in first-seen order, its rounds' medians.
 keys = list(dict.fromkeys((r["name"], r["transport"], r["concurrency"]) for r in rows))
 def median(values):
@@ -195,7 +209,7 @@ def median(values):
     return statistics.median(values) if values else None
 table = {}
 for key in keys:
-    reports = [r for r in rows if (r["name"], r["transport"], r["concurrency"]) == key and r["report"]]
+    reports = [r for r in rows if (r["name"], r["transport"], r["concurrency"]) == key and not trouble(r["report"])]
     if not reports:
         table[key] = None
         continue
@@ -230,8 +244,7 @@ for key in keys:
     upstream = f"{m['upstream']:.1f}" if m["upstream"] else "-"
     print(f"| {name} | {transport} | {conc} | {m['calls_per_second']:.0f} | {m['p50_ms']:.3f} | {m['p99_ms']:.3f} | {added} | {cpu} | {upstream} | {own_ratio} | {direct_ratio} |")
 for r in failed:
-    what = "did not run" if not r["report"] else f"{r['report']['failures']} failed calls"
-    print(f"\n{r['name']} ({r['transport']}, {r['concurrency']}): {what}", file=sys.stderr)
+    print(f"\n{r['name']} ({r['transport']}, {r['concurrency']}): {trouble(r['report'])}", file=sys.stderr)
 sys.exit(1 if failed else 0)
 PY
 exit $status

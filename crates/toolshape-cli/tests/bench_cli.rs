@@ -3,8 +3,8 @@
 //! calls fail: tool errors are measured and exit 1; a server that dies
 //! mid-run stops the run at its first unanswered call (exit 4), the calls
 //! before it measured; SIGTERM stops it with a report of what was measured
-//! and its server child gone; fewer calls in flight than connections is a
-//! usage error.
+//! and its server child gone; fewer calls in flight than connections, or
+//! a number of calls out of range, is a usage error.
 
 mod http_serve;
 
@@ -104,6 +104,16 @@ fn a_server_that_dies_stops_the_run_and_a_signal_reports_it() {
             .then_some(())
             .ok_or_else(|| format!("{server} still runs"))
     });
+}
+
+#[test]
+fn no_calls_or_too_many_is_a_usage_error() {
+    for calls in ["0", "1000000001"] {
+        let output = toolshape(&["bench", "--tool", "x", "--calls", calls, "--", "true"]);
+        assert_eq!(output.status.code(), Some(2), "--calls {calls}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("--calls"), "{stderr}");
+    }
 }
 
 #[test]

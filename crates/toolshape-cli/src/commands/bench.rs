@@ -2,7 +2,7 @@
 //! connection, with a progress bar and latency percentiles.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -13,14 +13,22 @@ use serde::Serialize;
 use super::call::parse_arguments;
 use super::connect::{ServerArgs, exit, fail};
 
+/// The most calls one run makes.
+const MAX_CALLS: u64 = 1_000_000_000;
+
+/// The most latencies a worker makes room for at its start (more grow the
+/// list as they come).
+const RESERVED_LATENCIES: usize = 1 << 16;
+
 /// Arguments of `toolshape bench`.
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
     /// How many calls to make. A call that gets no answer (the connection
     /// lost, or --timeout passed) stops the run; what was measured is
     /// reported, as on Ctrl-C or SIGTERM.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    calls: usize,
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_CALLS))]
+    calls: u64,
     /// How many calls are in flight at once (at least --clients).
     #[arg(long, value_name = "C", default_value_t = 8,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
@@ -120,6 +128,8 @@ impl Called {
         // An HTTP error status is the server's answer; no answer at all, or
         // none in time, is not.
         let answered = match error.kind() {
+            // A gateway's 502, 503 or 504: the server was not reached.
+            Kind::Transport(transport) if transport.is_unreachable() => false,
             Kind::Transport(TransportError::Status { .. }) => true,
             Kind::Transport(_) | Kind::Timeout(_) | Kind::Cancelled => false,
             _ => true,
@@ -261,6 +271,10 @@ struct Tally {
     worst: AtomicU8,
     /// Why the run stopped early; set once, read by every worker.
     stopped: OnceLock<String>,
+    /// When the last answer came, in nanoseconds from the run's start: the
+    /// run's time (a call that never got its answer is not measured, nor
+    /// the wait for it).
+    last_answer_ns: AtomicU64,
 }
 
 impl Tally {
@@ -300,9 +314,14 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         },
         signal = signals.next() => return super::signals::exit_code(signal),
     };
+    let (expected, warm_up_mismatches) = expected;
     let expected = Arc::new(expected);
     let tally = Arc::new(Tally::default());
-    let bar = progress_bar(args.calls, args.json);
+    tally
+        .mismatches
+        .fetch_add(warm_up_mismatches, Ordering::Relaxed);
+    let calls = usize::try_from(args.calls).unwrap_or(usize::MAX);
+    let bar = progress_bar(calls, args.json);
     // Read before and after the run only: nothing polls while it runs.
     let servers = readable(servers(&clients, &args.server_pid));
     let children = children_of(&servers);
@@ -316,10 +335,11 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         let client = clients[worker % clients.len()].clone();
         let (arguments, tool) = (arguments.clone(), args.tool.clone());
         let (expected, tally, bar) = (Arc::clone(&expected), Arc::clone(&tally), bar.clone());
-        let share = args.calls / args.concurrency as usize + 1;
-        let latencies = Arc::new(Mutex::new(Vec::with_capacity(share)));
+        let share = calls / args.concurrency as usize + 1;
+        let latencies = Arc::new(Mutex::new(Vec::with_capacity(
+            share.min(RESERVED_LATENCIES),
+        )));
         measured.push(Arc::clone(&latencies));
-        let calls = args.calls;
         workers.spawn(async move {
             while tally.stopped.get().is_none()
                 && tally.next.fetch_add(1, Ordering::Relaxed) < calls
@@ -329,7 +349,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
                 let took = start.elapsed();
                 match outcome {
                     Called::Value(value) => {
-                        if value != *expected {
+                        if (*expected).as_ref().is_some_and(|first| value != *first) {
                             tally.mismatches.fetch_add(1, Ordering::Relaxed);
                         }
                     }
@@ -362,6 +382,10 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .push(took);
+                let answered_at = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                tally
+                    .last_answer_ns
+                    .fetch_max(answered_at, Ordering::Relaxed);
                 bar.inc(1);
             }
         });
@@ -376,7 +400,12 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
             Some(signal)
         }
     };
-    let elapsed = started.elapsed();
+    // Up to the last answer: a worker that waited out --timeout for a call
+    // that never got one does not stretch the run.
+    let elapsed = match tally.last_answer_ns.load(Ordering::Relaxed) {
+        0 => started.elapsed(),
+        last => Duration::from_nanos(last),
+    };
     let cpu_used = cpu_of(&servers)
         .zip(cpu_before)
         .map(|(after, before)| after - before);
@@ -384,17 +413,6 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         .zip(children_before)
         .map(|(after, before)| after - before);
     bar.finish_and_clear();
-    let closed = async {
-        for client in &clients {
-            client.close().await;
-        }
-    };
-    // A signal while closing stops at once (the children killed as their
-    // handles go).
-    tokio::select! {
-        () = closed => {}
-        signal = signals.next() => return super::signals::exit_code(signal),
-    }
     let (protocol, server) = match &clients[0] {
         Caller::Mcp(client) => (
             client.protocol_version().to_string(),
@@ -433,7 +451,16 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
         server_cpu_us_per_call: cpu_used.map(per_call),
         children_cpu_us_per_call: children_used.map(per_call),
     };
+    // Printed before the connections close (which may take seconds each):
+    // a signal while they close loses nothing.
     print_report(&report, args.json, cpu_used);
+    let closed = futures_join_all(&clients);
+    // A signal while closing stops at once (the children killed as their
+    // handles go).
+    tokio::select! {
+        () = closed => {}
+        signal = signals.next() => return super::signals::exit_code(signal),
+    }
     if let Some(signal) = signalled {
         return super::signals::exit_code(signal);
     }
@@ -444,23 +471,42 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// Every connection closed at once.
+async fn futures_join_all(clients: &[Caller]) {
+    let mut closing = tokio::task::JoinSet::new();
+    for client in clients {
+        let client = client.clone();
+        closing.spawn(async move { client.close().await });
+    }
+    while closing.join_next().await.is_some() {}
+}
+
+/// The structured value later calls are compared with (`None`: not known,
+/// no warm-up call gave a value), and how many warm-up values differed
+/// from it.
+type Expected = (Option<Option<serde_json::Value>>, usize);
+
 /// Connects `--clients` times, each connection warmed up (the listing, the
-/// schema compile and one call, outside the measurement); the warm-up's
-/// structured value, the one later calls are compared with.
+/// schema compile and one call, outside the measurement); the first
+/// warm-up value is the one later calls are compared with.
 async fn connect_all(
     args: &BenchArgs,
     arguments: &serde_json::Map<String, serde_json::Value>,
-) -> Result<(Vec<Caller>, Option<serde_json::Value>), (u8, String)> {
+) -> Result<(Vec<Caller>, Expected), (u8, String)> {
     let mut clients = Vec::with_capacity(args.clients as usize);
-    let mut expected = None;
+    let (mut expected, mut differed) = (None, 0);
     for _ in 0..args.clients {
         let client = match &args.server.otc {
             Some(url) => super::otc::client(url, args.server.mcp.timeout).map(Caller::Otc)?,
             None => Caller::Mcp(args.server.connect().await?),
         };
         match client.call(&args.tool, arguments).await {
-            Called::Value(value) => expected = value,
-            Called::ToolFailed => expected = None,
+            Called::Value(value) => match &expected {
+                None => expected = Some(value),
+                Some(first) if *first != value => differed += 1,
+                Some(_) => {}
+            },
+            Called::ToolFailed => {}
             Called::Error { message, code, .. } => {
                 client.close().await;
                 return Err((code, format!("warm-up call failed: {message}")));
@@ -468,7 +514,7 @@ async fn connect_all(
         }
         clients.push(client);
     }
-    Ok((clients, expected))
+    Ok((clients, (expected, differed)))
 }
 
 fn print_report(report: &Report, json: bool, cpu_seconds: Option<f64>) {
@@ -480,8 +526,8 @@ fn print_report(report: &Report, json: bool, cpu_seconds: Option<f64>) {
         "{} calls of {} to {} (protocol {}), concurrency {} over {} connection(s): \
          {} failed, {} unanswered, {} mismatched",
         report.calls,
-        report.tool,
-        report.server,
+        crate::output::shown(&report.tool),
+        crate::output::shown(&report.server),
         report.protocol,
         report.concurrency,
         report.clients,

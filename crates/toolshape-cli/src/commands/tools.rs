@@ -46,16 +46,30 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// The longest name the table shows whole (`--json` has every name whole):
+/// a server's one long name must not pad every row.
+const NAME_COLUMN: usize = 64;
+
 fn table(tools: &[ToolDefinition]) -> String {
-    let name_width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    let names: Vec<String> = tools
+        .iter()
+        .map(|tool| one_line(&tool.name, NAME_COLUMN))
+        .collect();
+    // In characters, as the padding counts them.
+    let name_width = names
+        .iter()
+        .map(|name| name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let mut out = format!(
         "{:name_width$}  {:8}  {:8}  DESCRIPTION\n",
         "NAME", "INPUT", "OUTPUT"
     );
-    for tool in tools {
+    for (tool, name) in tools.iter().zip(&names) {
         out.push_str(&format!(
             "{:name_width$}  {:8}  {:8}  {}\n",
-            tool.name,
+            name,
             root_kind(Some(&tool.input_schema)),
             root_kind(tool.output_schema.as_ref()),
             one_line(tool.description.as_deref().unwrap_or(""), 80)
@@ -98,4 +112,36 @@ pub(crate) async fn run(args: ToolsArgs) -> ExitCode {
         out!("{}", crate::output::shown(&table(&tools)));
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_long_name_does_not_pad_every_row() {
+        let tool = |name: &str| {
+            serde_json::from_value::<ToolDefinition>(serde_json::json!({
+                "name": name, "inputSchema": {"type": "object"}
+            }))
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let tools = [tool(&"é".repeat(100_000)), tool("short")];
+        let table = table(&tools);
+        for line in table.lines() {
+            assert!(line.chars().count() < 120, "{}", line.chars().count());
+        }
+        // Padded by characters: the columns line up whatever the bytes.
+        let starts: Vec<usize> = table
+            .lines()
+            .map(|line| line.chars().take_while(|c| *c != ' ').count())
+            .collect();
+        assert_eq!(starts[1], NAME_COLUMN + 1, "{table}");
+        let input_at = |line: &str| {
+            let at = line.find("object").unwrap_or_else(|| panic!("{line}"));
+            line[..at].chars().count()
+        };
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(input_at(lines[1]), input_at(lines[2]), "{table}");
+    }
 }
