@@ -454,7 +454,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     // Printed before the connections close (which may take seconds each):
     // a signal while they close loses nothing.
     print_report(&report, args.json, cpu_used);
-    let closed = futures_join_all(&clients);
+    let closed = close_all(&clients);
     // A signal while closing stops at once (the children killed as their
     // handles go).
     tokio::select! {
@@ -472,7 +472,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
 }
 
 /// Every connection closed at once.
-async fn futures_join_all(clients: &[Caller]) {
+async fn close_all(clients: &[Caller]) {
     let mut closing = tokio::task::JoinSet::new();
     for client in clients {
         let client = client.clone();
