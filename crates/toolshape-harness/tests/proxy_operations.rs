@@ -4,7 +4,7 @@
 //! child process): a call its client abandons (its time limit passed, the
 //! request closed) is audited and counted as `cancelled`; one past its time
 //! limit while it waited for a place toward the upstream, as `timeout`. An
-//! HTTP upstream that goes away is seen down, and back.
+//! HTTP upstream that goes away is seen down (from a call or a prompt), and back.
 
 mod client_common;
 
@@ -111,7 +111,7 @@ async fn a_call_waiting_for_a_place_past_its_limit_times_out() {
     );
 }
 
-/// A toolshape server with one tool, `echo`, over HTTP on `listener`,
+/// A toolshape server with one tool, `echo`, and one prompt, `note`, over HTTP on `listener`,
 /// until `stop` resolves.
 fn echo_upstream(
     listener: tokio::net::TcpListener,
@@ -125,8 +125,14 @@ fn echo_upstream(
             Ok(toolshape::ToolOutput::text(arguments.to_string()))
         },
     );
+    let note = toolshape::prompt::Prompt::new("note", |_, _| async {
+        Ok::<_, toolshape::ToolError>(toolshape::protocol::prompts::GetPromptResult::new(
+            Vec::new(),
+        ))
+    });
     let server = toolshape::Server::builder("upstream", "1")
         .tool(echo)
+        .prompt(note)
         .build()
         .unwrap();
     tokio::spawn(async move {
@@ -136,11 +142,14 @@ fn echo_upstream(
     })
 }
 
-/// An HTTP upstream (`--url`) that goes away: the call that cannot reach
-/// it fails (retryably) and marks the upstream down (what `/health` says),
-/// and a probe sees it come back on its own, counted as a restart.
-#[tokio::test]
-async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
+/// The proxy in front of [`echo_upstream`] on a loopback address: the
+/// address, what stops the upstream, its task, the proxy.
+async fn proxy_before_an_echo_upstream() -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+    Proxy,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -152,6 +161,15 @@ async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
     let proxy = Proxy::start(upstream, builder, ProxyOptions::default())
         .await
         .expect("the proxy starts");
+    (address, stop, serving, proxy)
+}
+
+/// An HTTP upstream (`--url`) that goes away: the call that cannot reach
+/// it fails (retryably) and marks the upstream down (what `/health` says),
+/// and a probe sees it come back on its own, counted as a restart.
+#[tokio::test]
+async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
+    let (address, stop, serving, proxy) = proxy_before_an_echo_upstream().await;
     let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
     let client = client_common::connect_http(&url, Negotiation::Auto).await;
     let echoed = client.call_tool("echo", None).await.unwrap();
@@ -193,4 +211,24 @@ async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
     );
     let echoed = client.call_tool("echo", None).await.unwrap();
     assert!(!echoed.is_error, "{}", echoed.text());
+}
+
+/// Not only calls: a prompt that cannot reach an HTTP upstream marks it
+/// down too (a load balancer then stops sending it requests that fail).
+#[tokio::test]
+async fn a_prompt_that_cannot_reach_an_http_upstream_marks_it_down() {
+    let (_, stop, serving, proxy) = proxy_before_an_echo_upstream().await;
+    let server = proxy
+        .add_to(toolshape::Server::builder("proxy", "1.0.0"))
+        .build()
+        .expect("the server builds");
+    let url = client_common::serve_over_http(server).await;
+    let client = client_common::connect_http(&url, Negotiation::Auto).await;
+    client.get_prompt("note", None).await.unwrap();
+
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+    let failed = client.get_prompt("note", None).await.unwrap_err();
+    assert!(failed.to_string().contains("note"), "{failed}");
+    assert!(!proxy.is_upstream_connected(), "seen down");
 }

@@ -278,7 +278,11 @@ async fn list_resources(
     let _permit = forwarder.permit().await;
     let client = forwarder.upstream.client().await.map_err(unreachable)?;
     let limit = forwarder.options.longest_call();
-    let mut listed = match tokio::time::timeout(limit, client.list_resources()).await {
+    let listing = tokio::time::timeout(limit, client.list_resources()).await;
+    if let Ok(listed) = &listing {
+        forwarder.upstream.observe(&client, listed.as_ref().err());
+    }
+    let mut listed = match listing {
         Ok(Ok(listed)) => listed,
         Ok(Err(error)) => return Err(upstream_failed("list its resources", error)),
         Err(_) => {
@@ -312,6 +316,7 @@ async fn read_resource(
     } else {
         client.read_resource(&uri).await
     };
+    forwarder.upstream.observe(&client, read.as_ref().err());
     read.map_err(|error| {
         if names_no_resource(&error) {
             return ToolError::from_error(ResourceNotFound::new(uri));
@@ -351,6 +356,7 @@ async fn get_prompt(
     } else {
         client.get_prompt(&name, arguments).await
     };
+    forwarder.upstream.observe(&client, rendered.as_ref().err());
     rendered.map_err(|error| match error.kind() {
         // The client's arguments (or the name) will not do: so it is told.
         // (An upstream that refuses what the proxy itself sent, or an answer
@@ -385,7 +391,13 @@ fn completer(
             };
             let limit = forwarder.options.longest_call();
             let asked = client.complete_with(reference, &argument, &partial, &others);
-            match tokio::time::timeout(limit, asked).await {
+            let completed = tokio::time::timeout(limit, asked).await;
+            if let Ok(completed) = &completed {
+                forwarder
+                    .upstream
+                    .observe(&client, completed.as_ref().err());
+            }
+            match completed {
                 Ok(Ok(completion)) => completion,
                 Ok(Err(error)) => {
                     tracing::warn!(%error, argument = %excerpt(&argument, 100), "the upstream did not complete an argument");

@@ -4,11 +4,13 @@
 //! `Mcp-Param-*` for nested arguments (sent by the client, checked by the
 //! server); and what an endpoint without sessions says it serves, 405's
 //! `Allow`, a version header that names no revision at all; a call refused
-//! for its headers sent again (its rounds counted across both sendings).
+//! for its headers sent again (its rounds counted across both sendings; a
+//! refusal on the last round allowed is the answer).
 
 mod http_support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -370,37 +372,43 @@ async fn a_server_refusing_every_call_for_its_headers_costs_no_listing_per_call(
     assert!(count("tools/list") <= 2, "{log:#?}");
 }
 
+/// `endless`, a tool that asks a new question each round (counted in
+/// `asked`) and never answers; its `zone` argument travels in a header
+/// when `annotated`.
+fn endless_asker(annotated: bool, asked: &Arc<AtomicUsize>) -> Tool {
+    use toolshape::protocol::asks::{Ask, ElicitParams};
+
+    let mut zone = json!({"type": "string"});
+    if annotated {
+        zone["x-mcp-header"] = json!("Zone");
+    }
+    let schema = json!({"type": "object", "properties": {"zone": zone}});
+    let asked = Arc::clone(asked);
+    Tool::dynamic(
+        "endless",
+        schema,
+        None,
+        move |context: ToolContext, _: Value| {
+            let key = format!("q{}", asked.fetch_add(1, Ordering::SeqCst));
+            async move {
+                let form = json!({"type": "object", "properties": {}});
+                let ask = Ask::Elicit(ElicitParams::form("Once more?", form));
+                context.ask_as(Some(&key), ask).await?;
+                Ok(ToolOutput::text("never"))
+            }
+        },
+    )
+}
+
 /// A call sent again after `-32020` goes on from the rounds its first
 /// sending used: a tool asking a new question each round is given up on
 /// after eight requests in all, the refused one among them (not eight more).
 #[tokio::test]
 async fn a_call_sent_again_after_32020_keeps_its_rounds() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use toolshape::protocol::asks::{Ask, ElicitParams, ElicitResult};
+    use toolshape::protocol::asks::ElicitResult;
 
     let asked = Arc::new(AtomicUsize::new(0));
-    let endless = |annotated: bool| {
-        let mut zone = json!({"type": "string"});
-        if annotated {
-            zone["x-mcp-header"] = json!("Zone");
-        }
-        let schema = json!({"type": "object", "properties": {"zone": zone}});
-        let asked = Arc::clone(&asked);
-        Tool::dynamic(
-            "endless",
-            schema,
-            None,
-            move |context: ToolContext, _: Value| {
-                let key = format!("q{}", asked.fetch_add(1, Ordering::SeqCst));
-                async move {
-                    let form = json!({"type": "object", "properties": {}});
-                    let ask = Ask::Elicit(ElicitParams::form("Once more?", form));
-                    context.ask_as(Some(&key), ask).await?;
-                    Ok(ToolOutput::text("never"))
-                }
-            },
-        )
-    };
+    let endless = |annotated: bool| endless_asker(annotated, &asked);
     let registry = toolshape::ToolRegistry::new();
     registry.register(endless(false)).unwrap();
     let (_serving, recorder) = serve_recorded(&registry).await;
@@ -430,4 +438,46 @@ async fn a_call_sent_again_after_32020_keeps_its_rounds() {
             .iter()
             .all(|c| c.header("mcp-param-zone") == Some("z1"))
     );
+}
+
+/// A `-32020` on the last round allowed is the call's answer: the client
+/// neither lists again nor sends the call once more (the refusal came
+/// after eight requests, the most a call makes).
+#[tokio::test]
+async fn a_32020_on_the_last_round_is_the_answer() {
+    use toolshape::protocol::asks::ElicitResult;
+
+    let asked = Arc::new(AtomicUsize::new(0));
+    let endless = move |annotated: bool| endless_asker(annotated, &asked);
+    let registry = toolshape::ToolRegistry::new();
+    registry.register(endless(false)).unwrap();
+    let (_serving, recorder) = serve_recorded(&registry).await;
+    // The tool comes to mirror its argument in a header while the client
+    // answers the seventh question: the eighth request lacks the header.
+    let answered = Arc::new(AtomicUsize::new(0));
+    let swap = registry.clone();
+    let endless = endless.clone();
+    let client = Client::builder()
+        .negotiation(Negotiation::Pinned(ProtocolVersion::V2026_07_28))
+        .on_elicit(false, move |_| {
+            if answered.fetch_add(1, Ordering::SeqCst) + 1 == 7 {
+                assert!(swap.replace_all([endless(true)]).is_empty());
+            }
+            async { Ok(ElicitResult::accept(serde_json::Map::new())) }
+        })
+        .connect_http(&recorder.url)
+        .await
+        .unwrap();
+    assert_eq!(client.list_tools().await.unwrap().len(), 1);
+
+    let arguments = json!({"zone": "z1"}).as_object().cloned();
+    let refused = client.call_tool("endless", arguments).await.unwrap_err();
+    let toolshape::client::ClientErrorKind::Protocol(error) = refused.kind() else {
+        panic!("{refused}");
+    };
+    assert_eq!(error.code, -32020, "{error:?}");
+    let log = recorder.log();
+    let count = |method: &str| log.iter().filter(|r| r.rpc_method() == method).count();
+    assert_eq!(count("tools/call"), 8, "{log:#?}");
+    assert_eq!(count("tools/list"), 1, "{log:#?}");
 }
