@@ -2,7 +2,8 @@
 //! `toolshape bench` against `toolshape serve` (a real child process) when
 //! calls fail: tool errors are measured and exit 1; a server that dies
 //! mid-run stops the run at its first unanswered call (exit 4), the calls
-//! before it measured; SIGTERM stops it with a report of what was measured
+//! before it measured, and one that stops answering at `--timeout`, timed
+//! to its last answer; SIGTERM stops it with a report of what was measured
 //! and its server child gone; fewer calls in flight than connections, or
 //! a number of calls out of range, is a usage error.
 
@@ -23,9 +24,15 @@ fn report(stdout: &[u8]) -> Value {
 /// `toolshape bench --json` of `count_lines` on `path`, `calls` times,
 /// against `toolshape serve` on this crate's folder.
 fn bench(path: &str, calls: &str) -> Command {
+    bench_with(path, calls, &[])
+}
+
+/// [`bench`] with `extra` options.
+fn bench_with(path: &str, calls: &str, extra: &[&str]) -> Command {
     let mut command = Command::new(TOOLSHAPE);
     command
         .args(["bench", "--json", "--quiet-server", "--tool", "count_lines"])
+        .args(extra)
         .args([
             "--args",
             &format!(r#"{{"path":"{path}"}}"#),
@@ -56,7 +63,15 @@ fn tool_errors_are_measured_and_exit_1() {
 /// Starts an endless run; waits until its server child is there.
 #[cfg(target_os = "linux")]
 fn endless_run() -> (std::process::Child, u32) {
-    let run = bench("Cargo.toml", "1000000000").spawn().unwrap();
+    endless_run_with(&[])
+}
+
+/// [`endless_run`] with `extra` options.
+#[cfg(target_os = "linux")]
+fn endless_run_with(extra: &[&str]) -> (std::process::Child, u32) {
+    let run = bench_with("Cargo.toml", "1000000000", extra)
+        .spawn()
+        .unwrap();
     let mut server = None;
     wait_until("the server child to start", || {
         server = children(run.id()).first().copied();
@@ -104,6 +119,41 @@ fn a_server_that_dies_stops_the_run_and_a_signal_reports_it() {
             .then_some(())
             .ok_or_else(|| format!("{server} still runs"))
     });
+}
+
+/// A server that stops answering (here stopped by `SIGSTOP`): the run
+/// stops at `--timeout`, and its time ends at the last answer, not with the
+/// wait for the call that got none.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_that_waits_out_its_timeout_is_timed_to_its_last_answer() {
+    let began = std::time::Instant::now();
+    let (mut run, server) = endless_run_with(&["--timeout", "3"]);
+    let sent = Command::new("kill")
+        .args(["-STOP", &server.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let stopped_after = began.elapsed().as_secs_f64();
+    let exited = wait_exit(&mut run);
+    // (`bench` ends its server, stopped or not.)
+    wait_until("the server child to end", || {
+        ended(server)
+            .then_some(())
+            .ok_or_else(|| format!("{server} still runs"))
+    });
+    assert_eq!(exited.code(), Some(4));
+    let mut stdout = Vec::new();
+    std::io::Read::read_to_end(&mut run.stdout.take().unwrap(), &mut stdout).unwrap();
+    let report = report(&stdout);
+    assert!(report["unanswered"].as_u64().unwrap() >= 1, "{report}");
+    let seconds = report["seconds"].as_f64().unwrap();
+    assert!(
+        seconds > 0.5 && seconds < stopped_after,
+        "{seconds} s reported, the server stopped {stopped_after} s after the start: {report}"
+    );
+    let answered = report["calls"].as_u64().unwrap() - report["unanswered"].as_u64().unwrap();
+    assert!(answered > 0, "{report}");
 }
 
 #[test]
