@@ -156,6 +156,30 @@ fn a_run_that_waits_out_its_timeout_is_timed_to_its_last_answer() {
     assert!(answered > 0, "{report}");
 }
 
+/// The processes a server starts are counted however deep: here the
+/// server measured is a shell that waits for a shell that waits for
+/// `toolshape serve`, which does the work.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_server_behind_two_shells_is_counted_among_the_children() {
+    let serve = format!(
+        r#""$0" serve --no-watch --root '{}'; true"#,
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let inner = r#"sh -c "$1" "$0"; true"#;
+    let output = Command::new(TOOLSHAPE)
+        .args(["bench", "--json", "--quiet-server", "--tool", "count_lines"])
+        .args(["--args", r#"{"path":"Cargo.toml"}"#, "--calls", "3000"])
+        .args(["--", "sh", "-c", inner, TOOLSHAPE, &serve])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let report = report(&output.stdout);
+    let children = report["children_cpu_us_per_call"].as_f64().unwrap_or(0.0);
+    assert!(children > 1.0, "{report}");
+}
+
 #[test]
 fn no_calls_or_too_many_is_a_usage_error() {
     for calls in ["0", "1000000001"] {

@@ -1,6 +1,8 @@
 //! `toolshape bench`: a load generator. Many validated calls over one
 //! connection, with a progress bar and latency percentiles.
 
+mod cpu;
+
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -9,6 +11,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
+
+use cpu::{CPU_TICK_SECONDS, cpu_of, descendants_cpu, descendants_used, readable};
 
 use super::call::parse_arguments;
 use super::connect::{ServerArgs, exit, fail};
@@ -86,20 +90,11 @@ pub(crate) struct Report {
     /// microseconds (stdio servers this command started, and the processes
     /// named with --server-pid; Linux only).
     server_cpu_us_per_call: Option<f64>,
-    /// CPU time the servers' own child processes spent per call during the
-    /// run, in microseconds: the server behind a proxy or relay that this
-    /// command started or named (Linux only; none when they have no child).
+    /// CPU time the processes the servers started spent per call during
+    /// the run, in microseconds: the server behind a proxy or relay that
+    /// this command started or named, its own children, and those that
+    /// ended and were waited for (Linux only; none when they have none).
     children_cpu_us_per_call: Option<f64>,
-}
-
-/// CPU seconds (user + system) a process has used so far, from `/proc`.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    // Linux reports these in USER_HZ, 100 per second on every common architecture.
-    Some(ticks / 100.0)
 }
 
 /// One connection the load goes through: MCP, or OTC (`--otc`).
@@ -193,52 +188,6 @@ fn servers(clients: &[Caller], named: &[u32]) -> Vec<u32> {
     started.chain(named.iter().copied()).collect()
 }
 
-/// The CPU seconds `pids` have used (`None` when there are none, or one
-/// cannot be read).
-fn cpu_of(pids: &[u32]) -> Option<f64> {
-    if pids.is_empty() {
-        return None;
-    }
-    pids.iter().copied().map(cpu_seconds).sum()
-}
-
-/// `pids` less those whose CPU time cannot be read, each named in a
-/// warning (a `--server-pid` that is not there hid every figure).
-fn readable(pids: Vec<u32>) -> Vec<u32> {
-    pids.into_iter()
-        .filter(|&pid| {
-            let known = cpu_seconds(pid).is_some();
-            if !known {
-                tracing::warn!(pid, "cannot read the CPU time of process {pid} (/proc/{pid}/stat): left out of the server CPU");
-            }
-            known
-        })
-        .collect()
-}
-
-/// The CPU figure's resolution: the kernel counts it in ticks of 10 ms.
-const CPU_TICK_SECONDS: f64 = 0.01;
-
-/// The child processes of `pids` (those of each of their threads, from
-/// `/proc`; Linux only).
-fn children_of(pids: &[u32]) -> Vec<u32> {
-    let mut children = Vec::new();
-    for pid in pids {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-                children.extend(
-                    list.split_whitespace()
-                        .filter_map(|pid| pid.parse::<u32>().ok()),
-                );
-            }
-        }
-    }
-    children
-}
-
 fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -324,9 +273,8 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let bar = progress_bar(calls, args.json);
     // Read before and after the run only: nothing polls while it runs.
     let servers = readable(servers(&clients, &args.server_pid));
-    let children = children_of(&servers);
     let cpu_before = cpu_of(&servers);
-    let children_before = cpu_of(&children);
+    let children_before = descendants_cpu(&servers);
     let started = Instant::now();
     let mut workers = tokio::task::JoinSet::new();
     // Each worker's latencies, kept where a stop by signal can still read them.
@@ -409,9 +357,7 @@ pub(crate) async fn run(args: BenchArgs) -> ExitCode {
     let cpu_used = cpu_of(&servers)
         .zip(cpu_before)
         .map(|(after, before)| after - before);
-    let children_used = cpu_of(&children)
-        .zip(children_before)
-        .map(|(after, before)| after - before);
+    let children_used = descendants_used(children_before, descendants_cpu(&servers));
     bar.finish_and_clear();
     let (protocol, server) = match &clients[0] {
         Caller::Mcp(client) => (
