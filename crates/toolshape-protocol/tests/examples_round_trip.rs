@@ -1,6 +1,10 @@
 //! Round-trips every 2026-07-28 wire example this crate has a type for:
 //! parse into our type, serialize, compare with the original as a
-//! `serde_json::Value`.
+//! `serde_json::Value`; the questions of an `input_required` result, and
+//! the form fields and sampling blocks in them, read and judged fit for a
+//! 2026-07-28 client. (Of the 88 example folders, `ModelPreferences` is
+//! kept as JSON; the listen stream's closing result is compared with what
+//! the server sends, in `toolshape`'s `serve_until` test.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fs;
@@ -8,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolshape_protocol::asks::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, Root,
-    SamplingMessage,
+    Ask, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
+    Root, SamplingMessage,
 };
 use toolshape_protocol::completion::{CompleteParams, CompleteResult};
 use toolshape_protocol::content::{BlobResourceContents, TextResourceContents};
@@ -132,6 +136,23 @@ const COVERED: &[(&str, Check)] = &[
     ("Root", typed::<Root>),
     ("ListRootsResult", typed::<ListRootsResult>),
     ("ClientCapabilities", typed::<ClientCapabilities>),
+    // What a server asks inside an `input_required` result, and the answers.
+    ("ElicitRequest", bare_ask),
+    ("CreateMessageRequest", bare_ask),
+    ("ListRootsRequest", bare_ask),
+    ("InputRequests", input_requests),
+    ("InputResponses", input_responses),
+    // A form's fields and a sampling message's tool blocks: each fits
+    // a question to a 2026-07-28 client.
+    ("StringSchema", form_field),
+    ("NumberSchema", form_field),
+    ("BooleanSchema", form_field),
+    ("UntitledSingleSelectEnumSchema", form_field),
+    ("TitledSingleSelectEnumSchema", form_field),
+    ("UntitledMultiSelectEnumSchema", form_field),
+    ("TitledMultiSelectEnumSchema", form_field),
+    ("ToolUseContent", sampling_block),
+    ("ToolResultContent", sampling_block),
     ("ParseError", error_object::<{ error_code::PARSE_ERROR }>),
     (
         "InvalidParamsError",
@@ -363,6 +384,60 @@ fn missing_capability_error(bytes: &[u8], original: &Value) -> Result<(), String
     } else {
         Err("elicitation not required".into())
     }
+}
+
+/// A question as an `inputRequests` entry (`method` and `params`): read as
+/// an [`Ask`], written back the same (a `roots/list` has no params to
+/// keep), fitting a 2026-07-28 client.
+fn bare_ask(_: &[u8], original: &Value) -> Result<(), String> {
+    let ask = Ask::from_input_request(original).ok_or("not read as a question")?;
+    ask.check_fit(ProtocolVersion::V2026_07_28)
+        .map_err(|lack| format!("does not fit 2026-07-28: {lack}"))?;
+    if matches!(ask, Ask::Roots) {
+        return Ok(());
+    }
+    same(original, &ask.to_input_request())
+}
+
+fn input_requests(bytes: &[u8], original: &Value) -> Result<(), String> {
+    let entries = original.as_object().ok_or("not an object")?;
+    for (key, entry) in entries {
+        bare_ask(bytes, entry).map_err(|e| format!("{key}: {e}"))?;
+    }
+    let result = json!({"resultType": "input_required", "inputRequests": original});
+    input_required(bytes, &result)
+}
+
+/// Each answer read as the result of the question it answers.
+fn input_responses(_: &[u8], original: &Value) -> Result<(), String> {
+    let entries = original.as_object().ok_or("not an object")?;
+    for (key, entry) in entries {
+        let read = if entry.get("action").is_some() {
+            round_trip::<ElicitResult>(entry).map(drop)
+        } else if entry.get("roots").is_some() {
+            round_trip::<ListRootsResult>(entry).map(drop)
+        } else {
+            round_trip::<CreateMessageResult>(entry).map(drop)
+        };
+        read.map_err(|e| format!("{key}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn form_field(_: &[u8], original: &Value) -> Result<(), String> {
+    let form = json!({"type": "object", "properties": {"field": original}});
+    Ask::Elicit(ElicitParams::form("Which?", form))
+        .check_fit(ProtocolVersion::V2026_07_28)
+        .map_err(|lack| format!("does not fit 2026-07-28: {lack}"))
+}
+
+fn sampling_block(_: &[u8], original: &Value) -> Result<(), String> {
+    let message: SamplingMessage =
+        serde_json::from_value(json!({"role": "assistant", "content": original}))
+            .map_err(|e| format!("not a sampling message's content: {e}"))?;
+    Ask::Sample(CreateMessageParams::new(vec![message], 100))
+        .check_fit(ProtocolVersion::V2026_07_28)
+        .map_err(|lack| format!("does not fit 2026-07-28: {lack}"))
 }
 
 #[test]
