@@ -476,3 +476,24 @@ fn an_otc_front_beyond_loopback_without_credentials_is_warned_about() {
     );
     assert!(warned(&proxied), "{proxied:?}");
 }
+
+/// MCP's options beside `--otc` are a usage error, not silently ignored.
+#[test]
+fn mcp_options_beside_otc_are_refused() {
+    let otc = "http://127.0.0.1:9";
+    for (command, option) in [
+        (["tools", "--header"], "X-Key: 1"),
+        (["call", "--root"], "/tmp"),
+        (["tools", "--protocol"], "2025-06-18"),
+        (["tools", "--oauth-scope"], "read"),
+    ] {
+        let mut args = vec![command[0], "--otc", otc, command[1], option];
+        if command[0] == "call" {
+            args.insert(1, "count_lines");
+        }
+        let refused = toolshape(&args, &[]);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(said.contains(command[1]), "{args:?}: {said}");
+    }
+}

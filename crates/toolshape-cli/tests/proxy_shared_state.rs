@@ -3,7 +3,8 @@
 //! balancer, in front of one upstream whose tool asks the user: a 2026-07-28
 //! client's retry of an `input_required` round reaches the other proxy.
 //! With one `--request-state-key-file` the other proxy takes it; with a
-//! random secret each, it is refused. A short secret is a usage error.
+//! random secret each, it is refused. A short secret is a usage error, as
+//! is an audit log that cannot be opened (found before any upstream starts).
 
 #[path = "../../toolshape-harness/tests/client_common/mod.rs"]
 mod client_common;
@@ -134,4 +135,27 @@ fn a_short_state_key_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("at least 32"), "{stderr}");
+}
+
+/// An audit log that cannot be opened is a usage error found before the
+/// upstream is started (its command would leave a mark).
+#[test]
+fn an_audit_log_that_cannot_be_opened_is_a_usage_error() {
+    let folder = tempfile::tempdir().unwrap();
+    let audit = folder.path().join("no such folder").join("audit.jsonl");
+    let mark = folder.path().join("started");
+    let upstream = format!("touch '{}'; exec cat", mark.display());
+    let output = http_serve::toolshape(&[
+        "proxy",
+        "--audit",
+        audit.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &upstream,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("audit log"), "{stderr}");
+    assert!(!mark.exists(), "the upstream was started");
 }

@@ -115,6 +115,13 @@ impl Proxy {
         options: ProxyOptions,
     ) -> Result<Proxy, ProxyError> {
         let builder = asks::declared(builder.request_timeout(options.longest_call()), &options);
+        // Opened first: a path that cannot be written starts no upstream.
+        let audit = match &options.audit {
+            Some(target) => Some(
+                audit::Audit::start(target, options.audit_arguments).map_err(ProxyError::Audit)?,
+            ),
+            None => None,
+        };
         let elicitations = UrlElicitations::new();
         let upstream = upstream::Upstream::connect(
             upstream,
@@ -130,12 +137,6 @@ impl Proxy {
         )
         .await
         .map_err(ProxyError::Upstream)?;
-        let audit = match &options.audit {
-            Some(target) => Some(
-                audit::Audit::start(target, options.audit_arguments).map_err(ProxyError::Audit)?,
-            ),
-            None => None,
-        };
         let identity = (
             options
                 .toolkit

@@ -43,7 +43,14 @@ pub(crate) struct ServerArgs {
     /// (e.g. http://127.0.0.1:8081) instead of MCP. Credentials come from
     /// TOOLSHAPE_OTC_API_KEY, TOOLSHAPE_OTC_TOKEN, or TOOLSHAPE_OTC_JWT_SECRET
     /// (with TOOLSHAPE_OTC_JWT_AUDIENCE) in the environment.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["command", "url"])]
+    /// (MCP's options are refused beside it, not ignored.)
+    #[arg(long, value_name = "URL", conflicts_with_all = [
+        "command", "url", "headers", "roots", "protocol", "quiet_server", "no_oauth",
+        "oauth_client_id", "oauth_client_issuer", "oauth_client_secret_file",
+        "oauth_private_key_file", "oauth_private_key_alg", "oauth_client_credentials",
+        "oauth_client_metadata_url", "oauth_scope", "oauth_redirect_port",
+        "oauth_token_store", "oauth_no_browser", "oauth_allow_http",
+    ])]
     pub(crate) otc: Option<String>,
 }
 

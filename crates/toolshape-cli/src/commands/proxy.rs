@@ -13,7 +13,7 @@ use clap::Args;
 use toolshape::protocol::LoggingLevel;
 use toolshape::{ConnectedClient, Server, ServerOptions};
 use toolshape_proxy::{
-    AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyOptions, RateLimit, ToolFilter,
+    AuditTarget, BrokenTools, OnInvalid, Proxy, ProxyError, ProxyOptions, RateLimit, ToolFilter,
 };
 
 use super::connect::McpServerArgs;
@@ -216,6 +216,10 @@ pub(crate) async fn run(args: ProxyArgs) -> ExitCode {
     let longest_call = options.longest_call();
     let proxy = match Proxy::start(upstream, builder, options).await {
         Ok(proxy) => Arc::new(proxy),
+        // An audit log that cannot be opened is the command line's mistake.
+        Err(error @ ProxyError::Audit(_)) => {
+            return super::connect::fail("proxy", (2, error.to_string()));
+        }
         Err(error) => return super::connect::fail("proxy", (4, error.to_string())),
     };
     let mut server_options = ServerOptions::default();
