@@ -4,7 +4,8 @@
 //! child process): a call its client abandons (its time limit passed, the
 //! request closed) is audited and counted as `cancelled`; one past its time
 //! limit while it waited for a place toward the upstream, as `timeout`. An
-//! HTTP upstream that goes away is seen down (from a call or a prompt), and back.
+//! HTTP upstream that goes away is seen down (from a call or a prompt), and
+//! back; one that takes connections and never answers stays down.
 
 mod client_common;
 
@@ -164,6 +165,20 @@ async fn proxy_before_an_echo_upstream() -> (
     (address, stop, serving, proxy)
 }
 
+/// A listener on `address` again, once the one before it let it go.
+async fn bind_again(address: std::net::SocketAddr) -> tokio::net::TcpListener {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match tokio::net::TcpListener::bind(address).await {
+            Ok(listener) => return listener,
+            Err(error) => {
+                assert!(Instant::now() < deadline, "{error}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
 /// An HTTP upstream (`--url`) that goes away: the call that cannot reach
 /// it fails (retryably) and marks the upstream down (what `/health` says),
 /// and a probe sees it come back on its own, counted as a restart.
@@ -188,17 +203,9 @@ async fn an_http_upstream_that_goes_away_is_seen_down_and_back() {
     assert!(!proxy.is_upstream_connected(), "seen down");
 
     // Back on the same address: the probe finds it.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let listener = loop {
-        match tokio::net::TcpListener::bind(address).await {
-            Ok(listener) => break listener,
-            Err(error) => {
-                assert!(Instant::now() < deadline, "{error}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
-    };
+    let listener = bind_again(address).await;
     let _serving = echo_upstream(listener, std::future::pending());
+    let deadline = Instant::now() + Duration::from_secs(10);
     while !proxy.is_upstream_connected() {
         assert!(Instant::now() < deadline, "never seen back");
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -231,4 +238,38 @@ async fn a_prompt_that_cannot_reach_an_http_upstream_marks_it_down() {
     let failed = client.get_prompt("note", None).await.unwrap_err();
     assert!(failed.to_string().contains("note"), "{failed}");
     assert!(!proxy.is_upstream_connected(), "seen down");
+}
+
+/// An HTTP upstream that takes connections but never answers (a host
+/// gone quiet behind its address): the probe's ping times out, which keeps
+/// it down, and one probe at a time connects to it.
+#[tokio::test]
+async fn an_http_upstream_that_never_answers_the_probe_stays_down() {
+    let (address, stop, serving, proxy) = proxy_before_an_echo_upstream().await;
+    let url = client_common::serve_proxy_over_http(proxy.registry().clone()).await;
+    let client = client_common::connect_http(&url, Negotiation::Auto).await;
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+    let failed = client.call_tool("echo", None).await.unwrap();
+    assert!(failed.is_error, "{}", failed.text());
+    assert!(!proxy.is_upstream_connected(), "seen down");
+
+    // The same address now takes connections and says nothing.
+    let listener = bind_again(address).await;
+    let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&taken);
+    let _silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((connection, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(connection);
+        }
+    });
+    // Past the first probe's 5 s wait for its answer.
+    tokio::time::sleep(Duration::from_millis(6_000)).await;
+    assert!(!proxy.is_upstream_connected(), "a silent upstream seen up");
+    // One probe at a time (two pings in the 6 s), and the listen stream
+    // that follows the upstream's changes trying again.
+    let connections = taken.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((1..=4).contains(&connections), "{connections} connections");
 }
