@@ -202,10 +202,12 @@ fn refusal(
         // These name a path through `$ref`s, not a place in the document.
         SchemaErrorKind::ExpansionTooCostly { .. }
         | SchemaErrorKind::EstimateTooCostly { .. }
-        | SchemaErrorKind::ReferenceCycle { .. } => single(Rule::SchemaOverBounds, ""),
+        | SchemaErrorKind::ReferenceCycle { .. }
+        | SchemaErrorKind::ReferenceChainTooLong { .. } => single(Rule::SchemaOverBounds, ""),
         SchemaErrorKind::TooDeep { at: pointer, .. }
         | SchemaErrorKind::PatternsTooCostly { at: pointer, .. }
-        | SchemaErrorKind::BacktrackingPattern { at: pointer, .. } => {
+        | SchemaErrorKind::BacktrackingPattern { at: pointer, .. }
+        | SchemaErrorKind::PatternOverBounds { at: pointer, .. } => {
             single(Rule::SchemaOverBounds, pointer)
         }
         SchemaErrorKind::InvalidPattern { at: pointer, .. } => single(Rule::SchemaInvalid, pointer),

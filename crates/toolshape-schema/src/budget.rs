@@ -71,7 +71,12 @@ pub(crate) fn run(job: Job, budget: Duration, runaways: &Arc<Runaways>) -> Outco
     }
     match receiver.recv_timeout(budget) {
         Ok(result) => Outcome::Finished(result),
-        Err(_) => {
+        // The worker ended without a result (the library panicked): no
+        // runaway, and nothing to quarantine for.
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Outcome::Finished(Err(ValidationErrorKind::Failed.into()))
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => {
             runaways.running.fetch_add(1, Ordering::AcqRel);
             match state.compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => Outcome::OverBudget,

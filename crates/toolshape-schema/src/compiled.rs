@@ -1,7 +1,8 @@
 //! A compiled schema, and validation against it.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use jsonschema::Validator;
 use serde_json::Value;
@@ -17,6 +18,22 @@ use crate::text::{InstanceText, TextJson};
 /// member is found by a scan there, so a larger object goes through a `Value`.
 const SCANNED_MEMBERS: usize = 32;
 
+/// The deepest a validation inline on the caller's thread may recurse, in
+/// subschemas applied one inside the other (the instance's depth times the
+/// schema's longest chain at one location): deeper ones run on a worker
+/// thread with a large stack, whatever their work (an async runtime's
+/// threads have 2 MiB).
+const INLINE_LEVELS: usize = 512;
+
+/// How long a schema that overran its budget stays quarantined: the same
+/// schema may serve several tools and peers (the engine's cache is keyed by
+/// content), which a hostile peer's instance must not shut out for good.
+const QUARANTINE: Duration = Duration::from_secs(60);
+
+/// A string's bytes that count as one instance node in the work of a
+/// superlinear schema (`format: regex` reads the string as a pattern).
+const BYTES_PER_NODE: u64 = 16;
+
 /// A schema compiled once and validated against many times. `Send + Sync`;
 /// share it through the `Arc` the engine hands out.
 pub struct CompiledSchema {
@@ -26,10 +43,30 @@ pub struct CompiledSchema {
     pub(crate) schema: Arc<Value>,
     pub(crate) dialect: Dialect,
     pub(crate) expansion: u64,
+    /// The longest chain of subschemas applied at one instance location.
+    pub(crate) chain: usize,
+    /// Whether a keyword's work grows faster than the instance
+    /// (`uniqueItems`, a `regex` format): the work counts its square.
+    pub(crate) superlinear: bool,
     pub(crate) trust: Trust,
     pub(crate) limits: Arc<Limits>,
     pub(crate) runaways: Arc<Runaways>,
-    pub(crate) quarantined: AtomicBool,
+    /// Until when it is quarantined, in milliseconds from [`clock_base`]
+    /// (0: it is not).
+    pub(crate) quarantined_until: AtomicU64,
+}
+
+/// The instant quarantines are counted from.
+fn clock_base() -> Instant {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    *BASE.get_or_init(Instant::now)
+}
+
+/// Milliseconds since [`clock_base`] (at least 1).
+fn now_ms() -> u64 {
+    u64::try_from(clock_base().elapsed().as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 impl std::fmt::Debug for CompiledSchema {
@@ -53,13 +90,18 @@ impl CompiledSchema {
         if self.is_quarantined() {
             return Err(ValidationErrorKind::Quarantined.into());
         }
-        let nodes = count_nodes(instance, self.limits.max_instance_depth).ok_or(
+        let (nodes, depth) = count_nodes(instance, self.limits.max_instance_depth).ok_or(
             ValidationErrorKind::InstanceTooDeep {
                 limit: self.limits.max_instance_depth,
             },
         )?;
-        let work = self.expansion.saturating_mul(nodes);
-        if self.trust == Trust::Trusted || work <= self.limits.inline_work {
+        let nodes = if self.superlinear {
+            let weighed = nodes.saturating_add(string_bytes(instance) / BYTES_PER_NODE);
+            weighed.saturating_mul(weighed)
+        } else {
+            nodes
+        };
+        if self.trust == Trust::Trusted || self.fits_inline(nodes, depth) {
             return budget::validate_with(
                 &self.validator,
                 instance,
@@ -93,11 +135,23 @@ impl CompiledSchema {
             }
             .into());
         }
-        let work = self.expansion.saturating_mul(instance.values());
-        if work <= self.limits.inline_work && validator.is_valid(instance.root()) {
+        if !self.superlinear
+            && self.fits_inline(instance.values(), instance.depth())
+            && validator.is_valid(instance.root())
+        {
             return Ok(());
         }
         self.validate(&instance.to_value())
+    }
+
+    /// Whether an untrusted validation of an instance of `nodes` values
+    /// (weighed) nesting `depth` deep runs inline: little work, little
+    /// recursion.
+    fn fits_inline(&self, nodes: u64, depth: usize) -> bool {
+        let levels = depth
+            .saturating_add(1)
+            .saturating_mul(self.chain.saturating_add(1));
+        self.expansion.saturating_mul(nodes) <= self.limits.inline_work && levels <= INLINE_LEVELS
     }
 
     fn validate_budgeted(&self, instance: &Value) -> Result<(), ValidationError> {
@@ -113,7 +167,8 @@ impl CompiledSchema {
         match budget::run(job, self.limits.validation_budget, &self.runaways) {
             budget::Outcome::Finished(result) => result,
             budget::Outcome::OverBudget => {
-                self.quarantined.store(true, Ordering::Release);
+                let until = now_ms().saturating_add(QUARANTINE.as_millis() as u64);
+                self.quarantined_until.store(until, Ordering::Release);
                 Err(ValidationErrorKind::BudgetExceeded {
                     budget_ms: self.limits.validation_budget.as_millis(),
                 }
@@ -142,54 +197,113 @@ impl CompiledSchema {
         self.expansion
     }
 
-    /// Whether it overran its budget and is no longer run.
+    /// Whether it overran its budget and is not run for now (a minute
+    /// after the overrun).
     pub fn is_quarantined(&self) -> bool {
-        self.quarantined.load(Ordering::Acquire)
+        match self.quarantined_until.load(Ordering::Acquire) {
+            0 => false,
+            until => now_ms() < until,
+        }
     }
 }
 
-/// The number of values in `instance`, or `None` when it nests deeper than `max_depth`.
+/// The number of values in `instance` and how many containers deep it
+/// nests (a scalar is 0 deep), or `None` when it nests deeper than `max_depth`.
 ///
 /// It runs before every validation, so it is kept cheap: a container counts its
 /// children by length and descends only into the children that are containers
 /// (no call per scalar), which about halves its cost on typical tool output.
-fn count_nodes(instance: &Value, max_depth: usize) -> Option<u64> {
+fn count_nodes(instance: &Value, max_depth: usize) -> Option<(u64, usize)> {
+    /// What a walk has found so far.
+    struct Walk {
+        nodes: u64,
+        deepest: usize,
+        max_depth: usize,
+    }
     fn is_container(value: &Value) -> bool {
         matches!(value, Value::Array(_) | Value::Object(_))
     }
-    /// Adds the descendants of the container `value` to `nodes`; false when too deep.
-    fn walk(value: &Value, depth_left: usize, nodes: &mut u64) -> bool {
-        let Some(depth_left) = depth_left.checked_sub(1) else {
+    /// Counts the descendants of the container `value`, `depth` deep;
+    /// false when too deep.
+    fn walk(value: &Value, depth: usize, found: &mut Walk) -> bool {
+        if depth > found.max_depth {
             return false;
-        };
+        }
+        found.deepest = found.deepest.max(depth);
+        let walk_item =
+            |item: &Value, found: &mut Walk| !is_container(item) || walk(item, depth + 1, found);
         match value {
             Value::Array(items) => {
-                *nodes += items.len() as u64;
-                items
-                    .iter()
-                    .all(|item| !is_container(item) || walk(item, depth_left, nodes))
+                found.nodes += items.len() as u64;
+                items.iter().all(|item| walk_item(item, found))
             }
             Value::Object(map) => {
-                *nodes += map.len() as u64;
-                map.values()
-                    .all(|item| !is_container(item) || walk(item, depth_left, nodes))
+                found.nodes += map.len() as u64;
+                map.values().all(|item| walk_item(item, found))
             }
             _ => true,
         }
     }
-    let mut nodes = 1;
-    (!is_container(instance) || walk(instance, max_depth, &mut nodes)).then_some(nodes)
+    let mut found = Walk {
+        nodes: 1,
+        deepest: 0,
+        max_depth,
+    };
+    let within = !is_container(instance) || walk(instance, 1, &mut found);
+    within.then_some((found.nodes, found.deepest))
+}
+
+/// The bytes of the strings in `instance` (its member names included),
+/// for a superlinear schema's work; within the depth already checked.
+fn string_bytes(instance: &Value) -> u64 {
+    match instance {
+        Value::String(text) => text.len() as u64,
+        Value::Array(items) => items.iter().map(string_bytes).sum(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(name, value)| name.len() as u64 + string_bytes(value))
+            .sum(),
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::count_nodes;
+    use super::{count_nodes, string_bytes};
     use serde_json::json;
 
     #[test]
     fn counts_nodes_within_depth() {
-        assert_eq!(count_nodes(&json!({"a": [1, 2], "b": null}), 8), Some(5));
-        assert_eq!(count_nodes(&json!([[[1]]]), 3), Some(4));
+        assert_eq!(
+            count_nodes(&json!({"a": [1, 2], "b": null}), 8),
+            Some((5, 2))
+        );
+        assert_eq!(count_nodes(&json!([[[1]]]), 3), Some((4, 3)));
         assert_eq!(count_nodes(&json!([[[[1]]]]), 3), None);
+        assert_eq!(count_nodes(&json!("x"), 3), Some((1, 0)));
+        assert_eq!(count_nodes(&json!([1, [2], {"a": [[3]]}]), 8), Some((8, 4)));
+    }
+
+    /// A quarantine ends: the same schema may serve other tools and peers.
+    #[test]
+    fn a_quarantine_ends() {
+        use std::sync::atomic::Ordering;
+        let engine = crate::SchemaEngine::default();
+        let compiled = engine
+            .compile(&json!({"type": "string"}))
+            .expect("compiles");
+        assert!(!compiled.is_quarantined());
+        let until = super::now_ms() + super::QUARANTINE.as_millis() as u64;
+        compiled.quarantined_until.store(until, Ordering::Release);
+        assert!(compiled.is_quarantined());
+        assert!(compiled.validate(&json!("x")).is_err());
+        compiled.quarantined_until.store(1, Ordering::Release);
+        assert!(!compiled.is_quarantined());
+        assert!(compiled.validate(&json!("x")).is_ok());
+    }
+
+    #[test]
+    fn counts_string_bytes() {
+        assert_eq!(string_bytes(&json!({"ab": ["cde", 1], "f": null})), 6);
     }
 }

@@ -25,13 +25,35 @@ use crate::walk::{self, Applies, ChildGroup, Key, push_segment};
 /// Deepest the estimator itself may recurse; it runs on a thread with a large stack.
 const MAX_FRAMES: usize = 20_000;
 
-/// Estimates the worst-case evaluations per instance location of the schema `root`.
+/// Longest chain of subschemas applied at one instance location (each
+/// inside the one before, through `$ref`s or in-place keywords): a
+/// validation recurses that deep at each level of the instance.
+pub(crate) const MAX_CHAIN: usize = 256;
+
+/// What a schema may cost to validate, worked out before it is compiled.
+pub(crate) struct Estimate<'r> {
+    /// Worst-case subschema evaluations per instance location.
+    pub(crate) expansion: u64,
+    /// Longest chain of subschemas applied at one instance location.
+    pub(crate) chain: usize,
+    /// Whether it holds a keyword whose work grows faster than the
+    /// instance (`uniqueItems`, a `regex` format).
+    pub(crate) superlinear: bool,
+    /// The subschemas met only through references, outside the places
+    /// the walk of the document reaches (not in `walked`), with a path to each.
+    pub(crate) referenced: Vec<(&'r Value, String)>,
+}
+
+/// Estimates the worst-case evaluations per instance location of the
+/// schema `root`; `walked` holds the addresses of the subschemas the walk
+/// of its document met.
 pub(crate) fn estimate<'r>(
     root: &'r Value,
     resolver: &Resolver<'r>,
     draft: Draft,
     limits: &Limits,
-) -> Result<u64, SchemaError> {
+    walked: &'r HashSet<usize>,
+) -> Result<Estimate<'r>, SchemaError> {
     let mut anchors = Anchors::default();
     anchors.collect(root, resolver, draft, 0)?;
     let mut estimator = Estimator {
@@ -40,13 +62,47 @@ pub(crate) fn estimate<'r>(
         limit: limits.max_expansion,
         max_steps: limits.max_estimate_steps,
         frames: 0,
+        in_place: 0,
         pointer: String::new(),
         anchors,
         group_costs: HashMap::new(),
+        walked,
+        met: HashSet::new(),
+        referenced: Vec::new(),
+        superlinear: false,
     };
-    Ok(estimator
-        .cost(root, resolver, draft, limits.max_instance_depth)?
-        .total())
+    let cost = estimator.cost(root, resolver, draft, limits.max_instance_depth)?;
+    Ok(Estimate {
+        expansion: cost.total(),
+        chain: cost.chain,
+        superlinear: estimator.superlinear,
+        referenced: estimator.referenced,
+    })
+}
+
+/// What one evaluation of `schema` costs at its location beyond the
+/// evaluation itself: a comparison per `enum` value and per `required`
+/// name, and a `multipleOf` that is not a whole number (exact decimal
+/// arithmetic on any float).
+fn keyword_weight(schema: &serde_json::Map<String, Value>) -> u64 {
+    let listed = |keyword: &str| match schema.get(keyword) {
+        Some(Value::Array(values)) => values.len() as u64,
+        _ => 0,
+    };
+    let fraction = match schema.get("multipleOf") {
+        Some(Value::Number(number)) if number.as_u64().is_none() => 64,
+        _ => 0,
+    };
+    listed("enum")
+        .saturating_add(listed("required"))
+        .saturating_add(fraction)
+}
+
+/// Whether `schema` holds a keyword whose work grows faster than the
+/// instance it checks.
+fn is_superlinear(schema: &serde_json::Map<String, Value>) -> bool {
+    schema.get("uniqueItems") == Some(&Value::Bool(true))
+        || schema.get("format").and_then(Value::as_str) == Some("regex")
 }
 
 /// Each subschema's cost at each instance depth is computed once and shared
@@ -58,11 +114,22 @@ struct Estimator<'r> {
     /// Most costs worked out (memo entries) before the schema is refused.
     max_steps: usize,
     frames: usize,
+    /// How many subschemas deep the estimate is at the current instance
+    /// location (the chain it is in, bounded by [`MAX_CHAIN`]).
+    in_place: usize,
     pointer: String,
     anchors: Anchors<'r>,
     /// The worst cost of each group of anchors at each depth, worked out
     /// once: every dynamic reference to the group shares it.
     group_costs: HashMap<(Group<'r>, usize), Option<Rc<Cost<'r>>>>,
+    /// The addresses of the subschemas the walk of the document met.
+    walked: &'r HashSet<usize>,
+    /// The addresses of the subschemas met here.
+    met: HashSet<usize>,
+    /// Those met here and not by the walk, with a path to each.
+    referenced: Vec<(&'r Value, String)>,
+    /// Whether a subschema met holds a superlinear keyword.
+    superlinear: bool,
 }
 
 /// The anchors a dynamic reference may land on in some other scope.
@@ -178,12 +245,15 @@ struct Cost<'r> {
     any_property: u64,
     /// The worst a single item of an array instance costs.
     array_child: u64,
+    /// The longest chain of subschemas applied here, this one included.
+    chain: usize,
 }
 
 impl<'r> Cost<'r> {
     fn leaf() -> Self {
         Cost {
             here: 1,
+            chain: 1,
             ..Cost::default()
         }
     }
@@ -196,9 +266,11 @@ impl<'r> Cost<'r> {
         self.here.saturating_add(object_child.max(self.array_child))
     }
 
-    /// Adds a subschema applied at the same location: its children apply to the same children.
+    /// Adds a subschema applied at the same location, inside this one: its
+    /// children apply to the same children.
     fn add_in_place(&mut self, other: &Cost<'r>) {
         self.here = self.here.saturating_add(other.here);
+        self.chain = self.chain.max(other.chain.saturating_add(1));
         if self.named.is_empty() {
             self.named.clone_from(&other.named);
         } else if !other.named.is_empty() {
@@ -212,6 +284,7 @@ impl<'r> Cost<'r> {
     /// bound of either, for a place that applies one of the two.
     fn max_with(&mut self, other: &Cost<'r>) {
         self.here = self.here.max(other.here);
+        self.chain = self.chain.max(other.chain);
         self.named = merge(&self.named, &other.named, u64::max);
         self.any_property = self.any_property.max(other.any_property);
         self.array_child = self.array_child.max(other.array_child);
@@ -424,11 +497,26 @@ impl<'r> Estimator<'r> {
             .into());
         }
 
+        let address = std::ptr::from_ref(node) as usize;
+        if self.met.insert(address) && !self.walked.contains(&address) {
+            self.referenced.push((node, self.pointer.clone()));
+        }
+        self.superlinear |= is_superlinear(map);
         let draft = draft.detect(node);
         let scoped = within(node, draft, resolver)?;
         let resolver = scoped.as_ref().unwrap_or(resolver);
 
         let mut cost = Cost::leaf();
+        cost.here = cost.here.saturating_add(keyword_weight(map));
+        // Each subschema below at this location is one more in the chain.
+        self.in_place += 1;
+        if self.in_place > MAX_CHAIN {
+            return Err(SchemaErrorKind::ReferenceChainTooLong {
+                limit: MAX_CHAIN,
+                at: excerpt(&self.pointer, 200),
+            }
+            .into());
+        }
         for (keyword, reference) in walk::references(map) {
             let len = self.pointer.len();
             push_segment(&mut self.pointer, keyword);
@@ -460,10 +548,13 @@ impl<'r> Estimator<'r> {
                     Err(e) => result = Err(e),
                 },
                 Applies::Child(group) if depth > 0 => {
+                    // A child of the instance starts a chain of its own.
+                    let chained = std::mem::take(&mut self.in_place);
                     match self.cost(edge.schema, resolver, draft, depth - 1) {
                         Ok(child) => cost.add_child(group, edge.key, child.total(), &mut items),
                         Err(e) => result = Err(e),
                     }
+                    self.in_place = chained;
                 }
                 Applies::Child(_) | Applies::Definition => {}
             }
@@ -475,6 +566,7 @@ impl<'r> Estimator<'r> {
             .saturating_add(items.0.saturating_add(items.1));
 
         self.frames -= 1;
+        self.in_place -= 1;
         self.on_stack.remove(&key);
         if cost.total() > self.limit {
             return Err(SchemaErrorKind::ExpansionTooCostly {

@@ -1,7 +1,7 @@
 //! The engine: configuration, compilation and the compiled-schema cache.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use jsonschema::{PatternOptions, Validator};
@@ -25,8 +25,10 @@ use crate::resolve::{self, Retriever};
 use crate::text::TextJson;
 use crate::{cost, meta};
 
-/// Stack of the thread a schema is compiled on: hostile nesting cannot overflow it.
-const COMPILE_STACK: usize = 64 * 1024 * 1024;
+/// Stack of the thread a schema is compiled on: hostile nesting cannot
+/// overflow it (the cost estimate's 20,000 frames took about 4 KiB each in
+/// a debug build: 64 MiB overflowed; only the pages touched are memory).
+const COMPILE_STACK: usize = 256 * 1024 * 1024;
 
 /// Whose schemas an engine compiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -220,7 +222,8 @@ impl SchemaEngine {
             }),
             Trust::Trusted => Duration::MAX,
         };
-        precheck::check_structure(schema, &inner.limits, policy, pattern_budget)?;
+        let mut structure =
+            precheck::check_structure(schema, &inner.limits, policy, pattern_budget)?;
         match declared.custom {
             None => meta::check(schema, dialect, &inner.limits)?,
             Some(custom) => {
@@ -233,7 +236,18 @@ impl SchemaEngine {
         let draft = dialect.draft();
         resolve::check_ids(schema, &inner.held)?;
         let (registry, base) = resolve::prepare(documents, schema, draft, &inner.retriever)?;
-        let expansion = cost::estimate(schema, &registry.resolver(base), draft, &inner.limits)?;
+        let walked = std::mem::take(&mut structure.walked);
+        let estimate = cost::estimate(
+            schema,
+            &registry.resolver(base),
+            draft,
+            &inner.limits,
+            &walked,
+        )?;
+        // What references reach beyond the walk is held to its bounds too.
+        for (subschema, path) in &estimate.referenced {
+            structure.referenced(subschema, path)?;
+        }
 
         // Both validators are built on the registry prepared above, with
         // nothing more to fetch: what was fetched once (and estimated) is
@@ -254,11 +268,13 @@ impl SchemaEngine {
             text_validator,
             schema: Arc::clone(schema),
             dialect,
-            expansion,
+            expansion: estimate.expansion,
+            chain: estimate.chain,
+            superlinear: estimate.superlinear,
             trust: inner.trust,
             limits: Arc::clone(&inner.limits),
             runaways: Arc::clone(&inner.runaways),
-            quarantined: AtomicBool::new(false),
+            quarantined_until: AtomicU64::new(0),
         })
     }
 

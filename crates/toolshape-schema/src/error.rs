@@ -121,6 +121,28 @@ pub enum SchemaErrorKind {
         /// JSON Pointer to the pattern.
         at: String,
     },
+    /// A pattern past what is read of one: longer than 32 KiB, or with
+    /// more than 32 `\c` escapes (the translation to the regex engine's
+    /// syntax reads the pattern again from its start for each).
+    #[error("pattern {pattern:?} at {at} is longer than 32 KiB or holds more than 32 \\c escapes")]
+    PatternOverBounds {
+        /// The pattern, shortened.
+        pattern: String,
+        /// JSON Pointer to the pattern.
+        at: String,
+    },
+    /// A chain of subschemas applied at one instance location (through
+    /// `$ref`s) is longer than the engine follows: validating it would
+    /// recurse that deep.
+    #[error(
+        "a chain of more than {limit} subschemas applies at one instance location (through references, at {at})"
+    )]
+    ReferenceChainTooLong {
+        /// The longest chain accepted.
+        limit: usize,
+        /// JSON Pointer path (through references) to where it was crossed.
+        at: String,
+    },
     /// A pattern is not a valid regular expression.
     #[error("invalid regular expression {pattern:?} at {at}")]
     InvalidPattern {
@@ -236,9 +258,14 @@ pub enum ValidationErrorKind {
         /// The budget, in milliseconds.
         budget_ms: u128,
     },
-    /// The schema overran its budget before and is no longer run.
+    /// The schema overran its budget a short while ago (a minute) and is
+    /// not run meanwhile.
     #[error("schema is quarantined after overrunning its validation budget")]
     Quarantined,
+    /// The validator library failed on this instance (its worker thread
+    /// ended without a result).
+    #[error("the validator failed on this instance")]
+    Failed,
     /// Too many overrunning validations are still running; this one was not started.
     #[error("too many validations are over budget and still running; try again later")]
     Overloaded,

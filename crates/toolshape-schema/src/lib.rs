@@ -18,7 +18,8 @@
 //!   meta-schema;
 //! - validation takes the fast path first and builds a capped, short report only
 //!   for a failing instance; untrusted schemas run under a time budget on a
-//!   worker thread and are quarantined when they overrun it;
+//!   worker thread when their work or recursion is large, and are
+//!   quarantined for a minute when they overrun it;
 //! - compiled schemas are cached by content.
 //!
 //! [`mcp`] holds MCP's rules on tool schemas and the wrapping of non-object

@@ -56,6 +56,14 @@ pub(crate) fn footprint(schema: &Value, limit: usize) -> Result<Footprint, Schem
     })
 }
 
+/// The longest pattern read: the regex engine's own bounds come after the
+/// translation from ECMA-262 syntax, which is not linear in every pattern.
+const MAX_PATTERN_BYTES: usize = 32 * 1024;
+
+/// Most `\c` escapes (control characters) in one pattern: the translation
+/// reads the pattern again from its start for each one.
+const MAX_CONTROL_ESCAPES: usize = 32;
+
 /// How patterns are checked before compiling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum PatternPolicy {
@@ -66,13 +74,15 @@ pub(crate) enum PatternPolicy {
 }
 
 /// Checks document depth, subschema count and every pattern (their compiling
-/// within `pattern_budget` together).
+/// within `pattern_budget` together): what was met, for the subschemas
+/// that references reach elsewhere to be held to the same bounds
+/// ([`StructureChecker::referenced`]).
 pub(crate) fn check_structure(
     schema: &Value,
     limits: &Limits,
     patterns: PatternPolicy,
     pattern_budget: Duration,
-) -> Result<(), SchemaError> {
+) -> Result<StructureChecker, SchemaError> {
     let mut pointer = String::new();
     check_depth(schema, limits.max_schema_depth, 0, &mut pointer)?;
     let mut checker = StructureChecker {
@@ -82,8 +92,10 @@ pub(crate) fn check_structure(
         pattern_budget,
         pattern_time: Duration::ZERO,
         checked: HashSet::new(),
+        walked: HashSet::new(),
     };
-    checker.visit(schema, &mut pointer)
+    checker.visit(schema, &mut pointer)?;
+    Ok(checker)
 }
 
 /// Checks only the document's depth.
@@ -120,7 +132,8 @@ fn check_depth(
     Ok(())
 }
 
-struct StructureChecker {
+/// The subschemas of a document met so far, counted, and their patterns checked.
+pub(crate) struct StructureChecker {
     limit: usize,
     count: usize,
     patterns: PatternPolicy,
@@ -130,10 +143,39 @@ struct StructureChecker {
     pattern_time: Duration,
     /// The patterns checked so far (each distinct one is checked once).
     checked: HashSet<String>,
+    /// The addresses of the subschemas the walk met.
+    pub(crate) walked: HashSet<usize>,
 }
 
 impl StructureChecker {
     fn visit(&mut self, schema: &Value, pointer: &mut String) -> Result<(), SchemaError> {
+        self.walked.insert(std::ptr::from_ref(schema) as usize);
+        self.visit_one(schema, pointer)?;
+        let Value::Object(map) = schema else {
+            return Ok(());
+        };
+        let mut result = Ok(());
+        walk::for_each_subschema(map, |edge| {
+            if result.is_ok() {
+                let len = pointer.len();
+                edge.push_pointer(pointer);
+                result = self.visit(edge.schema, pointer);
+                pointer.truncate(len);
+            }
+        });
+        result
+    }
+
+    /// Counts a subschema that references reach outside the places the
+    /// walk met (a pointer into another member, another document), and
+    /// checks its own patterns (its subschemas are met as it is, one by one).
+    pub(crate) fn referenced(&mut self, schema: &Value, path: &str) -> Result<(), SchemaError> {
+        let mut pointer = path.to_owned();
+        self.visit_one(schema, &mut pointer)
+    }
+
+    /// Counts `schema` and checks its own patterns.
+    fn visit_one(&mut self, schema: &Value, pointer: &mut String) -> Result<(), SchemaError> {
         self.count += 1;
         if self.count > self.limit {
             return Err(SchemaErrorKind::TooManySubschemas { limit: self.limit }.into());
@@ -156,21 +198,20 @@ impl StructureChecker {
                 pointer.truncate(len);
             }
         }
-        let mut result = Ok(());
-        walk::for_each_subschema(map, |edge| {
-            if result.is_ok() {
-                let len = pointer.len();
-                edge.push_pointer(pointer);
-                result = self.visit(edge.schema, pointer);
-                pointer.truncate(len);
-            }
-        });
-        result
+        Ok(())
     }
 
     fn check_pattern(&mut self, pattern: &str, pointer: &str) -> Result<(), SchemaError> {
         if self.checked.contains(pattern) {
             return Ok(());
+        }
+        if pattern.len() > MAX_PATTERN_BYTES || pattern.matches(r"\c").count() > MAX_CONTROL_ESCAPES
+        {
+            return Err(SchemaErrorKind::PatternOverBounds {
+                pattern: excerpt(pattern, 120),
+                at: excerpt(pointer, 200),
+            }
+            .into());
         }
         let started = Instant::now();
         let class = classify_pattern(pattern);

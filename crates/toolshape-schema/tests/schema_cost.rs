@@ -7,7 +7,7 @@
 mod hostile_common;
 
 use serde_json::{Value, json};
-use toolshape_schema::{SchemaEngine, SchemaErrorKind, Trust};
+use toolshape_schema::{SchemaEngine, SchemaErrorKind, Trust, ValidationErrorKind};
 
 use hostile_common::{quickly, still_serves};
 
@@ -254,4 +254,169 @@ fn legitimate_recursive_schemas_compile_under_default_limits() {
             .validate(&json!({"name": "a", "children": [{"children": []}]}))
             .is_err()
     );
+}
+
+/// `n` links of `$ref`s, each to the next, at one instance location, kept
+/// in `under` (a member no keyword names), the last an array of itself.
+fn reference_chain(n: usize, under: &str) -> Value {
+    let mut links: Vec<Value> = (1..=n)
+        .map(|next| json!({"$ref": format!("#/{under}/{next}")}))
+        .collect();
+    links.push(json!({"type": "array", "items": {"$ref": "#"}}));
+    let mut schema = json!({"$ref": format!("#/{under}/0")});
+    schema[under] = Value::Array(links);
+    schema
+}
+
+/// Runs `f` on a thread with an async runtime worker's 2 MiB stack.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// A chain of references at one place recurses as deep in the validator:
+/// a long one is refused (9,000 links overflowed the stack of the thread
+/// validating and ended the process), and a shorter one with a deep
+/// instance runs on a worker with a large stack.
+#[test]
+fn a_long_reference_chain_is_refused_and_a_deep_one_runs_on_a_large_stack() {
+    let refused = on_small_stack(|| {
+        let engine = SchemaEngine::default();
+        let refused = engine.compile(&reference_chain(9_000, "x")).unwrap_err();
+        still_serves(&engine);
+        refused
+    });
+    assert!(
+        matches!(
+            refused.kind(),
+            SchemaErrorKind::ReferenceChainTooLong { .. }
+                | SchemaErrorKind::TooManySubschemas { .. }
+        ),
+        "{refused}"
+    );
+    let refused = SchemaEngine::default()
+        .compile(&reference_chain(300, "x"))
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused.kind(),
+            SchemaErrorKind::ReferenceChainTooLong { .. }
+        ),
+        "{refused}"
+    );
+
+    // 100 links at each of 70 levels: 7,000 deep (little work: 71 values).
+    let mut instance = json!([]);
+    for _ in 0..70 {
+        instance = json!([instance]);
+    }
+    let validated = on_small_stack(move || {
+        let engine = SchemaEngine::default();
+        let compiled = engine.compile(&reference_chain(100, "x")).unwrap();
+        compiled.validate(&instance).map_err(|e| e.to_string())
+    });
+    assert_eq!(validated, Ok(()));
+}
+
+/// Subschemas reached only by references into members no keyword names
+/// count toward the subschema limit, and their patterns are checked.
+#[test]
+fn subschemas_reached_only_by_reference_are_counted_and_checked() {
+    let branches: Vec<Value> = (0..5_000)
+        .map(|at| json!({"$ref": format!("#/x/{at}")}))
+        .collect();
+    let targets: Vec<Value> = (0..5_000).map(|_| json!({"type": "string"})).collect();
+    let schema = json!({"anyOf": branches, "x": targets});
+    let refused = SchemaEngine::default().compile(&schema).unwrap_err();
+    assert!(
+        matches!(refused.kind(), SchemaErrorKind::TooManySubschemas { .. }),
+        "{refused}"
+    );
+    let schema = json!({"$ref": "#/x/0", "x": [{"pattern": "(a)\\1"}]});
+    let refused = SchemaEngine::default().compile(&schema).unwrap_err();
+    assert!(
+        matches!(refused.kind(), SchemaErrorKind::BacktrackingPattern { at, .. } if at.contains("pattern")),
+        "{refused}"
+    );
+}
+
+/// A pattern the translation to the regex engine's syntax reads again for
+/// each `\c` escape is refused before it is read.
+#[test]
+fn a_pattern_of_many_control_escapes_is_refused() {
+    let engine = SchemaEngine::default();
+    let pattern = "\\cA".repeat(40_000);
+    let schema = json!({"type": "string", "pattern": pattern});
+    let refused = quickly("control escapes", || engine.compile(&schema)).unwrap_err();
+    assert!(
+        matches!(refused.kind(), SchemaErrorKind::PatternOverBounds { .. }),
+        "{refused}"
+    );
+    let few = json!({"type": "string", "pattern": "^\\cA\\cB$"});
+    assert!(engine.compile(&few).is_ok());
+    still_serves(&engine);
+}
+
+/// An evaluation costs a comparison per `enum` value: a large enum counts
+/// in the work that decides whether a validation runs under the budget.
+#[test]
+fn enum_values_count_in_the_expansion() {
+    let values: Vec<Value> = (0..20_000).map(|i| json!(f64::from(i) + 0.5)).collect();
+    let schema = json!({"type": "array", "items": {"enum": values}});
+    let compiled = SchemaEngine::default().compile(&schema).unwrap();
+    assert!(compiled.expansion() > 20_000, "{}", compiled.expansion());
+}
+
+/// Ordered trees of empty arrays with `nodes` nodes each, all of them.
+fn trees(nodes: usize, memo: &mut Vec<Vec<Vec<Value>>>) -> Vec<Value> {
+    forests(nodes - 1, memo)
+        .into_iter()
+        .map(Value::Array)
+        .collect()
+}
+
+/// Ordered sequences of such trees with `nodes` nodes in all.
+fn forests(nodes: usize, memo: &mut Vec<Vec<Vec<Value>>>) -> Vec<Vec<Value>> {
+    if let Some(known) = memo.get(nodes) {
+        return known.clone();
+    }
+    let mut all = Vec::new();
+    if nodes == 0 {
+        all.push(Vec::new());
+    }
+    for first in 1..=nodes {
+        for tree in trees(first, memo) {
+            for rest in forests(nodes - first, memo) {
+                let mut forest = vec![tree.clone()];
+                forest.extend(rest);
+                all.push(forest);
+            }
+        }
+    }
+    memo.push(all.clone());
+    all
+}
+
+/// `uniqueItems` over values the validator library hashes alike (arrays
+/// of empty arrays) compares every pair: such a validation runs under the
+/// time budget, not inline for as long as it takes.
+#[test]
+fn unique_items_runs_under_the_budget() {
+    let mut memo = Vec::new();
+    let distinct: Vec<Value> = (1..=12).flat_map(|n| trees(n, &mut memo)).collect();
+    assert!(distinct.len() > 80_000);
+    let engine = SchemaEngine::default();
+    let compiled = engine.compile(&json!({"uniqueItems": true})).unwrap();
+    let instance = Value::Array(distinct);
+    let outcome = quickly("uniqueItems", || compiled.validate(&instance));
+    let error = outcome.unwrap_err();
+    assert!(
+        matches!(error.kind(), ValidationErrorKind::BudgetExceeded { .. }),
+        "{error}"
+    );
+    assert!(compiled.is_quarantined());
 }
