@@ -150,6 +150,33 @@ fn deep_trees_are_flagged_when_the_depth_bound_cuts_them() {
     assert!(out.truncated);
 }
 
+/// A glob whose matches are all a fixed number of segments deep enters no
+/// folder below that depth: a deep or huge folder beside the match (a
+/// `node_modules`, a `.git`) neither hides it nor truncates the search.
+#[test]
+fn a_glob_of_fixed_depth_walks_no_deeper() {
+    let fx = Fixture::new();
+    let deep = (0..40)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    fx.write(&format!("a_deep/{deep}/package.json"), "{}");
+    fx.write("package.json", "{}");
+    fx.write("src/x/package.json", "{}");
+    for pattern in ["package.json", "*.json", "package.*"] {
+        let out = glob(&fx, pattern);
+        assert_eq!(paths(&out), ["package.json"], "{pattern}");
+        assert!(!out.truncated, "{pattern}");
+    }
+    let out = glob(&fx, "src/*/package.json");
+    assert_eq!(paths(&out), ["src/x/package.json"]);
+    assert!(!out.truncated);
+    // `**` still walks everything (and is cut by the depth bound).
+    let out = glob(&fx, "**/package.json");
+    assert_eq!(paths(&out), ["package.json", "src/x/package.json"]);
+    assert!(out.truncated);
+}
+
 #[test]
 fn bad_globs_are_refused_clearly() {
     let fx = tree();

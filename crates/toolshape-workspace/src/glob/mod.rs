@@ -27,6 +27,9 @@ pub(crate) struct Pattern {
     regex: Regex,
     /// It ended in `/`: only folders match.
     dirs_only: bool,
+    /// How many segments deep every match is, when that is fixed (no `**`,
+    /// no `{...}` alternation, which may hold a `/`).
+    depth: Option<usize>,
 }
 
 fn has_meta(segment: &str) -> bool {
@@ -70,11 +73,21 @@ impl Pattern {
             fixed.join("/")
         };
         let regex = compile(glob, &normalized)?;
+        let fixed_depth = !normalized.contains("**") && !normalized.contains('{');
         Ok(Self {
             prefix,
             regex,
             dirs_only,
+            depth: fixed_depth.then_some(segments.len()),
         })
+    }
+
+    /// Whether the folder `path` (relative to the root, `/`-separated) may
+    /// hold a match: not when every match is fewer segments deep than its
+    /// entries (`package.json` is not looked for in `node_modules`).
+    pub(crate) fn may_match_below(&self, path: &str) -> bool {
+        let segments = path.split('/').count();
+        self.depth.is_none_or(|depth| segments < depth)
     }
 
     /// Whether `path` (relative to the root, `/`-separated) matches; a

@@ -111,8 +111,15 @@ impl Workspace {
             max_pending_bytes: WALK_MAX_PENDING_BYTES,
         };
         let end = walk::walk(dir, &target.rel, limits, |entry| {
-            if !pattern.is_match(entry.rel, entry.kind == EntryKind::Dir) {
-                return Step::Continue;
+            let is_dir = entry.kind == EntryKind::Dir;
+            // A folder entered only when a match may be below it.
+            let next = if is_dir && !pattern.may_match_below(entry.rel) {
+                Step::Skip
+            } else {
+                Step::Continue
+            };
+            if !pattern.is_match(entry.rel, is_dir) {
+                return next;
             }
             if out.matches.len() >= FIND_MAX_MATCHES {
                 out.truncated = true;
@@ -128,7 +135,7 @@ impl Workspace {
                 kind: entry.kind,
                 size,
             });
-            Step::Continue
+            next
         });
         out.truncated |= end.truncated;
         Ok(out)
