@@ -138,8 +138,10 @@ pub mod reserve {
     /// small records.
     pub const SMALL: u64 = 256 * KIB;
 
-    /// `list_directory`: up to 10000 entries with names of up to 255 bytes.
-    pub const LIST_DIRECTORY: u64 = 4 * MIB;
+    /// `list_directory`: up to 10000 entries with names of up to 255 bytes,
+    /// each byte that is not UTF-8 shown as U+FFFD (three bytes): about
+    /// 7.6 MiB of names, and their JSON.
+    pub const LIST_DIRECTORY: u64 = 12 * MIB;
 
     /// `read_text`: three copies of what is read (bytes, text, answer) plus
     /// this.

@@ -236,6 +236,27 @@ fn fifos_are_refused_without_blocking() {
         })
         .unwrap();
     assert_eq!(info.kind, EntryKind::Other);
+    assert_eq!(info.resolved_path, "pipe");
+    // Through links to it and to its folder: resolved without opening it.
+    std::fs::create_dir(fx.root().join("sub")).unwrap();
+    std::os::unix::fs::symlink("../pipe", fx.root().join("sub/to_pipe")).unwrap();
+    std::os::unix::fs::symlink("sub", fx.root().join("sub_link")).unwrap();
+    for (path, resolved) in [("sub/to_pipe", "pipe"), ("sub_link/to_pipe", "pipe")] {
+        let info = fx
+            .ws
+            .file_info(FileInfoInput { path: path.into() })
+            .unwrap();
+        assert_eq!(info.resolved_path, resolved, "{path}");
+        assert!(info.is_symlink, "{path}");
+    }
+    std::os::unix::fs::symlink("../../pipe", fx.root().join("sub/out")).unwrap();
+    let err = fx
+        .ws
+        .file_info(FileInfoInput {
+            path: "sub/out".into(),
+        })
+        .unwrap_err();
+    assert!(matches!(err, WorkspaceError::OutsideRoot { .. }), "{err}");
 }
 
 #[test]

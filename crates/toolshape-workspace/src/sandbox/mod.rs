@@ -80,6 +80,10 @@ pub(crate) fn lookup_error(err: io::Error, user: &str) -> WorkspaceError {
     }
 }
 
+/// Most links followed by their text to resolve a path that ends at a
+/// FIFO, socket or device (as the kernel's own limit on a lookup).
+const MAX_LINK_HOPS: usize = 40;
+
 /// Options to open a file for reading without ever blocking: a FIFO or a
 /// device swapped in after a check opens at once and is then refused.
 fn read_options(follow: FollowSymlinks) -> OpenOptions {
@@ -194,11 +198,47 @@ impl Root {
 
     /// Where `target` leads once links are followed, relative to the root
     /// (`.` for the root itself). The resolution is itself confined.
+    ///
+    /// A FIFO, socket or device at the end is never opened to resolve it
+    /// (where `/proc` cannot be used, as on macOS, resolving opens the
+    /// last component for reading, which blocks on a FIFO without a
+    /// writer): links to it are followed by their text, and its folder
+    /// resolved instead.
     pub(crate) fn resolved(&self, target: &Target, user: &str) -> Result<String, WorkspaceError> {
-        let canonical = self
+        let mut path = target.path.clone();
+        let mut special_name = None;
+        for _ in 0..MAX_LINK_HOPS {
+            let meta = self
+                .dir
+                .symlink_metadata(&path)
+                .map_err(|err| lookup_error(err, user))?;
+            if meta.is_file() || meta.is_dir() {
+                break;
+            }
+            if !meta.file_type().is_symlink() {
+                special_name = path.file_name().map(std::ffi::OsStr::to_owned);
+                path = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                break;
+            }
+            let leads_to = self
+                .dir
+                .read_link(&path)
+                .map_err(|err| lookup_error(err, user))?;
+            if leads_to.is_absolute() {
+                return Err(WorkspaceError::outside_root(user));
+            }
+            path = path.parent().unwrap_or(Path::new("")).join(leads_to);
+        }
+        if path.as_os_str().is_empty() {
+            path = PathBuf::from(".");
+        }
+        let mut canonical = self
             .dir
-            .canonicalize(&target.path)
+            .canonicalize(&path)
             .map_err(|err| lookup_error(err, user))?;
+        if let Some(name) = special_name {
+            canonical.push(name);
+        }
         let parts: Vec<String> = canonical
             .components()
             .filter_map(|part| match part {
