@@ -55,6 +55,7 @@ fn main() -> ExitCode {
     // A check reports what a server does wrong as findings: the client's
     // own warnings about it would only repeat them.
     logging::init(cli.verbose, matches!(cli.command, Command::Check(_)));
+    raise_descriptor_limit();
     // One stdio peer is served best on one thread: no hand-offs between
     // workers (file work still runs on the blocking pool). Everything else
     // (HTTP serving, the client commands) uses the multi-threaded runtime,
@@ -95,4 +96,28 @@ fn main() -> ExitCode {
     // thread (the output closed first): it must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     code
+}
+
+/// Raises the soft limit on open descriptors to the hard one (Unix): the
+/// usual soft limit (1,024 on Linux, 256 on macOS) is below what 64
+/// workspace walks (a descriptor per folder level) and the HTTP fronts'
+/// connections may hold at once; the connection limit follows it.
+fn raise_descriptor_limit() {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, getrlimit, setrlimit};
+        /// Where the hard limit is none (macOS), what is asked for instead
+        /// (its usual `kern.maxfilesperproc` or less).
+        const UNLIMITED_TARGET: u64 = 10_240;
+        let mut limit = getrlimit(Resource::Nofile);
+        let raised = match (limit.current, limit.maximum) {
+            (Some(current), Some(maximum)) if current < maximum => maximum,
+            (Some(current), None) if current < UNLIMITED_TARGET => UNLIMITED_TARGET,
+            _ => return,
+        };
+        limit.current = Some(raised);
+        if let Err(error) = setrlimit(Resource::Nofile, limit) {
+            tracing::debug!(%error, "cannot raise the open-file limit");
+        }
+    }
 }

@@ -350,3 +350,34 @@ fn swap_until(root: &Path, outside: &Path, stop: &AtomicBool) -> u64 {
     }
     swaps
 }
+
+/// Out of descriptors (a hard limit of 40, which the server cannot raise):
+/// a walk that cannot open a folder says its result is incomplete, not
+/// that there is nothing there.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_walk_out_of_descriptors_says_it_is_incomplete() {
+    let fixture = Fixture::new();
+    let deep = (0..31)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    let folder = fixture.root().join(&deep);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("leaf.txt"), "x").unwrap();
+    let script = r#"ulimit -n 40 && exec "$0" serve --no-watch --root "$1""#;
+    let root = fixture.root();
+    let toolshape = env!("CARGO_BIN_EXE_toolshape");
+    let args = ["-c", script, toolshape, root.to_str().unwrap()];
+    let mut peer = Peer::spawn("sh", args);
+    let result = peer
+        .call_result(MODERN, "find", json!({"glob": "**/leaf.txt"}))
+        .await;
+    assert!(!is_error(&result), "{result}");
+    let found = &result["structuredContent"];
+    let complete = found["matches"].as_array().is_some_and(|m| m.len() == 1);
+    assert!(
+        complete || found["truncated"] == true,
+        "nothing found and not flagged: {result}"
+    );
+}

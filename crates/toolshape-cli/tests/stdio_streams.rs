@@ -333,3 +333,40 @@ fn a_command_whose_stderr_reader_left_keeps_its_exit_code() {
         "{unheard:?} against {heard:?}"
     );
 }
+
+/// The soft limit on open descriptors is raised to the hard one: a usual
+/// 1,024 (here 256) is below what 64 walks and many connections hold.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_open_file_limit_is_raised() {
+    let script = r#"ulimit -Sn 256 && exec "$0" serve --no-watch --root /tmp"#;
+    let mut serve = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_toolshape")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let limits = |pid: u32| -> Vec<String> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap_or_default();
+        let line = text
+            .lines()
+            .find(|line| line.starts_with("Max open files"))
+            .unwrap_or_default()
+            .to_owned();
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    // Once it runs (the limit is raised before anything is served).
+    let mut fields = Vec::new();
+    for _ in 0..100 {
+        fields = limits(serve.id());
+        if fields.get(3).is_some_and(|soft| soft != "256") {
+            break;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    drop(serve.stdin.take());
+    let _ = serve.wait();
+    // "Max open files <soft> <hard> files"
+    assert_eq!(fields.get(3), fields.get(4), "{fields:?}");
+}

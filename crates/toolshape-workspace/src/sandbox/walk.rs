@@ -13,8 +13,9 @@
 //!   directory whose listing would pass it is cut there;
 //! - directories at `max_depth` that have entries are not entered.
 //!
-//! Unreadable directories (permissions, or gone since they were listed) are
-//! skipped.
+//! Unreadable directories (permissions, or gone or swapped since they were
+//! listed) are skipped; any other failure to list or open one (no
+//! descriptor left, an I/O error) sets [`WalkEnd::truncated`].
 
 use std::ffi::OsString;
 
@@ -97,13 +98,21 @@ fn cost(name: &OsString) -> usize {
 impl Budget {
     /// The entries of `dir`, sorted by name, as many as the pending budget allows.
     fn list(&mut self, dir: &Dir) -> Vec<Pending> {
-        let Ok(read) = dir.entries() else {
-            return Vec::new();
+        let read = match dir.entries() {
+            Ok(read) => read,
+            Err(error) => {
+                self.failed(&error);
+                return Vec::new();
+            }
         };
         let mut listed = Vec::new();
         for entry in read {
-            let Ok(entry) = entry else {
-                continue;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    self.failed(&error);
+                    continue;
+                }
             };
             let name = entry.file_name();
             let cost = cost(&name);
@@ -124,6 +133,18 @@ impl Budget {
         }
         listed.sort_by(|a, b| a.name.cmp(&b.name));
         listed
+    }
+}
+
+impl Budget {
+    /// A folder that could not be listed or opened: one that is gone, or
+    /// that the server may not read, is left out; any other failure (no
+    /// descriptor left, an I/O error) leaves the walk incomplete.
+    fn failed(&mut self, error: &std::io::Error) {
+        use std::io::ErrorKind::{NotFound, PermissionDenied};
+        if !matches!(error.kind(), NotFound | PermissionDenied) {
+            self.truncated = true;
+        }
     }
 }
 
@@ -200,8 +221,19 @@ pub(crate) fn walk(
         }
         // A directory swapped for a link since it was listed fails here
         // (`O_NOFOLLOW`) and is skipped, as is one that cannot be read.
-        let Ok(child) = frame.dir.open_dir_nofollow(&pending.name) else {
-            continue;
+        let child = match frame.dir.open_dir_nofollow(&pending.name) {
+            Ok(child) => child,
+            Err(error) => {
+                // (Swapped for something else since it was listed: skipped.)
+                let still_a_dir = frame
+                    .dir
+                    .symlink_metadata(&pending.name)
+                    .is_ok_and(|meta| meta.is_dir());
+                if still_a_dir {
+                    budget.failed(&error);
+                }
+                continue;
+            }
         };
         let depth = frame.depth + 1;
         let entries = budget.list(&child).into_iter();

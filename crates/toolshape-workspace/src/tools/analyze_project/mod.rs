@@ -165,6 +165,10 @@ fn read_manifests(dir: &Dir) -> (Option<String>, Option<String>, BTreeSet<String
 /// is followed only while it stays inside that directory); `None` when
 /// missing, not a regular file, too big or not UTF-8.
 fn manifest_text(dir: &Dir, file: &str) -> Option<String> {
+    // Looked at before it is opened: opening a device may do something.
+    if !dir.metadata(file).ok()?.is_file() {
+        return None;
+    }
     let handle = confined::open_entry_following(dir, file.as_ref()).ok()?;
     let meta = handle.metadata().ok()?;
     if !meta.is_file() || meta.len() > MANIFEST_MAX_BYTES {
