@@ -1,7 +1,9 @@
 //! The bytes of a CSV file as the parser sees them, bounded: the whole file
-//! may not grow past [`DATASET_MAX_BYTES`] while it is read, and no row may
-//! pass [`DATASET_MAX_ROW_BYTES`], so the parser's row buffer stays small
-//! however the file is shaped (one quoted field can span a whole file).
+//! may not grow past [`DATASET_MAX_BYTES`] while it is read, no row may
+//! pass [`DATASET_MAX_ROW_BYTES`] nor hold more than [`DATASET_MAX_COLUMNS`]
+//! fields, so the parser's row buffer and its list of field ends (8 bytes
+//! a field) stay small however the file is shaped (one quoted field can
+//! span a whole file; a row of commas is a field a byte).
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -9,7 +11,7 @@ use std::rc::Rc;
 
 use thiserror::Error;
 
-use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_ROW_BYTES};
+use crate::limits::{DATASET_MAX_BYTES, DATASET_MAX_COLUMNS, DATASET_MAX_ROW_BYTES};
 
 /// Bytes the CSV parser buffers ahead of the row it is reading.
 pub(crate) const PARSER_BUFFER_BYTES: usize = 64 * 1024;
@@ -23,6 +25,56 @@ pub(crate) enum Overrun {
     /// One row is longer than [`DATASET_MAX_ROW_BYTES`].
     #[error("a row is longer than {DATASET_MAX_ROW_BYTES} bytes (the limit)")]
     Row,
+    /// One row holds more than [`DATASET_MAX_COLUMNS`] fields.
+    #[error("a row has more than {DATASET_MAX_COLUMNS} fields (the limit)")]
+    Fields,
+}
+
+/// Where a row's reading is, as the CSV parser reads it (`,` between
+/// fields, `"` quoting a field that starts with it, `""` a quote inside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    /// At the start of a field.
+    Start,
+    /// In a field that is not quoted.
+    Plain,
+    /// In a quoted field.
+    Quoted,
+    /// Just after a quote in a quoted field (its end, or half of `""`).
+    QuoteInQuoted,
+}
+
+/// Counts the fields of the row being delivered.
+#[derive(Debug)]
+struct FieldCount {
+    state: Field,
+    fields: u64,
+}
+
+impl FieldCount {
+    /// Reads `bytes`; false once a row has more than [`DATASET_MAX_COLUMNS`] fields.
+    fn read(&mut self, bytes: &[u8]) -> bool {
+        for &byte in bytes {
+            self.state = match (self.state, byte) {
+                (Field::Quoted, b'"') => Field::QuoteInQuoted,
+                (Field::Quoted, _) => Field::Quoted,
+                (Field::Start | Field::QuoteInQuoted, b'"') => Field::Quoted,
+                (_, b',') => {
+                    self.fields += 1;
+                    if self.fields > DATASET_MAX_COLUMNS {
+                        return false;
+                    }
+                    Field::Start
+                }
+                (_, b'\n' | b'\r') => {
+                    self.fields = 1;
+                    Field::Start
+                }
+                _ => Field::Plain,
+            };
+        }
+        true
+    }
 }
 
 impl Overrun {
@@ -52,6 +104,7 @@ pub(crate) struct Bounded<R> {
     inner: R,
     delivered: u64,
     row_start: RowStart,
+    fields: FieldCount,
 }
 
 impl<R: Read> Bounded<R> {
@@ -61,6 +114,10 @@ impl<R: Read> Bounded<R> {
             inner,
             delivered: 0,
             row_start,
+            fields: FieldCount {
+                state: Field::Start,
+                fields: 1,
+            },
         }
     }
 }
@@ -100,6 +157,9 @@ impl<R: Read> Read for Bounded<R> {
         let room = usize::try_from(row_room.min(file_room)).unwrap_or(usize::MAX);
         let end = buf.len().min(room);
         let n = self.inner.read(&mut buf[..end])?;
+        if !self.fields.read(&buf[..n]) {
+            return Err(overrun(Overrun::Fields));
+        }
         self.delivered += n as u64;
         Ok(n)
     }
@@ -117,6 +177,32 @@ mod tests {
         let err = reader.read_to_end(&mut sink).err();
         assert_eq!(err.as_ref().and_then(Overrun::of), Some(Overrun::Row));
         assert_eq!(sink.len(), DATASET_MAX_ROW_BYTES + PARSER_BUFFER_BYTES);
+    }
+
+    fn fields_within_bound(text: &str) -> bool {
+        let mut count = FieldCount {
+            state: Field::Start,
+            fields: 1,
+        };
+        count.read(text.as_bytes())
+    }
+
+    #[test]
+    fn rows_of_more_fields_than_columns_are_cut_off() {
+        let limit = usize::try_from(DATASET_MAX_COLUMNS).unwrap_or(usize::MAX);
+        let most = ",".repeat(limit - 1);
+        assert!(fields_within_bound(&format!("{most}\n{most}\r\n{most}")));
+        assert!(!fields_within_bound(&format!("{most},")));
+        // Commas inside quotes are no fields; a quote inside a plain field
+        // quotes nothing.
+        let quoted = format!("\"{}\",a", ",".repeat(limit * 2));
+        assert!(fields_within_bound(&quoted));
+        assert!(fields_within_bound(&format!("\"a\"\"{most}\"")));
+        assert!(!fields_within_bound(&format!("a\"b{most},")));
+        let row = format!("{most},\n");
+        let mut reader = Bounded::new(row.as_bytes(), RowStart::default());
+        let err = reader.read_to_end(&mut Vec::new()).err();
+        assert_eq!(err.as_ref().and_then(Overrun::of), Some(Overrun::Fields));
     }
 
     #[test]

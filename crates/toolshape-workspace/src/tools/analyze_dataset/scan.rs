@@ -124,7 +124,9 @@ fn csv_error(err: &csv::Error, line: u64, user: &str) -> WorkspaceError {
     let line = err.position().map_or(line, csv::Position::line);
     match err.kind() {
         csv::ErrorKind::Io(io) => match Overrun::of(io) {
-            Some(Overrun::Row) => WorkspaceError::invalid_csv(line, Overrun::Row.to_string()),
+            Some(kind @ (Overrun::Row | Overrun::Fields)) => {
+                WorkspaceError::invalid_csv(line, kind.to_string())
+            }
             Some(Overrun::File) => WorkspaceError::too_large(
                 user,
                 crate::limits::DATASET_MAX_BYTES + 1,
