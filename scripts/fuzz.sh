@@ -68,14 +68,16 @@ for target in "${targets[@]}"; do
   (cd fuzz && cargo +nightly fuzz run -s "$sanitizer" --target-dir "$target_dir" "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=20 -rss_limit_mb="$rss_limit" \
     -dict=dict/json.dict -print_final_stats=1) >"$log" 2>&1 || status=$?
-  execs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
-  rate="$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)"
+  # (A run that ended without its statistics, a build that failed, say,
+  # is reported below with its log, not ended here by `set -e`.)
+  execs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)"
+  rate="$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)"
   corpus="$(find "fuzz/corpus/$target" -type f | wc -l | tr -d ' ')"
   if [ "$status" -eq 0 ]; then
     finding="none"
   else
     failed=1
-    artifact="$(grep -oE 'Test unit written to [^ ]+' "$log" | awk '{print $5}' | tail -1)"
+    artifact="$(grep -oE 'Test unit written to [^ ]+' "$log" | awk '{print $5}' | tail -1 || true)"
     reason="$(grep -m1 -E "panicked at|ERROR: libFuzzer|SUMMARY" "$log" || true)"
     finding="FOUND: ${reason:-exit $status} ${artifact:+($artifact)}"
     echo "--- $target: the end of its log"
