@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use notify::event::{CreateKind, EventKind, ModifyKind};
+use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
 use notify::{Config, Event, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::resources::file_uri;
@@ -27,6 +27,10 @@ use crate::Workspace;
 
 /// How long changes are gathered before the files changed are told.
 pub const QUIET_PERIOD: Duration = Duration::from_millis(100);
+
+/// The least time between two counts of the folders after folders arrived
+/// (created, or moved in with whatever they hold, which no event tells).
+const RECOUNT_GAP: Duration = Duration::from_secs(2);
 /// Most changed paths waiting to be gathered; past it, changes are dropped
 /// (a flood of changes, faster than they can be told).
 const MAX_QUEUED_CHANGES: usize = 4096;
@@ -155,6 +159,7 @@ where
             created,
             seen: 0,
             limit: max_folders,
+            last_count: Instant::now(),
         },
     };
     std::thread::Builder::new()
@@ -174,17 +179,29 @@ struct Folders {
     /// Of those, how many the last count saw.
     seen: usize,
     limit: usize,
+    /// When they were last counted.
+    last_count: Instant,
 }
 
 impl Folders {
+    /// Whether folders arrived since the last count.
+    fn arrived(&self) -> bool {
+        self.created.load(Ordering::Relaxed) != self.seen
+    }
+
     /// Whether the folders are still within the bound: counted again when
-    /// the created ones may have taken them past it.
+    /// the arrived ones may have taken them past it, and, at most every
+    /// [`RECOUNT_GAP`], whenever folders arrived (a folder moved in, or
+    /// made before its own watch, brings folders no event counts).
     fn within_bound(&mut self, root: &Path) -> bool {
         let created = self.created.load(Ordering::Relaxed);
-        if self.counted + (created - self.seen) <= self.limit {
+        let estimate_over = self.counted + (created - self.seen) > self.limit;
+        let due = created != self.seen && self.last_count.elapsed() >= RECOUNT_GAP;
+        if !estimate_over && !due {
             return true;
         }
         self.seen = created;
+        self.last_count = Instant::now();
         match count_folders(root, self.limit) {
             Some(counted) => {
                 self.counted = counted;
@@ -210,23 +227,23 @@ impl Telling {
     /// folders outgrow their bound.
     fn run(mut self, changes: &Receiver<PathBuf>, changed: &dyn Fn(FileChange)) {
         let root = self.workspace.root().to_path_buf();
-        while let Ok(first) = changes.recv() {
-            let mut gathered = BTreeSet::new();
-            gather(&mut gathered, &root, first);
-            let until = Instant::now() + QUIET_PERIOD;
-            loop {
-                let left = until.saturating_duration_since(Instant::now());
-                match changes.recv_timeout(left) {
-                    Ok(path) => gather(&mut gathered, &root, path),
-                    Err(RecvTimeoutError::Timeout) => break,
+        loop {
+            // While folders that arrived wait to be counted, the count is
+            // made after the gap even if nothing else happens.
+            let first = if self.folders.arrived() {
+                match changes.recv_timeout(RECOUNT_GAP) {
+                    Ok(path) => Some(path),
+                    Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
-            }
-            for relative in gathered {
-                changed(FileChange::Changed(file_uri(&self.workspace, &relative)));
-            }
-            if self.listing_changed.swap(false, Ordering::Relaxed) {
-                changed(FileChange::ListChanged);
+            } else {
+                match changes.recv() {
+                    Ok(path) => Some(path),
+                    Err(_) => return,
+                }
+            };
+            if let Some(first) = first {
+                self.tell(&root, first, changes, changed);
             }
             if !self.folders.within_bound(&root) {
                 tracing::warn!(
@@ -241,6 +258,33 @@ impl Telling {
                 }
                 return;
             }
+        }
+    }
+
+    /// Gathers changed paths from `first` on for a quiet period, then tells
+    /// each file once, and whether the listing changed.
+    fn tell(
+        &self,
+        root: &Path,
+        first: PathBuf,
+        changes: &Receiver<PathBuf>,
+        changed: &dyn Fn(FileChange),
+    ) {
+        let mut gathered = BTreeSet::new();
+        gather(&mut gathered, root, first);
+        let until = Instant::now() + QUIET_PERIOD;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match changes.recv_timeout(left) {
+                Ok(path) => gather(&mut gathered, root, path),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        for relative in gathered {
+            changed(FileChange::Changed(file_uri(&self.workspace, &relative)));
+        }
+        if self.listing_changed.swap(false, Ordering::Relaxed) {
+            changed(FileChange::ListChanged);
         }
     }
 }
@@ -286,6 +330,18 @@ impl notify::EventHandler for Forward {
         let Ok(event) = event else { return };
         match event.kind {
             EventKind::Create(CreateKind::Folder) => {
+                self.created_folders.fetch_add(1, Ordering::Relaxed);
+                self.listing_changed.store(true, Ordering::Relaxed);
+            }
+            // A folder moved in (its own type, links not followed).
+            EventKind::Modify(ModifyKind::Name(
+                RenameMode::To | RenameMode::Both | RenameMode::Any,
+            )) if event
+                .paths
+                .last()
+                .and_then(|path| path.symlink_metadata().ok())
+                .is_some_and(|meta| meta.is_dir()) =>
+            {
                 self.created_folders.fetch_add(1, Ordering::Relaxed);
                 self.listing_changed.store(true, Ordering::Relaxed);
             }
@@ -361,16 +417,28 @@ mod tests {
         false
     }
 
-    #[test]
-    fn watching_stops_when_created_folders_pass_the_bound() {
+    /// A workspace on a fresh folder watched with a bound of 3 folders,
+    /// told of a first change.
+    fn watched_with_three_folders() -> (
+        tempfile::TempDir,
+        Workspace,
+        std::sync::mpsc::Receiver<String>,
+        super::FileWatcher,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::open(dir.path()).unwrap();
         let (sender, told) = channel();
-        let _watcher = watch_files(&workspace, 3, move |uri| {
+        let watcher = watch_files(&workspace, 3, move |uri| {
             let _ = sender.send(uri);
         })
         .unwrap();
         assert!(told_after_writing(workspace.root(), "x.txt", &told));
+        (dir, workspace, told, watcher)
+    }
+
+    #[test]
+    fn watching_stops_when_created_folders_pass_the_bound() {
+        let (_dir, workspace, told, _watcher) = watched_with_three_folders();
         // The root and two folders: within the bound; a third passes it.
         for folder in ["a", "b"] {
             std::fs::create_dir(workspace.root().join(folder)).unwrap();
@@ -379,6 +447,19 @@ mod tests {
         std::fs::create_dir(workspace.root().join("c")).unwrap();
         // Told of c (or of writes before the count), then nothing more.
         std::thread::sleep(Duration::from_millis(500));
+        while told.try_recv().is_ok() {}
+        assert!(!told_after_writing(workspace.root(), "z.txt", &told));
+    }
+
+    /// A tree of folders moved in (one event, which counts none of what
+    /// it holds) is counted once the gap has passed.
+    #[test]
+    fn watching_stops_when_a_moved_in_tree_passes_the_bound() {
+        let outside = tempfile::tempdir().unwrap();
+        let (_dir, workspace, told, _watcher) = watched_with_three_folders();
+        std::fs::create_dir_all(outside.path().join("tree/a/b/c/d")).unwrap();
+        std::fs::rename(outside.path().join("tree"), workspace.root().join("tree")).unwrap();
+        std::thread::sleep(super::RECOUNT_GAP + Duration::from_millis(1_000));
         while told.try_recv().is_ok() {}
         assert!(!told_after_writing(workspace.root(), "z.txt", &told));
     }
