@@ -55,7 +55,11 @@ fn main() -> ExitCode {
     // A check reports what a server does wrong as findings: the client's
     // own warnings about it would only repeat them.
     logging::init(cli.verbose, matches!(cli.command, Command::Check(_)));
-    raise_descriptor_limit();
+    // Only for `serve`, which starts no other program: a server that
+    // `proxy`, `check` or the client commands start would inherit it.
+    if matches!(cli.command, Command::Serve(_)) {
+        raise_descriptor_limit();
+    }
     // One stdio peer is served best on one thread: no hand-offs between
     // workers (file work still runs on the blocking pool). Everything else
     // (HTTP serving, the client commands) uses the multi-threaded runtime,
@@ -101,7 +105,9 @@ fn main() -> ExitCode {
 /// Raises the soft limit on open descriptors to the hard one (Unix): the
 /// usual soft limit (1,024 on Linux, 256 on macOS) is below what 64
 /// workspace walks (a descriptor per folder level) and the HTTP fronts'
-/// connections may hold at once; the connection limit follows it.
+/// connections may hold at once; the connection limit follows it. (A
+/// program started with a raised limit may size tables by it, or close
+/// every descriptor up to it: so only where none is started.)
 fn raise_descriptor_limit() {
     #[cfg(unix)]
     {

@@ -149,7 +149,7 @@ fn a_run_that_waits_out_its_timeout_is_timed_to_its_last_answer() {
     assert!(report["unanswered"].as_u64().unwrap() >= 1, "{report}");
     let seconds = report["seconds"].as_f64().unwrap();
     assert!(
-        seconds > 0.5 && seconds < stopped_after,
+        seconds < stopped_after,
         "{seconds} s reported, the server stopped {stopped_after} s after the start: {report}"
     );
     let answered = report["calls"].as_u64().unwrap() - report["unanswered"].as_u64().unwrap();

@@ -45,6 +45,25 @@ pub(crate) enum Outcome {
     OverBudget,
 }
 
+/// Marks a worker done when it ends: one abandoned as over budget (and
+/// counted as a runaway) is counted out.
+struct Ending {
+    state: Arc<AtomicU8>,
+    runaways: Arc<Runaways>,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if self
+            .state
+            .compare_exchange(RUNNING, DONE, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            self.runaways.running.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
 /// Runs `job` on a fresh worker thread and waits at most `budget` for it.
 pub(crate) fn run(job: Job, budget: Duration, runaways: &Arc<Runaways>) -> Outcome {
     let (sender, receiver) = mpsc::sync_channel(1);
@@ -55,16 +74,15 @@ pub(crate) fn run(job: Job, budget: Duration, runaways: &Arc<Runaways>) -> Outco
         .name("toolshape-validate".into())
         .stack_size(WORKER_STACK)
         .spawn(move || {
+            // However the worker ends, a panic included, it is no longer a runaway.
+            let _ended = Ending {
+                state: worker_state,
+                runaways: worker_runaways,
+            };
             let result = validate(&job);
             // Dropping a deep instance recurses too: do it here, on the large stack.
             drop(job);
             let _ = sender.send(result);
-            if worker_state
-                .compare_exchange(RUNNING, DONE, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-            {
-                worker_runaways.running.fetch_sub(1, Ordering::AcqRel);
-            }
         });
     if spawned.is_err() {
         return Outcome::Finished(Err(ValidationErrorKind::Overloaded.into()));

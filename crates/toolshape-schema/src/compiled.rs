@@ -302,6 +302,23 @@ mod tests {
         assert!(compiled.validate(&json!("x")).is_ok());
     }
 
+    /// The chain that bounds a validation's recursion is the longest at any
+    /// instance location, not only at the root's.
+    #[test]
+    fn the_longest_chain_anywhere_is_kept() {
+        let mut links: Vec<serde_json::Value> = (1..=100)
+            .map(|next| json!({"$ref": format!("#/x/{next}")}))
+            .collect();
+        links.push(json!({"type": "array", "items": {"$ref": "#"}}));
+        let schema = json!({"type": "array", "items": {"$ref": "#/x/0"}, "x": links});
+        let compiled = crate::SchemaEngine::default()
+            .compile(&schema)
+            .expect("compiles");
+        assert!(compiled.chain > 100, "{}", compiled.chain);
+        // So an instance 100 deep does not fit inline.
+        assert!(!compiled.fits_inline(101, 100));
+    }
+
     #[test]
     fn counts_string_bytes() {
         assert_eq!(string_bytes(&json!({"ab": ["cde", 1], "f": null})), 6);

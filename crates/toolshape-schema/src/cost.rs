@@ -34,7 +34,9 @@ pub(crate) const MAX_CHAIN: usize = 256;
 pub(crate) struct Estimate<'r> {
     /// Worst-case subschema evaluations per instance location.
     pub(crate) expansion: u64,
-    /// Longest chain of subschemas applied at one instance location.
+    /// Longest chain of subschemas applied at any one instance location
+    /// (a validation recurses at most this deep, plus one, per level of
+    /// the instance).
     pub(crate) chain: usize,
     /// Whether it holds a keyword whose work grows faster than the
     /// instance (`uniqueItems`, a `regex` format).
@@ -69,12 +71,14 @@ pub(crate) fn estimate<'r>(
         walked,
         met: HashSet::new(),
         referenced: Vec::new(),
+        max_referenced: limits.max_subschemas.saturating_sub(walked.len()),
         superlinear: false,
+        longest_chain: 0,
     };
     let cost = estimator.cost(root, resolver, draft, limits.max_instance_depth)?;
     Ok(Estimate {
         expansion: cost.total(),
-        chain: cost.chain,
+        chain: estimator.longest_chain,
         superlinear: estimator.superlinear,
         referenced: estimator.referenced,
     })
@@ -128,8 +132,12 @@ struct Estimator<'r> {
     met: HashSet<usize>,
     /// Those met here and not by the walk, with a path to each.
     referenced: Vec<(&'r Value, String)>,
+    /// The most of those before the subschema limit is passed.
+    max_referenced: usize,
     /// Whether a subschema met holds a superlinear keyword.
     superlinear: bool,
+    /// The longest chain of any subschema met (at any instance location).
+    longest_chain: usize,
 }
 
 /// The anchors a dynamic reference may land on in some other scope.
@@ -468,6 +476,58 @@ impl<'r> Estimator<'r> {
         Ok(worst)
     }
 
+    /// Notes the subschema `node` (its map `map`) as met: one the walk of
+    /// the document did not meet is kept, with a short path to it, for its
+    /// count and patterns to be checked ([`Estimate::referenced`]).
+    fn meet(
+        &mut self,
+        node: &'r Value,
+        map: &serde_json::Map<String, Value>,
+    ) -> Result<(), SchemaError> {
+        let address = std::ptr::from_ref(node) as usize;
+        if self.met.insert(address) && !self.walked.contains(&address) {
+            if self.referenced.len() >= self.max_referenced {
+                return Err(SchemaErrorKind::TooManySubschemas {
+                    limit: self.walked.len().saturating_add(self.max_referenced),
+                }
+                .into());
+            }
+            self.referenced.push((node, excerpt(&self.pointer, 200)));
+        }
+        self.superlinear |= is_superlinear(map);
+        Ok(())
+    }
+
+    /// Meets `root` and every subschema it reaches, through its keywords
+    /// and references, without estimating them (each once).
+    fn meet_all(
+        &mut self,
+        root: &'r Value,
+        resolver: &Resolver<'r>,
+        draft: Draft,
+    ) -> Result<(), SchemaError> {
+        let mut pending = vec![(root, resolver.clone(), draft)];
+        while let Some((node, resolver, draft)) = pending.pop() {
+            let Value::Object(map) = node else { continue };
+            if self.met.contains(&(std::ptr::from_ref(node) as usize)) {
+                continue;
+            }
+            self.meet(node, map)?;
+            let draft = draft.detect(node);
+            let resolver = within(node, draft, &resolver)?.unwrap_or(resolver);
+            for (_, reference) in walk::references(map) {
+                if let Ok(resolved) = resolver.lookup(reference) {
+                    let (target, target_resolver, target_draft) = resolved.into_inner();
+                    pending.push((target, target_resolver, target_draft));
+                }
+            }
+            walk::for_each_subschema(map, |edge| {
+                pending.push((edge.schema, resolver.clone(), draft));
+            });
+        }
+        Ok(())
+    }
+
     fn cost(
         &mut self,
         node: &'r Value,
@@ -497,11 +557,7 @@ impl<'r> Estimator<'r> {
             .into());
         }
 
-        let address = std::ptr::from_ref(node) as usize;
-        if self.met.insert(address) && !self.walked.contains(&address) {
-            self.referenced.push((node, self.pointer.clone()));
-        }
-        self.superlinear |= is_superlinear(map);
+        self.meet(node, map)?;
         let draft = draft.detect(node);
         let scoped = within(node, draft, resolver)?;
         let resolver = scoped.as_ref().unwrap_or(resolver);
@@ -556,7 +612,10 @@ impl<'r> Estimator<'r> {
                     }
                     self.in_place = chained;
                 }
-                Applies::Child(_) | Applies::Definition => {}
+                // Past the deepest instance: not estimated, but compiled by
+                // the validator all the same, so met.
+                Applies::Child(_) => result = self.meet_all(edge.schema, resolver, draft),
+                Applies::Definition => {}
             }
             self.pointer.truncate(len);
         });
@@ -568,6 +627,16 @@ impl<'r> Estimator<'r> {
         self.frames -= 1;
         self.in_place -= 1;
         self.on_stack.remove(&key);
+        // (Memo hits do not count in `in_place`: the chain assembled from
+        // them is checked here.)
+        if cost.chain > MAX_CHAIN {
+            return Err(SchemaErrorKind::ReferenceChainTooLong {
+                limit: MAX_CHAIN,
+                at: excerpt(&self.pointer, 200),
+            }
+            .into());
+        }
+        self.longest_chain = self.longest_chain.max(cost.chain);
         if cost.total() > self.limit {
             return Err(SchemaErrorKind::ExpansionTooCostly {
                 limit: self.limit,

@@ -171,6 +171,10 @@ fn a_glob_of_fixed_depth_walks_no_deeper() {
     let out = glob(&fx, "src/*/package.json");
     assert_eq!(paths(&out), ["src/x/package.json"]);
     assert!(!out.truncated);
+    // A class may match `/`: such a glob looks deeper.
+    fx.write("a/b", "");
+    let out = glob(&fx, "a[!x]b");
+    assert!(paths(&out).contains(&"a/b"), "{out:?}");
     // `**` still walks everything (and is cut by the depth bound).
     let out = glob(&fx, "**/package.json");
     assert_eq!(paths(&out), ["package.json", "src/x/package.json"]);

@@ -28,7 +28,8 @@ pub(crate) struct Pattern {
     /// It ended in `/`: only folders match.
     dirs_only: bool,
     /// How many segments deep every match is, when that is fixed (no `**`,
-    /// no `{...}` alternation, which may hold a `/`).
+    /// no `{...}` alternation or `[...]` class, which may hold a `/`, no
+    /// escape).
     depth: Option<usize>,
 }
 
@@ -73,7 +74,8 @@ impl Pattern {
             fixed.join("/")
         };
         let regex = compile(glob, &normalized)?;
-        let fixed_depth = !normalized.contains("**") && !normalized.contains('{');
+        // (A class may match `/`, and an escape may stand for one.)
+        let fixed_depth = !normalized.contains("**") && !normalized.contains(['{', '[', '\\']);
         Ok(Self {
             prefix,
             regex,

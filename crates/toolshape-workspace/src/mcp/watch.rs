@@ -459,7 +459,7 @@ mod tests {
         let (_dir, workspace, told, _watcher) = watched_with_three_folders();
         std::fs::create_dir_all(outside.path().join("tree/a/b/c/d")).unwrap();
         std::fs::rename(outside.path().join("tree"), workspace.root().join("tree")).unwrap();
-        std::thread::sleep(super::RECOUNT_GAP + Duration::from_millis(1_000));
+        std::thread::sleep(super::RECOUNT_GAP + Duration::from_millis(2_500));
         while told.try_recv().is_ok() {}
         assert!(!told_after_writing(workspace.root(), "z.txt", &told));
     }

@@ -207,7 +207,8 @@ impl Root {
     pub(crate) fn resolved(&self, target: &Target, user: &str) -> Result<String, WorkspaceError> {
         let mut path = target.path.clone();
         let mut special_name = None;
-        for _ in 0..MAX_LINK_HOPS {
+        let mut hops = 0;
+        loop {
             let meta = self
                 .dir
                 .symlink_metadata(&path)
@@ -219,6 +220,14 @@ impl Root {
                 special_name = path.file_name().map(std::ffi::OsStr::to_owned);
                 path = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 break;
+            }
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                // Not handed on to a resolution that would open what it ends at.
+                return Err(WorkspaceError::io(
+                    user,
+                    io::Error::other("too many levels of symbolic links"),
+                ));
             }
             let leads_to = self
                 .dir

@@ -69,9 +69,15 @@ pub(super) fn descendants_cpu(servers: &[u32]) -> Option<f64> {
         total += times.waited_for;
         any |= times.waited_for > 0.0;
     }
+    // Each process once: a server named twice, or one that is another's
+    // child, is not its own descendant.
+    let mut seen: std::collections::HashSet<u32> = servers.iter().copied().collect();
     let mut pending = children_of(servers);
     let mut followed = 0;
     while let Some(pid) = pending.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
         if followed == MAX_DESCENDANTS {
             break;
         }

@@ -44,17 +44,42 @@ enum Field {
     QuoteInQuoted,
 }
 
+/// A UTF-8 byte order mark, which the parser drops at the start.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
 /// Counts the fields of the row being delivered.
 #[derive(Debug)]
 struct FieldCount {
     state: Field,
     fields: u64,
+    /// How many bytes of a byte order mark the stream began with so far
+    /// (`None` once the start is past).
+    bom: Option<usize>,
 }
 
 impl FieldCount {
+    fn new() -> Self {
+        Self {
+            state: Field::Start,
+            fields: 1,
+            bom: Some(0),
+        }
+    }
+
     /// Reads `bytes`; false once a row has more than [`DATASET_MAX_COLUMNS`] fields.
     fn read(&mut self, bytes: &[u8]) -> bool {
         for &byte in bytes {
+            if let Some(matched) = self.bom {
+                if BOM.get(matched) == Some(&byte) {
+                    self.bom = (matched + 1 < BOM.len()).then_some(matched + 1);
+                    continue;
+                }
+                self.bom = None;
+                // The bytes taken for a mark that was none are a field's.
+                if matched > 0 {
+                    self.state = Field::Plain;
+                }
+            }
             self.state = match (self.state, byte) {
                 (Field::Quoted, b'"') => Field::QuoteInQuoted,
                 (Field::Quoted, _) => Field::Quoted,
@@ -114,10 +139,7 @@ impl<R: Read> Bounded<R> {
             inner,
             delivered: 0,
             row_start,
-            fields: FieldCount {
-                state: Field::Start,
-                fields: 1,
-            },
+            fields: FieldCount::new(),
         }
     }
 }
@@ -180,11 +202,7 @@ mod tests {
     }
 
     fn fields_within_bound(text: &str) -> bool {
-        let mut count = FieldCount {
-            state: Field::Start,
-            fields: 1,
-        };
-        count.read(text.as_bytes())
+        FieldCount::new().read(text.as_bytes())
     }
 
     #[test]
@@ -199,6 +217,13 @@ mod tests {
         assert!(fields_within_bound(&quoted));
         assert!(fields_within_bound(&format!("\"a\"\"{most}\"")));
         assert!(!fields_within_bound(&format!("a\"b{most},")));
+        // A byte order mark is no field's: the quote after it opens one.
+        let marked = format!("\u{feff}\",\"{most},");
+        assert!(!fields_within_bound(&marked));
+        assert!(fields_within_bound(&format!(
+            "\u{feff}\"{}\"",
+            ",".repeat(limit * 2)
+        )));
         let row = format!("{most},\n");
         let mut reader = Bounded::new(row.as_bytes(), RowStart::default());
         let err = reader.read_to_end(&mut Vec::new()).err();
